@@ -1,0 +1,371 @@
+//! Serde types of the EcoHash Compute API for reserved GPU nodes (seed 004), one type per
+//! documented object. Fields the API may omit or null are `Option`; counts are `i64` so that
+//! an absurd value (a negative GPU count) decodes and can be flagged instead of failing.
+
+use super::enums::{
+    Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind,
+};
+use crate::domain::money::Usd;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub type Timestamp = DateTime<Utc>;
+
+/// An item of `GET /gpu-reservations` (and the common part of the detail).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Reservation {
+    pub id: i64,
+    pub status: ReservationStatus,
+    pub region_id: String,
+    pub gpu_type: String,
+    pub node_count: i64,
+    pub gpus_per_node: i64,
+    pub reserved_gpus: i64,
+    pub term_months: i64,
+    pub billing_period: BillingPeriod,
+    /// Null while `awaiting_payment`: the term starts when the first invoice is paid.
+    #[serde(default)]
+    pub starts_at: Option<Timestamp>,
+    #[serde(default)]
+    pub ends_at: Option<Timestamp>,
+    pub drive_quota_gib: f64,
+    pub fs_quota_gib: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_ref: Option<String>,
+    /// Present while `past_due`: when the payment became overdue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub past_due_since: Option<Timestamp>,
+    /// Present while `past_due`: when running workloads stop unless it is paid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stops_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Timestamp>,
+}
+
+/// `GET /gpu-reservations/{id}`: the list fields plus storage, amendments and payment.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct ReservationDetail {
+    #[serde(flatten)]
+    pub reservation: Reservation,
+    pub storage: Storage,
+    #[serde(default)]
+    pub amendments: Vec<Amendment>,
+    /// Present only for the account owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment: Option<Payment>,
+    /// **assumption**: seed 004 does not say whether `first_invoice` sits beside `payment`
+    /// or inside it; both places are read (see [`ReservationDetail::first_invoice`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_invoice: Option<FirstInvoice>,
+}
+
+impl ReservationDetail {
+    /// The first invoice wherever the API put it.
+    pub fn first_invoice(&self) -> Option<&FirstInvoice> {
+        self.first_invoice
+            .as_ref()
+            .or_else(|| self.payment.as_ref().and_then(|p| p.first_invoice.as_ref()))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Storage {
+    pub drive_used_gib: f64,
+    pub drive_quota_gib: f64,
+    pub fs_used_gib: f64,
+    pub fs_quota_gib: f64,
+}
+
+/// A change to the terms from `effective_at` on. Members get no rate fields.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Amendment {
+    pub effective_at: Timestamp,
+    pub node_count_before: i64,
+    pub node_count_after: i64,
+    pub drive_quota_gib_before: f64,
+    pub drive_quota_gib_after: f64,
+    pub fs_quota_gib_before: f64,
+    pub fs_quota_gib_after: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_usd_per_gpu_hour_before: Option<Usd>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_usd_per_gpu_hour_after: Option<Usd>,
+}
+
+/// The owner-only payment schedule.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Payment {
+    pub rate_usd_per_gpu_hour: Usd,
+    pub drive_rate_usd_per_gib_month: Usd,
+    pub fs_rate_usd_per_gib_month: Usd,
+    pub funding: Funding,
+    pub advance_usd: Usd,
+    pub advance_remaining_usd: Usd,
+    /// The earliest charge not yet paid, or null.
+    #[serde(default)]
+    pub next_charge: Option<Charge>,
+    #[serde(default)]
+    pub charges: Vec<Charge>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_invoice: Option<FirstInvoice>,
+}
+
+/// One billing period's charge (or a prorated adjustment within one).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Charge {
+    pub period_index: i64,
+    /// A prorated charge from an amendment within a period.
+    #[serde(default)]
+    pub adjustment: bool,
+    pub period_start: Timestamp,
+    pub period_end: Timestamp,
+    pub gpu_amount_usd: Usd,
+    pub storage_amount_usd: Usd,
+    pub amount_usd: Usd,
+    pub advance_applied_usd: Usd,
+    pub status: ChargeStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid_at: Option<Timestamp>,
+}
+
+/// The invoice a reservation starts with: the advance plus period 1.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct FirstInvoice {
+    pub amount_usd: Usd,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid_at: Option<Timestamp>,
+    /// False while the invoice is still being created.
+    pub issued: bool,
+}
+
+/// `GET /gpu-reservations/{id}/nodes`, read live from the region.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct NodesResponse {
+    pub nodes: Vec<Node>,
+    /// True when the region could not be reached: no workloads and no GPUs in use are sent,
+    /// which means "unknown", never "idle".
+    #[serde(default)]
+    pub workloads_unknown: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Node {
+    pub display_name: String,
+    pub state: NodeState,
+    pub gpus: i64,
+    /// Omitted (or zero) while the region is unreachable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_in_use: Option<i64>,
+    #[serde(default)]
+    pub workloads: Vec<Workload>,
+}
+
+/// A workload on a node. A cluster with several replicas on one node is listed once.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    /// The id the matching endpoint and console page use.
+    pub id: i64,
+    pub name: String,
+    pub gpus: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing: Option<Billing>,
+}
+
+/// **assumption** (CONTRACT.md): `POST /gpu-instances` launches on the reservation that
+/// covers `region_id` and `gpu_type`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct LaunchRequest {
+    pub region_id: String,
+    pub gpu_type: String,
+    pub gpus: i64,
+    pub name: String,
+    /// Sent only when the user asks for it; reserved capacity answers 409.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruptible: Option<bool>,
+}
+
+/// `201` answer of a launch.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct LaunchedInstance {
+    pub id: i64,
+    pub name: String,
+    pub gpus: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing: Option<Billing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_usd_per_hour: Option<Usd>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED_LIST: &str = r#"[{
+        "id": 12, "status": "active", "region_id": "atl",
+        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
+        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
+        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
+        "contract_ref": "MSA-2026-014"
+    }]"#;
+
+    const SEED_DETAIL: &str = r#"{
+        "id": 12, "status": "active", "region_id": "atl",
+        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
+        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
+        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
+        "contract_ref": "MSA-2026-014",
+        "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
+        "amendments": [{
+            "effective_at": "2027-02-01T00:00:00Z",
+            "node_count_before": 4, "node_count_after": 6,
+            "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
+            "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
+            "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
+        }],
+        "payment": {
+            "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0,
+            "fs_rate_usd_per_gib_month": 0, "funding": "invoice",
+            "advance_usd": 29200, "advance_remaining_usd": 29200,
+            "next_charge": {
+                "period_index": 1, "adjustment": false,
+                "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+                "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760,
+                "advance_applied_usd": 0, "status": "scheduled"
+            },
+            "charges": []
+        }
+    }"#;
+
+    const SEED_NODES: &str = r#"{
+        "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6,
+              "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4 },
+                { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 }
+              ] },
+            { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+        ],
+        "workloads_unknown": false
+    }"#;
+
+    #[test]
+    fn decodes_the_seed_list_example() {
+        let list: Vec<Reservation> = serde_json::from_str(SEED_LIST).unwrap();
+        let r = &list[0];
+        assert_eq!((r.id, r.node_count, r.gpus_per_node, r.reserved_gpus), (12, 4, 8, 32));
+        assert_eq!(r.status, ReservationStatus::Active);
+        assert_eq!(r.billing_period, BillingPeriod::Monthly);
+        assert_eq!(r.contract_ref.as_deref(), Some("MSA-2026-014"));
+        assert_eq!(r.starts_at.unwrap().to_rfc3339(), "2026-11-01T00:00:00+00:00");
+        assert!(r.past_due_since.is_none() && r.stops_at.is_none() && r.ended_at.is_none());
+    }
+
+    #[test]
+    fn decodes_the_seed_detail_example_as_owner() {
+        let d: ReservationDetail = serde_json::from_str(SEED_DETAIL).unwrap();
+        assert_eq!(d.reservation.id, 12);
+        assert_eq!(d.storage.fs_used_gib, 8000.0);
+        assert_eq!(d.amendments[0].node_count_after, 6);
+        assert_eq!(d.amendments[0].rate_usd_per_gpu_hour_after, Some(Usd::from_cents(125)));
+        let p = d.payment.as_ref().unwrap();
+        assert_eq!(p.funding, Funding::Invoice);
+        assert_eq!(p.advance_usd, Usd::from_cents(2_920_000));
+        let next = p.next_charge.as_ref().unwrap();
+        assert_eq!(next.gpu_amount_usd, Usd::from_cents(2_976_000));
+        assert_eq!(next.status, ChargeStatus::Scheduled);
+        assert!(next.due_at.is_none() && next.paid_at.is_none());
+    }
+
+    #[test]
+    fn member_detail_has_no_payment_and_amendments_without_rates() {
+        let mut v: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
+        v.as_object_mut().unwrap().remove("payment");
+        let a = v["amendments"][0].as_object_mut().unwrap();
+        a.remove("rate_usd_per_gpu_hour_before");
+        a.remove("rate_usd_per_gpu_hour_after");
+        let d: ReservationDetail = serde_json::from_value(v).unwrap();
+        assert!(d.payment.is_none());
+        assert!(d.amendments[0].rate_usd_per_gpu_hour_before.is_none());
+    }
+
+    #[test]
+    fn awaiting_payment_has_null_term_dates_and_a_first_invoice_in_either_place() {
+        let mut v: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
+        v["status"] = "awaiting_payment".into();
+        v["starts_at"] = serde_json::Value::Null;
+        v["ends_at"] = serde_json::Value::Null;
+        let invoice = serde_json::json!({ "amount_usd": 2.34, "due_at": "2026-12-05T00:00:00Z", "issued": false });
+        v["payment"]["first_invoice"] = invoice.clone();
+        let d: ReservationDetail = serde_json::from_value(v.clone()).unwrap();
+        assert!(d.reservation.starts_at.is_none() && d.reservation.ends_at.is_none());
+        assert_eq!(d.first_invoice().unwrap().amount_usd, Usd::from_cents(234));
+        assert!(!d.first_invoice().unwrap().issued);
+
+        v["payment"].as_object_mut().unwrap().remove("first_invoice");
+        v["first_invoice"] = invoice;
+        let d: ReservationDetail = serde_json::from_value(v).unwrap();
+        assert!(d.first_invoice().unwrap().paid_at.is_none());
+    }
+
+    #[test]
+    fn decodes_the_seed_nodes_example() {
+        let n: NodesResponse = serde_json::from_str(SEED_NODES).unwrap();
+        assert!(!n.workloads_unknown);
+        assert_eq!(n.nodes[0].workloads[0].kind, WorkloadKind::GpuCluster);
+        assert_eq!(n.nodes[0].gpus_in_use, Some(6));
+        assert_eq!(n.nodes[1].state, NodeState::UnderMaintenance);
+        assert!(n.nodes[0].workloads[0].billing.is_none());
+    }
+
+    #[test]
+    fn unreachable_region_may_omit_gpus_in_use_and_workloads() {
+        let n: NodesResponse = serde_json::from_str(
+            r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8}],"workloads_unknown":true}"#,
+        )
+        .unwrap();
+        assert!(n.workloads_unknown);
+        assert_eq!(n.nodes[0].gpus_in_use, None);
+        assert!(n.nodes[0].workloads.is_empty());
+    }
+
+    #[test]
+    fn unknown_enum_values_and_unknown_fields_do_not_fail_the_decode() {
+        let n: NodesResponse = serde_json::from_str(
+            r#"{"nodes":[{"display_name":"n","state":"hibernating","gpus":8,"gpus_in_use":8,"rack":"r7",
+                "workloads":[{"kind":"batch_job","id":1,"name":"x","gpus":8,"billing":"committed"}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(n.nodes[0].state, NodeState::Unknown("hibernating".into()));
+        assert_eq!(n.nodes[0].workloads[0].kind, WorkloadKind::Unknown("batch_job".into()));
+        assert_eq!(n.nodes[0].workloads[0].billing, Some(Billing::Unknown("committed".into())));
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_a_decode_error_not_a_guess() {
+        assert!(serde_json::from_str::<NodesResponse>(
+            r#"{"nodes":[{"display_name":"n","state":"ready","gpus":"8"}]}"#
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn launch_request_omits_interruptible_unless_asked() {
+        let mut req = LaunchRequest {
+            region_id: "atl".into(),
+            gpu_type: "B200".into(),
+            gpus: 2,
+            name: "nb".into(),
+            interruptible: None,
+        };
+        assert!(!serde_json::to_string(&req).unwrap().contains("interruptible"));
+        req.interruptible = Some(true);
+        assert!(serde_json::to_string(&req).unwrap().contains(r#""interruptible":true"#));
+    }
+}

@@ -1,0 +1,46 @@
+//! `cargo xtask <command>`: the project's task runner.
+//!
+//! Std only, so a cold `cargo xtask` compiles in seconds, before any tool is
+//! installed. Each subcommand lives in its own module with a `run` entry.
+
+mod dist;
+mod proc;
+mod serve;
+mod summary;
+mod test;
+mod tools;
+
+use std::process::ExitCode;
+
+/// Errors end the run and are read by a person, so a message is all they carry.
+type Result<T = ()> = std::result::Result<T, String>;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+  dist     install missing tools, build the console in release into dist/
+  serve [--port N] [--scenario demo|large] [SIMULATOR FLAGS…]
+           dist, then run the simulator serving it on 127.0.0.1 (default
+           port 8080, scenario demo); other flags (--seed N, --rate-limit N,
+           --now RFC3339) go to the simulator unchanged
+  test     install missing tools and browsers, build dist/, run every test
+           (native, wasm in headless Chromium and Firefox, end-to-end);
+           the last line is `N passed, N failed`";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match args.split_first() {
+        Some((command, rest)) if command == "dist" && rest.is_empty() => dist::run(),
+        Some((command, rest)) if command == "serve" => serve::run(rest),
+        // `test` turns every error into a failed stage: its own last line is the summary.
+        Some((command, rest)) if command == "test" && rest.is_empty() => return test::run(),
+        _ => Err(USAGE.to_string()),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Finding and installing the build and test tools. Each is installed only
+//! when missing or at another version, so a second run installs nothing.
+//!
+//! Only crates.io, npm and Debian's archive are assumed reachable: trunk must
+//! never download a tool itself, so everything it needs is put on its PATH.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::proc::{self, command, find, run, stdout_of};
+use crate::Result;
+
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const TRUNK_VERSION: &str = "0.21.14";
+/// Trunk.toml pins `wasm_opt = "version_132"` to match: Debian's binaryen 108
+/// yields a wasm that fails at start (`WebAssembly.Table.set(): Argument 1 is
+/// invalid for table`), and the pin makes trunk refuse any other wasm-opt.
+const BINARYEN_VERSION: &str = "132";
+
+/// A binary installed with `cargo install`.
+struct CargoTool {
+    binary: &'static str,
+    krate: &'static str,
+    /// None: any version will do.
+    version: Option<String>,
+    locked: bool,
+}
+
+/// Everything `cargo xtask dist` needs.
+pub fn ensure_build_tools() -> Result {
+    ensure_wasm_target()?;
+    ensure_cargo_tool(CargoTool {
+        binary: "trunk",
+        krate: "trunk",
+        version: Some(TRUNK_VERSION.into()),
+        locked: true,
+    })?;
+    // wasm-bindgen's CLI (and its test runner) must equal the library exactly.
+    // Its published lock file is not used: a plain install is the recipe known to build here.
+    ensure_cargo_tool(CargoTool {
+        binary: "wasm-bindgen",
+        krate: "wasm-bindgen-cli",
+        version: Some(wasm_bindgen_version()?),
+        locked: false,
+    })?;
+    ensure_wasm_opt()
+}
+
+/// Everything `cargo xtask test` needs: the build tools, both browsers and their drivers.
+pub fn ensure_test_tools() -> Result {
+    ensure_build_tools()?;
+    ensure_browsers()?;
+    ensure_cargo_tool(CargoTool {
+        binary: "geckodriver",
+        krate: "geckodriver",
+        version: None,
+        locked: true,
+    })
+}
+
+/// npm's binaryen lives here: per user and outside the clone, so it survives `git clean`.
+pub fn tools_dir() -> PathBuf {
+    std::env::home_dir()
+        .expect("HOME is set")
+        .join(".cache/reservations-console/tools")
+}
+
+/// binaryen first (ahead of any system wasm-opt), then cargo's bin directory
+/// (where `cargo install` puts trunk and friends), then the caller's PATH.
+pub fn search_path() -> OsString {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::home_dir().expect("HOME is set").join(".cargo"));
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = [tools_dir().join("node_modules/.bin"), cargo_home.join("bin")]
+        .into_iter()
+        .chain(std::env::split_paths(&inherited));
+    std::env::join_paths(dirs).expect("PATH entries contain no separator")
+}
+
+fn ensure_wasm_target() -> Result {
+    let installed = stdout_of(command("rustup").args(["target", "list", "--installed"]))
+        .ok_or("`rustup target list --installed` failed: is rustup installed?")?;
+    if installed.lines().any(|line| line.trim() == WASM_TARGET) {
+        return Ok(());
+    }
+    run(command("rustup").args(["target", "add", WASM_TARGET]))
+}
+
+fn ensure_cargo_tool(tool: CargoTool) -> Result {
+    let reported = stdout_of(command(tool.binary).arg("--version"));
+    let fits = match (&reported, &tool.version) {
+        (Some(output), Some(version)) => reports_version(output, version),
+        (found, None) => found.is_some(),
+        (None, Some(_)) => false,
+    };
+    if fits {
+        return Ok(());
+    }
+    let mut install = proc::cargo();
+    install.arg("install");
+    if tool.locked {
+        install.arg("--locked");
+    }
+    match &tool.version {
+        Some(version) => install.arg(format!("{}@{version}", tool.krate)),
+        None => install.arg(tool.krate),
+    };
+    run(&mut install)
+}
+
+fn ensure_wasm_opt() -> Result {
+    let wasm_opt = tools_dir().join("node_modules/.bin/wasm-opt");
+    if stdout_of(&mut command(&wasm_opt).arg("--version"))
+        .is_some_and(|output| reports_version(&output, BINARYEN_VERSION))
+    {
+        return Ok(());
+    }
+    std::fs::create_dir_all(tools_dir()).map_err(|error| format!("cannot create {}: {error}", tools_dir().display()))?;
+    run(command("npm")
+        .args(["install", "--no-audit", "--no-fund"])
+        .arg(format!("binaryen@{BINARYEN_VERSION}"))
+        .current_dir(tools_dir()))
+}
+
+/// Debian packages, keyed by the binary each one provides.
+const BROWSER_PACKAGES: [(&str, &str); 3] = [
+    ("chromium", "chromium"),
+    ("chromedriver", "chromium-driver"),
+    ("firefox-esr", "firefox-esr"),
+];
+
+fn ensure_browsers() -> Result {
+    let missing: Vec<&str> = BROWSER_PACKAGES
+        .iter()
+        .filter(|(binary, _)| find(binary).is_none())
+        .map(|(_, package)| *package)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    run(&mut apt_get().arg("update"))?;
+    run(apt_get()
+        .args(["install", "-y"])
+        .args(missing)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+/// apt-get as root (CI), through sudo otherwise.
+fn apt_get() -> std::process::Command {
+    let root = stdout_of(command("id").arg("-u")).is_some_and(|uid| uid.trim() == "0");
+    if root {
+        command("apt-get")
+    } else {
+        let mut sudo = command("sudo");
+        sudo.args(["--preserve-env=DEBIAN_FRONTEND", "apt-get"]);
+        sudo
+    }
+}
+
+/// The single version of `name` in a Cargo.lock.
+fn locked_version(lock: &str, name: &str) -> Result<String> {
+    let wanted = format!("name = \"{name}\"");
+    let versions: Vec<&str> = lock
+        .split("[[package]]")
+        .filter(|block| block.lines().any(|line| line.trim() == wanted))
+        .filter_map(|block| {
+            block
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("version = \"")?.strip_suffix('"'))
+        })
+        .collect();
+    match versions.as_slice() {
+        [version] => Ok(version.to_string()),
+        [] => Err(format!("Cargo.lock has no package {name}")),
+        several => Err(format!("Cargo.lock has several versions of {name}: {}", several.join(", "))),
+    }
+}
+
+/// The wasm-bindgen version the console links against, read from Cargo.lock.
+fn wasm_bindgen_version() -> Result<String> {
+    let path = proc::root().join("Cargo.lock");
+    let lock = std::fs::read_to_string(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    locked_version(&lock, "wasm-bindgen")
+}
+
+/// Whether a `--version` output names exactly this version, as one of its words.
+fn reports_version(output: &str, version: &str) -> bool {
+    output.split_whitespace().any(|word| word == version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: &str = r#"
+version = 4
+
+[[package]]
+name = "wasm-bindgen"
+version = "0.2.130"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+dependencies = [
+ "wasm-bindgen-macro",
+]
+
+[[package]]
+name = "wasm-bindgen-macro"
+version = "0.2.999"
+"#;
+
+    #[test]
+    fn locked_version_reads_the_named_package_not_a_prefix_match() {
+        assert_eq!(locked_version(LOCK, "wasm-bindgen").unwrap(), "0.2.130");
+        assert_eq!(locked_version(LOCK, "wasm-bindgen-macro").unwrap(), "0.2.999");
+    }
+
+    #[test]
+    fn locked_version_rejects_a_missing_package() {
+        assert!(locked_version(LOCK, "trunk").is_err());
+    }
+
+    #[test]
+    fn locked_version_rejects_two_versions_of_one_package() {
+        let two = format!("{LOCK}\n[[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.100\"\n");
+        assert!(locked_version(&two, "wasm-bindgen").unwrap_err().contains("0.2.100"));
+    }
+
+    #[test]
+    fn locked_version_reads_the_real_lock_file() {
+        assert!(wasm_bindgen_version().unwrap().starts_with("0.2."));
+    }
+
+    #[test]
+    fn reports_version_matches_whole_words_only() {
+        assert!(reports_version("trunk 0.21.14\n", "0.21.14"));
+        assert!(reports_version("wasm-opt version 132 (version_132)", "132"));
+        assert!(!reports_version("wasm-opt version 108 (version_108)", "132"));
+        assert!(!reports_version("trunk 0.21.140", "0.21.14"));
+    }
+}
