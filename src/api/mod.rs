@@ -1,5 +1,8 @@
 //! The two APIs the console speaks, and nothing about views.
 
+pub mod assumptions;
+pub mod client;
 pub mod enums;
+pub mod error;
 pub mod models;
 pub mod org;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::proc::{self, command, run};
+use crate::proc::{self, command};
 use crate::{tools, Result};
 
 pub fn dist_dir() -> PathBuf {
@@ -13,9 +13,11 @@ pub fn dist_dir() -> PathBuf {
 pub fn run() -> Result {
     tools::ensure_build_tools()?;
     // trunk's --offline also makes its cargo build offline, so fetch the crates first.
-    run(proc::cargo().arg("fetch"))?;
+    proc::run(proc::cargo().arg("fetch"))?;
     // --offline: trunk must use the tools on PATH and never download its own.
-    run(command("trunk")
-        .args(["build", "--release", "--offline", "--dist"])
-        .arg(dist_dir()))
+    proc::run(
+        command("trunk")
+            .args(["build", "--release", "--offline", "--dist"])
+            .arg(dist_dir()),
+    )
 }

@@ -16,7 +16,9 @@ pub fn root() -> &'static Path {
 
 pub fn command(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
-    command.current_dir(root()).env("PATH", tools::search_path());
+    command
+        .current_dir(root())
+        .env("PATH", tools::search_path());
     command
 }
 
@@ -52,10 +54,11 @@ pub fn stdout_of(command: &mut Command) -> Option<String> {
 }
 
 /// Where `name` would be found on the tools-first PATH.
-pub fn find(name: &str) -> Option<PathBuf> {
+pub fn find(name: &str) -> Result<PathBuf> {
     std::env::split_paths(&tools::search_path())
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
+        .ok_or_else(|| format!("{name} not found on PATH"))
 }
 
 /// The command line with the variables it sets, PATH left out as it is always the same.
@@ -63,8 +66,16 @@ fn describe(command: &Command) -> String {
     let vars = command
         .get_envs()
         .filter(|(key, _)| *key != "PATH")
-        .filter_map(|(key, value)| Some(format!("{}={}", key.to_string_lossy(), value?.to_string_lossy())));
-    let words = std::iter::once(command.get_program())
+        .filter_map(|(key, value)| {
+            Some(format!(
+                "{}={}",
+                key.to_string_lossy(),
+                value?.to_string_lossy()
+            ))
+        });
+    // `cargo`, not the toolchain's full path that `CARGO` holds.
+    let program = Path::new(command.get_program());
+    let words = std::iter::once(program.file_name().unwrap_or(program.as_os_str()))
         .chain(command.get_args())
         .map(|word| word.to_string_lossy().into_owned());
     vars.chain(words).collect::<Vec<_>>().join(" ")

@@ -1,7 +1,7 @@
 //! `cargo xtask serve`: builds dist/, then runs the simulator in release,
 //! serving the console at `/` and the APIs under `/api`.
 
-use crate::proc::{self, run};
+use crate::proc;
 use crate::{dist, Result};
 
 const SIMULATOR: &str = "reservations-sim";
@@ -32,9 +32,13 @@ impl Options {
             match arg.as_str() {
                 "--port" => {
                     let value = args.next().ok_or("--port needs a number")?;
-                    options.port = value.parse().map_err(|_| format!("--port {value}: not a port number"))?;
+                    options.port = value
+                        .parse()
+                        .map_err(|_| format!("--port {value}: not a port number"))?;
                 }
-                "--scenario" => options.scenario = args.next().ok_or("--scenario needs demo or large")?.clone(),
+                "--scenario" => {
+                    options.scenario = args.next().ok_or("--scenario needs demo or large")?.clone()
+                }
                 _ => options.simulator_flags.push(arg.clone()),
             }
         }
@@ -46,18 +50,28 @@ pub fn run(args: &[String]) -> Result {
     let options = Options::parse(args)?;
     dist::run()?;
     // Built before the banner so the URL shows up only once the wait is over.
-    run(proc::cargo().args(["build", "--release", "--package", SIMULATOR]))?;
+    proc::run(proc::cargo().args(["build", "--release", "--package", SIMULATOR]))?;
     println!(
         "\nConsole: http://127.0.0.1:{}/  (scenario {}; Ctrl-C stops)\nDemo keys:\n{DEMO_KEYS}\n",
         options.port, options.scenario
     );
-    run(proc::cargo()
-        .args(["run", "--quiet", "--release", "--package", SIMULATOR, "--", "--port"])
-        .arg(options.port.to_string())
-        .arg("--dist")
-        .arg(dist::dist_dir())
-        .args(["--scenario", &options.scenario])
-        .args(&options.simulator_flags))
+    proc::run(
+        proc::cargo()
+            .args([
+                "run",
+                "--quiet",
+                "--release",
+                "--package",
+                SIMULATOR,
+                "--",
+                "--port",
+            ])
+            .arg(options.port.to_string())
+            .arg("--dist")
+            .arg(dist::dist_dir())
+            .args(["--scenario", &options.scenario])
+            .args(&options.simulator_flags),
+    )
 }
 
 #[cfg(test)]
@@ -79,7 +93,11 @@ mod tests {
         let options = parse(&["--seed", "7", "--port", "9000", "--scenario", "large"]).unwrap();
         assert_eq!(
             options,
-            Options { port: 9000, scenario: "large".into(), simulator_flags: vec!["--seed".into(), "7".into()] }
+            Options {
+                port: 9000,
+                scenario: "large".into(),
+                simulator_flags: vec!["--seed".into(), "7".into()]
+            }
         );
     }
 

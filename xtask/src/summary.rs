@@ -20,14 +20,19 @@ impl Counts {
         for field in fields.split(';') {
             // The count is the word before the label: "ok. 12 passed", " 0 failed".
             let mut words = field.split_whitespace().rev();
-            let (Some(label), Some(count)) = (words.next(), words.next()) else { continue };
+            let (Some(label), Some(count)) = (words.next(), words.next()) else {
+                continue;
+            };
             match label {
                 "passed" => passed = count.parse().ok(),
                 "failed" => failed = count.parse().ok(),
                 _ => {}
             }
         }
-        Some(Counts { passed: passed?, failed: failed? })
+        Some(Counts {
+            passed: passed?,
+            failed: failed?,
+        })
     }
 
     /// A stage that failed without reporting a failed test (a build error, a
@@ -77,7 +82,8 @@ mod tests {
 
     #[test]
     fn reads_the_wasm_bindgen_test_runner_summary() {
-        let line = "test result: ok. 1 passed; 0 failed; 0 ignored; 0 filtered out; finished in 0.04s";
+        let line =
+            "test result: ok. 1 passed; 0 failed; 0 ignored; 0 filtered out; finished in 0.04s";
         assert_eq!(Counts::from_line(line), Some(counts(1, 0)));
     }
 

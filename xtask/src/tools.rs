@@ -72,9 +72,12 @@ pub fn search_path() -> OsString {
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::home_dir().expect("HOME is set").join(".cargo"));
     let inherited = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = [tools_dir().join("node_modules/.bin"), cargo_home.join("bin")]
-        .into_iter()
-        .chain(std::env::split_paths(&inherited));
+    let dirs = [
+        tools_dir().join("node_modules/.bin"),
+        cargo_home.join("bin"),
+    ]
+    .into_iter()
+    .chain(std::env::split_paths(&inherited));
     std::env::join_paths(dirs).expect("PATH entries contain no separator")
 }
 
@@ -111,12 +114,13 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
 
 fn ensure_wasm_opt() -> Result {
     let wasm_opt = tools_dir().join("node_modules/.bin/wasm-opt");
-    if stdout_of(&mut command(&wasm_opt).arg("--version"))
+    if stdout_of(command(&wasm_opt).arg("--version"))
         .is_some_and(|output| reports_version(&output, BINARYEN_VERSION))
     {
         return Ok(());
     }
-    std::fs::create_dir_all(tools_dir()).map_err(|error| format!("cannot create {}: {error}", tools_dir().display()))?;
+    std::fs::create_dir_all(tools_dir())
+        .map_err(|error| format!("cannot create {}: {error}", tools_dir().display()))?;
     run(command("npm")
         .args(["install", "--no-audit", "--no-fund"])
         .arg(format!("binaryen@{BINARYEN_VERSION}"))
@@ -133,13 +137,13 @@ const BROWSER_PACKAGES: [(&str, &str); 3] = [
 fn ensure_browsers() -> Result {
     let missing: Vec<&str> = BROWSER_PACKAGES
         .iter()
-        .filter(|(binary, _)| find(binary).is_none())
+        .filter(|(binary, _)| find(binary).is_err())
         .map(|(_, package)| *package)
         .collect();
     if missing.is_empty() {
         return Ok(());
     }
-    run(&mut apt_get().arg("update"))?;
+    run(apt_get().arg("update"))?;
     run(apt_get()
         .args(["install", "-y"])
         .args(missing)
@@ -173,14 +177,18 @@ fn locked_version(lock: &str, name: &str) -> Result<String> {
     match versions.as_slice() {
         [version] => Ok(version.to_string()),
         [] => Err(format!("Cargo.lock has no package {name}")),
-        several => Err(format!("Cargo.lock has several versions of {name}: {}", several.join(", "))),
+        several => Err(format!(
+            "Cargo.lock has several versions of {name}: {}",
+            several.join(", ")
+        )),
     }
 }
 
 /// The wasm-bindgen version the console links against, read from Cargo.lock.
 fn wasm_bindgen_version() -> Result<String> {
     let path = proc::root().join("Cargo.lock");
-    let lock = std::fs::read_to_string(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let lock = std::fs::read_to_string(&path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     locked_version(&lock, "wasm-bindgen")
 }
 
@@ -212,7 +220,10 @@ version = "0.2.999"
     #[test]
     fn locked_version_reads_the_named_package_not_a_prefix_match() {
         assert_eq!(locked_version(LOCK, "wasm-bindgen").unwrap(), "0.2.130");
-        assert_eq!(locked_version(LOCK, "wasm-bindgen-macro").unwrap(), "0.2.999");
+        assert_eq!(
+            locked_version(LOCK, "wasm-bindgen-macro").unwrap(),
+            "0.2.999"
+        );
     }
 
     #[test]
@@ -223,7 +234,9 @@ version = "0.2.999"
     #[test]
     fn locked_version_rejects_two_versions_of_one_package() {
         let two = format!("{LOCK}\n[[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.100\"\n");
-        assert!(locked_version(&two, "wasm-bindgen").unwrap_err().contains("0.2.100"));
+        assert!(locked_version(&two, "wasm-bindgen")
+            .unwrap_err()
+            .contains("0.2.100"));
     }
 
     #[test]
@@ -235,7 +248,10 @@ version = "0.2.999"
     fn reports_version_matches_whole_words_only() {
         assert!(reports_version("trunk 0.21.14\n", "0.21.14"));
         assert!(reports_version("wasm-opt version 132 (version_132)", "132"));
-        assert!(!reports_version("wasm-opt version 108 (version_108)", "132"));
+        assert!(!reports_version(
+            "wasm-opt version 108 (version_108)",
+            "132"
+        ));
         assert!(!reports_version("trunk 0.21.140", "0.21.14"));
     }
 }

@@ -1,0 +1,65 @@
+//! Every assumption the client makes about the APIs where the seed documents are silent
+//! (CONTRACT.md: "every decision marked **assumption** must live in one clearly named
+//! place"). Change them here when the real behaviour is known; the code refers to these
+//! names and nowhere else spells the values out.
+
+use std::time::Duration;
+
+/// The API base URL when the user sets none: the console's own origin, where the simulator
+/// (and a reverse proxy in production) serves the API. CORS is never relied upon.
+pub const DEFAULT_BASE_URL: &str = "/api";
+
+/// How long one request may take before it is aborted (AbortController) and reported as
+/// `ErrorKind::Timeout`. Not documented; long enough for a live `/nodes` read of a region.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// **assumption**: the short error code arrives in the `error` field, as everywhere else in
+/// this API; a `code` field is also accepted. When both carry a short code, `code` wins:
+/// it is the more specific one (`{"error":"conflict","code":"gpu_capacity"}`).
+pub const CODE_FIELDS: [&str; 2] = ["code", "error"];
+
+/// What makes the text of `error` a short code rather than free text: `^[a-z][a-z0-9_]*$`.
+/// Anything else (`"Reservation not found"`) is shown as the message.
+pub fn is_short_code(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+}
+
+/// **assumption**: launches on a reservation go to `POST /gpu-instances` with
+/// `{"region_id","gpu_type","gpus","name","interruptible"?}` and answer
+/// `201 {"id","name","gpus","billing":"reserved","rate_usd_per_hour":0}` or one of the
+/// errors seed 004 documents.
+pub const LAUNCH_PATH: &str = "/gpu-instances";
+
+/// **assumption**: reclaiming released units is
+/// `POST /v1/orgs/{orgId}/reservations/{id}/reclaim` with `{"unitIds":[…],"dryRun":bool}`,
+/// allowed only for an org in `managingOrgIds`, answering the reservation object with
+/// `wouldTerminate`/`wouldSkip` (dry run) or `terminated`/`skipped`.
+pub fn reclaim_path(org_segment: &str, reservation_segment: &str) -> String {
+    format!("/v1/orgs/{org_segment}/reservations/{reservation_segment}/reclaim")
+}
+
+/// Seed 000's documented read, under the same base URL as the Compute API.
+/// **assumption**: both APIs sit behind one base URL (the simulator serves both under `/api`).
+pub fn org_reservations_path(org_segment: &str) -> String {
+    format!("/v1/orgs/{org_segment}/reservations")
+}
+
+// The location of `first_invoice` (beside `payment` or inside it) is the remaining
+// assumption; it lives with the model, see `ReservationDetail::first_invoice`.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_codes_are_lowercase_identifiers() {
+        for code in ["unauthorized", "gpu_capacity", "rate_limit_exceeded", "e2"] {
+            assert!(is_short_code(code), "{code}");
+        }
+        for text in ["", "Reservation not found", "2fa", "gpu-capacity", "_x", "Unauthorized", "no free GPUs"] {
+            assert!(!is_short_code(text), "{text}");
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The one place requests are built (base URL, bearer key, JSON) and answers decoded.
+//!
+//! The browser part ([`send`]) only moves bytes; everything that can be wrong about an
+//! answer is decided by the pure [`decode`], which native tests cover.
+
+use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, REQUEST_TIMEOUT};
+use super::error::{ApiError, ResponseHeaders};
+use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
+use super::org::{OrgReservation, ReclaimRequest};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt;
+
+/// An API key. Its `Debug` and `Display` print `…`, so no log, panic message or error
+/// text built with `{:?}` can leak it.
+#[derive(Clone, PartialEq, Eq)]
+struct Secret(String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"…\"")
+    }
+}
+
+/// Where the API is and the key to call it with.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Connection {
+    /// Without a trailing slash: `/api`, `https://api.ecohash.com`.
+    pub base_url: String,
+    key: Secret,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection").field("base_url", &self.base_url).field("key", &self.key).finish()
+    }
+}
+
+impl fmt::Display for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (key …)", self.base_url)
+    }
+}
+
+impl Connection {
+    /// An empty base URL means [`DEFAULT_BASE_URL`]; surrounding blanks and trailing
+    /// slashes are dropped, and so are blanks around a pasted key.
+    pub fn new(base_url: impl Into<String>, key: impl Into<String>) -> Self {
+        let base_url = base_url.into();
+        let trimmed = base_url.trim().trim_end_matches('/');
+        let base_url = if trimmed.is_empty() { DEFAULT_BASE_URL.to_owned() } else { trimmed.to_owned() };
+        Connection { base_url, key: Secret(key.into().trim().to_owned()) }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The key itself, for the opt-in copy in sessionStorage only. Never format it.
+    pub fn expose_key(&self) -> &str {
+        &self.key.0
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    fn authorization(&self) -> String {
+        format!("Bearer {}", self.key.0)
+    }
+}
+
+/// Why a key cannot be sent as typed, in the user's terms, or `None` when it can.
+/// A key travels in a header, so it must be visible ASCII without spaces.
+pub fn key_problem(key: &str) -> Option<&'static str> {
+    let key = key.trim();
+    if key.is_empty() {
+        Some("Enter an API key.")
+    } else if !key.chars().all(|c| c.is_ascii_graphic()) {
+        Some("The key contains a space, a line break or a character no key has; paste it again.")
+    } else {
+        None
+    }
+}
+
+/// A path segment as sent: unreserved characters as they are, everything else
+/// percent-encoded. Empty, `.` and `..` are refused: a URL parser would resolve them
+/// into another path.
+pub fn path_segment(raw: &str) -> Result<String, ApiError> {
+    if raw.is_empty() || raw == "." || raw == ".." {
+        return Err(ApiError::invalid_request(format!("“{raw}” is not a valid id.")));
+    }
+    let mut out = String::with_capacity(raw.len());
+    for byte in raw.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Ok(out)
+}
+
+/// Status, headers and body text of an answer → the typed value or the error.
+///
+/// The body is read as text first so that a truncated or malformed 2xx becomes a
+/// `Decode` error with serde's line and column and the request id, and so that an error
+/// answer of any shape (JSON of either documented form, an HTML page, nothing) is kept.
+/// `now` resolves a `retry-after` given as an HTTP date.
+pub fn decode<T: DeserializeOwned>(
+    status: u16,
+    headers: &ResponseHeaders,
+    body: &str,
+    now: DateTime<Utc>,
+) -> Result<T, ApiError> {
+    if !(200..300).contains(&status) {
+        return Err(ApiError::from_response(status, headers, body, now));
+    }
+    serde_json::from_str(body).map_err(|e| {
+        let trimmed = body.trim_start();
+        let detail = if trimmed.is_empty() {
+            format!("The answer (HTTP {status}) was empty.")
+        } else if trimmed.starts_with('<') {
+            format!(
+                "The answer (HTTP {status}) is a web page, not JSON: the API base URL probably points at a website."
+            )
+        } else if e.is_eof() {
+            format!("The answer (HTTP {status}) was cut off: {e}.")
+        } else {
+            format!("The answer (HTTP {status}) is not what the API documents: {e}.")
+        };
+        ApiError::undecodable(status, headers, detail)
+    })
+}
+
+/// `GET /gpu-reservations`: newest first.
+pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, ApiError> {
+    send(conn, Method::Get, "/gpu-reservations", None::<&()>).await
+}
+
+/// `GET /gpu-reservations/{id}`: `payment` only for the owner.
+pub async fn reservation(conn: &Connection, id: i64) -> Result<ReservationDetail, ApiError> {
+    send(conn, Method::Get, &format!("/gpu-reservations/{id}"), None::<&()>).await
+}
+
+/// `GET /gpu-reservations/{id}/nodes`, read live from the region.
+pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {
+    send(conn, Method::Get, &format!("/gpu-reservations/{id}/nodes"), None::<&()>).await
+}
+
+/// Launch on a reservation (**assumption**, see [`assumptions::LAUNCH_PATH`]).
+pub async fn launch(conn: &Connection, request: &LaunchRequest) -> Result<LaunchedInstance, ApiError> {
+    send(conn, Method::Post, LAUNCH_PATH, Some(request)).await
+}
+
+/// `GET /v1/orgs/{orgId}/reservations` (seed 000).
+pub async fn org_reservations(conn: &Connection, org_id: &str) -> Result<Vec<OrgReservation>, ApiError> {
+    let path = assumptions::org_reservations_path(&path_segment(org_id)?);
+    send(conn, Method::Get, &path, None::<&()>).await
+}
+
+/// Reclaim released units (**assumption**, see [`assumptions::reclaim_path`]).
+pub async fn reclaim(
+    conn: &Connection,
+    org_id: &str,
+    reservation_id: &str,
+    request: &ReclaimRequest,
+) -> Result<OrgReservation, ApiError> {
+    let path = assumptions::reclaim_path(&path_segment(org_id)?, &path_segment(reservation_id)?);
+    send(conn, Method::Post, &path, Some(request)).await
+}
+
+#[derive(Clone, Copy)]
+enum Method {
+    Get,
+    Post,
+}
+
+/// Builds, sends (aborted after [`REQUEST_TIMEOUT`]) and decodes one request. Every error
+/// leaving here has the key redacted.
+async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
+    conn: &Connection,
+    method: Method,
+    path: &str,
+    body: Option<&B>,
+) -> Result<T, ApiError> {
+    exchange(conn, method, path, body).await.map_err(|e| e.redact(&conn.key.0))
+}
+
+async fn exchange<B: Serialize + ?Sized, T: DeserializeOwned>(
+    conn: &Connection,
+    method: Method,
+    path: &str,
+    body: Option<&B>,
+) -> Result<T, ApiError> {
+    use gloo_net::http::RequestBuilder;
+
+    let url = conn.url(path);
+    let builder = match method {
+        Method::Get => RequestBuilder::new(&url).method(gloo_net::http::Method::GET),
+        Method::Post => RequestBuilder::new(&url).method(gloo_net::http::Method::POST),
+    };
+    let timer = AbortTimer::start()?;
+    let builder = builder
+        .header("Authorization", &conn.authorization())
+        .header("Accept", "application/json")
+        .abort_signal(Some(&timer.signal()));
+    let request = match body {
+        Some(body) => builder.json(body),
+        None => builder.build(),
+    }
+    .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+
+    let failed = |e: gloo_net::Error| {
+        if timer.fired() {
+            ApiError::timeout(REQUEST_TIMEOUT)
+        } else {
+            ApiError::network(e.to_string())
+        }
+    };
+    let response = request.send().await.map_err(failed)?;
+    let text = response.text().await.map_err(failed)?;
+    let headers = ResponseHeaders::from_pairs(response.headers().entries());
+    decode(response.status(), &headers, &text, Utc::now())
+}
+
+/// An AbortController whose `abort()` a browser timer calls after [`REQUEST_TIMEOUT`];
+/// dropping it clears the timer.
+struct AbortTimer {
+    controller: web_sys::AbortController,
+    handle: i32,
+    fired: std::rc::Rc<std::cell::Cell<bool>>,
+    _on_timeout: wasm_bindgen::closure::Closure<dyn FnMut()>,
+}
+
+impl AbortTimer {
+    fn start() -> Result<Self, ApiError> {
+        use wasm_bindgen::JsCast;
+
+        let no_browser = |_| ApiError::network("This browser cannot run the console's requests.");
+        let window = web_sys::window().ok_or_else(|| no_browser(()))?;
+        let controller = web_sys::AbortController::new().map_err(|_| no_browser(()))?;
+        let fired = std::rc::Rc::new(std::cell::Cell::new(false));
+        let on_timeout = {
+            let (controller, fired) = (controller.clone(), fired.clone());
+            wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+                fired.set(true);
+                controller.abort();
+            })
+        };
+        let millis = i32::try_from(REQUEST_TIMEOUT.as_millis()).unwrap_or(i32::MAX);
+        let handle = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(on_timeout.as_ref().unchecked_ref(), millis)
+            .map_err(|_| no_browser(()))?;
+        Ok(AbortTimer { controller, handle, fired, _on_timeout: on_timeout })
+    }
+
+    fn signal(&self) -> web_sys::AbortSignal {
+        self.controller.signal()
+    }
+
+    fn fired(&self) -> bool {
+        self.fired.get()
+    }
+}
+
+impl Drop for AbortTimer {
+    fn drop(&mut self) {
+        if let Some(window) = web_sys::window() {
+            window.clear_timeout_with_handle(self.handle);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! A failed call, explained: what happened, why, what to do, and the request id that
+//! support asks for, with a Retry.
+
+use crate::api::error::{explain, ApiError, ErrorContext};
+use leptos::prelude::*;
+
+#[component]
+pub fn ErrorPanel(
+    error: ApiError,
+    #[prop(optional)] context: ErrorContext,
+    /// Shown as a Retry button when given.
+    #[prop(optional, into)]
+    retry: Option<Callback<()>>,
+) -> impl IntoView {
+    let text = explain(&error, &context);
+    let status = error.status.map(|s| s.to_string());
+    let wait = error.retry_after().map(|d| format!("{} s", d.as_secs().max(1)));
+    view! {
+        <section class="error-panel" role="alert">
+            <h2 class="error-title">{text.title}</h2>
+            <p>{text.explanation}</p>
+            <p class="error-remedy">
+                <strong>"What to do: "</strong>
+                {text.remedy}
+            </p>
+            <dl class="facts facts-inline">
+                {status.map(|s| view! { <div><dt>"HTTP status"</dt><dd class="num">{s}</dd></div> })}
+                {error.code.map(|c| view! { <div><dt>"Code"</dt><dd><code>{c}</code></dd></div> })}
+                {wait.map(|w| view! { <div><dt>"Retry after"</dt><dd class="num">{w}</dd></div> })}
+                <div>
+                    <dt>"Request id"</dt>
+                    <dd>
+                        {match error.request_id {
+                            Some(id) => view! { <code class="request-id">{id}</code> }.into_any(),
+                            None => view! { <span class="muted">"none sent"</span> }.into_any(),
+                        }}
+                    </dd>
+                </div>
+            </dl>
+            {retry.map(|retry| view! {
+                <button type="button" class="button" on:click=move |_| retry.run(())>
+                    "Retry"
+                </button>
+            })}
+        </section>
+    }
+}

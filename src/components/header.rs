@@ -1,0 +1,102 @@
+//! The app header: where you are, which key is connected and what its role may see, and
+//! the UTC/local switch for every time on screen.
+
+use crate::state::{use_connection, use_time_zone, Role, TimeZone};
+use leptos::prelude::*;
+use leptos_router::components::A;
+use leptos_router::hooks::use_navigate;
+
+#[component]
+pub fn Header() -> impl IntoView {
+    let state = use_connection();
+    view! {
+        <header class="app-header">
+            <div class="app-header-inner">
+                <a class="brand" href="/reservations">
+                    <svg class="brand-mark" viewBox="0 0 32 32" aria-hidden="true">
+                        <rect width="32" height="32" rx="6" fill="#0b5cd5"></rect>
+                        <rect x="6" y="6" width="8" height="8" rx="1.5" fill="#fff"></rect>
+                        <rect x="18" y="6" width="8" height="8" rx="1.5" fill="#fff"></rect>
+                        <rect x="6" y="18" width="8" height="8" rx="1.5" fill="#fff"></rect>
+                        <rect x="18" y="18" width="8" height="8" rx="1.5" fill="#fff" fill-opacity=".45"></rect>
+                    </svg>
+                    "Reserved GPUs"
+                    <span class="brand-sub">"EcoHash console"</span>
+                </a>
+                <Show when=move || state.is_connected()>
+                    <nav class="app-nav" aria-label="Main">
+                        <ul>
+                            <li><A href="/reservations">"Reservations"</A></li>
+                            <li><A href="/orgs">"Org capacity"</A></li>
+                        </ul>
+                    </nav>
+                </Show>
+                <div class="header-tools">
+                    <TimeZoneSwitch/>
+                    <SessionInfo/>
+                </div>
+            </div>
+        </header>
+    }
+}
+
+/// Radio buttons, so arrow keys move between the two choices.
+#[component]
+fn TimeZoneSwitch() -> impl IntoView {
+    let zone = use_time_zone();
+    let option = move |value: TimeZone, label: &'static str| {
+        view! {
+            <label>
+                <input
+                    type="radio"
+                    name="time-zone"
+                    prop:checked=move || zone.get() == value
+                    on:change=move |_| zone.0.set(value)
+                />
+                <span>{label}</span>
+            </label>
+        }
+    };
+    view! {
+        <fieldset class="segmented" title="Billing dates are always shown in UTC">
+            <legend>"Times"</legend>
+            {option(TimeZone::Local, "Local")}
+            {option(TimeZone::Utc, "UTC")}
+        </fieldset>
+    }
+}
+
+/// What the connected key is, in words: an owner sees payments, a member does not.
+pub fn role_words(role: Role) -> (&'static str, &'static str, &'static str) {
+    match role {
+        Role::Owner => ("Owner", "tone-ok", "sees payments"),
+        Role::Member => ("Member", "tone-info", "billing is the account owner's"),
+        Role::Unknown => ("Role not known yet", "tone-neutral", "learnt from the first reservation read"),
+    }
+}
+
+#[component]
+fn SessionInfo() -> impl IntoView {
+    let state = use_connection();
+    let navigate = use_navigate();
+    let disconnect = move |_| {
+        state.disconnect();
+        navigate("/", Default::default());
+    };
+    move || {
+        state.connection().map(|connection| {
+            let (role, tone, note) = role_words(state.role());
+            let disconnect = disconnect.clone();
+            view! {
+                <div class="session">
+                    <span class=format!("badge {tone}")>{role}</span>
+                    <span class="role-note">{note}</span>
+                    <span class="session-url mono" title="API base URL">{connection.base_url().to_owned()}</span>
+                    <button type="button" class="button button-secondary" on:click=disconnect>
+                        "Disconnect"
+                    </button>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! One API read shown on a page: the data last received (kept on screen when a refresh
+//! fails, marked stale with its age), the latest error with a Retry, and a loading state.
+
+use crate::api::client::Connection;
+use crate::api::error::{ApiError, ErrorContext};
+use crate::components::error_panel::ErrorPanel;
+use crate::components::time::Ago;
+use crate::state::{use_connection, ConnectionState};
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use std::future::Future;
+
+/// Data as received, with when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fetched<T> {
+    pub value: T,
+    pub at: DateTime<Utc>,
+}
+
+/// Everything known about the read, for one session only.
+#[derive(Clone, Debug)]
+struct Snapshot<T> {
+    session: u64,
+    data: Option<Fetched<T>>,
+    error: Option<ApiError>,
+    loading: bool,
+}
+
+impl<T> Snapshot<T> {
+    fn empty(session: u64) -> Self {
+        Snapshot { session, data: None, error: None, loading: true }
+    }
+}
+
+/// A read that refetches when the connection (or any signal the fetch closure reads)
+/// changes. Data from an earlier connection is dropped, never shown under a new key.
+pub struct Remote<T: 'static> {
+    snapshot: RwSignal<Snapshot<T>, LocalStorage>,
+    resource: LocalResource<()>,
+    state: ConnectionState,
+}
+
+impl<T> Clone for Remote<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Remote<T> {}
+
+impl<T: Clone + 'static> Remote<T> {
+    /// `fetch` is called synchronously (signals it reads are tracked) with the current
+    /// connection; a 401 it answers ends the session through
+    /// [`ConnectionState::report_unauthorized`].
+    pub fn new<F, Fut>(fetch: F) -> Self
+    where
+        F: Fn(Connection) -> Fut + 'static,
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
+        let state = use_connection();
+        let snapshot = RwSignal::new_local(Snapshot::empty(0));
+        let resource = LocalResource::new(move || {
+            let request = state.session().map(|s| (s.id, fetch(s.connection)));
+            async move {
+                let Some((session, request)) = request else { return };
+                snapshot.update(|s| {
+                    if s.session != session {
+                        *s = Snapshot::empty(session);
+                    }
+                    s.loading = true;
+                });
+                let result = request.await;
+                if let Err(err) = &result {
+                    state.report_unauthorized(err);
+                }
+                snapshot.try_update(|s| {
+                    if s.session != session {
+                        return;
+                    }
+                    s.loading = false;
+                    match result {
+                        Ok(value) => {
+                            s.data = Some(Fetched { value, at: Utc::now() });
+                            s.error = None;
+                        }
+                        Err(err) => s.error = Some(err),
+                    }
+                });
+            }
+        });
+        Remote { snapshot, resource, state }
+    }
+
+    fn current<R>(&self, f: impl FnOnce(&Snapshot<T>) -> Option<R>) -> Option<R> {
+        let session = self.state.session().map(|s| s.id)?;
+        self.snapshot.with(|s| if s.session == session { f(s) } else { None })
+    }
+
+    /// The data last received with the current key (tracked).
+    pub fn data(&self) -> Option<T> {
+        self.current(|s| s.data.as_ref().map(|d| d.value.clone()))
+    }
+
+    pub fn fetched_at(&self) -> Option<DateTime<Utc>> {
+        self.current(|s| s.data.as_ref().map(|d| d.at))
+    }
+
+    /// The error of the latest attempt, if it failed.
+    pub fn error(&self) -> Option<ApiError> {
+        self.current(|s| s.error.clone())
+    }
+
+    pub fn loading(&self) -> bool {
+        self.current(|s| Some(s.loading)).unwrap_or(true)
+    }
+
+    pub fn refetch(&self) {
+        self.resource.refetch();
+    }
+}
+
+/// The state line above a page's data: loading, the error with Retry, and — when data is
+/// on screen — its age, marked stale when the last refresh failed.
+#[component]
+pub fn RemoteStatus<T: Clone + 'static>(
+    remote: Remote<T>,
+    /// What is being read, for the status text ("reservations").
+    what: &'static str,
+    #[prop(optional)] context: ErrorContext,
+) -> impl IntoView {
+    let retry = Callback::new(move |()| remote.refetch());
+    let line = move || {
+        let at = remote.fetched_at();
+        let failed = remote.error().is_some();
+        let loading = remote.loading();
+        match at {
+            None if loading => Some(view! {
+                <p class="remote-line" aria-busy="true">{format!("Loading {what}…")}</p>
+            }
+            .into_any()),
+            None => None,
+            Some(at) => Some(view! {
+                <p class="remote-line" class:stale=failed>
+                    {failed.then_some(view! { <span class="stale-mark">"Stale"</span> " " })}
+                    {if failed { "Last updated " } else { "Updated " }}
+                    <Ago at/>
+                    {failed.then_some(" — the latest refresh failed, so this may be out of date.")}
+                    " "
+                    <button
+                        type="button"
+                        class="link-button"
+                        on:click=move |_| remote.refetch()
+                        disabled=loading
+                    >
+                        {if loading { "Refreshing…" } else { "Refresh" }}
+                    </button>
+                </p>
+            }
+            .into_any()),
+        }
+    };
+    let context = StoredValue::new(context);
+    view! {
+        <div class="remote-status" aria-live="polite">
+            {line}
+            {move || {
+                remote
+                    .error()
+                    .filter(|e| !e.is_unauthorized())
+                    .map(|error| view! { <ErrorPanel error context=context.get_value() retry/> })
+            }}
+        </div>
+    }
+}

@@ -1,0 +1,193 @@
+//! What each status of both APIs means, and what it means for launches.
+
+use super::time::{countdown, format_time, Zone};
+use crate::api::enums::{OrgReservationStatus, ReservationStatus};
+use crate::api::models::{Reservation, Timestamp};
+use crate::api::org::OrgReservation;
+
+/// The colour family a status is shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Ok,
+    Info,
+    Warning,
+    Danger,
+    Neutral,
+    /// A value the console does not know: shown as sent.
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusText {
+    /// Short, for a badge: `Active`, `Past due`, `hibernating (unrecognised)`.
+    pub label: String,
+    pub tone: Tone,
+    /// One or two sentences on what the status means.
+    pub explanation: String,
+    /// What it means for launching workloads.
+    pub launches: String,
+}
+
+fn status_text(label: &str, tone: Tone, explanation: String, launches: &str) -> StatusText {
+    StatusText { label: label.to_owned(), tone, explanation, launches: launches.to_owned() }
+}
+
+fn unrecognised(raw: &str) -> StatusText {
+    status_text(
+        &format!("{raw} (unrecognised)"),
+        Tone::Unknown,
+        format!("The API reports the status “{raw}”, which this console does not know yet."),
+        "Unknown: a launch may be refused; the launch answer will say why.",
+    )
+}
+
+/// A reservation's status (seed 004), with the past-due countdown when `stops_at` is known.
+pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
+    match &r.status {
+        ReservationStatus::Assigning => status_text(
+            "Assigning",
+            Tone::Info,
+            "EcoLink is assigning nodes to this reservation.".to_owned(),
+            "Not yet: launches open once the nodes are set up.",
+        ),
+        ReservationStatus::Scheduled => status_text(
+            "Scheduled",
+            Tone::Info,
+            match countdown(r, now) {
+                Some(when) => format!("The nodes are being set up; the reservation {when}."),
+                None => "The nodes are being set up.".to_owned(),
+            },
+            "Not yet: launches open when the term starts.",
+        ),
+        ReservationStatus::AwaitingPayment => status_text(
+            "Awaiting payment",
+            Tone::Warning,
+            "The reservation starts when its first invoice is paid; its start and end dates are set then."
+                .to_owned(),
+            "Paused: launches and new storage wait until the first invoice is paid (Billing → Invoices).",
+        ),
+        ReservationStatus::Active => status_text(
+            "Active",
+            Tone::Ok,
+            match countdown(r, now) {
+                Some(when) => format!("The reserved GPUs are yours; the term {when}."),
+                None => "The reserved GPUs are yours.".to_owned(),
+            },
+            "Open: launch on the reserved nodes at no hourly charge.",
+        ),
+        ReservationStatus::PastDue => status_text(
+            "Past due",
+            Tone::Danger,
+            past_due_explanation(r, now),
+            "New launches paused until the overdue payment is made; running workloads keep running until the stop date.",
+        ),
+        ReservationStatus::Suspended => status_text(
+            "Suspended",
+            Tone::Danger,
+            "Payment stayed overdue, so the workloads on this reservation were stopped.".to_owned(),
+            "Closed: nothing runs here until the reservation is restored.",
+        ),
+        ReservationStatus::Ended => status_text(
+            "Ended",
+            Tone::Neutral,
+            match countdown(r, now) {
+                Some(when) => format!("The term is over; it {when}."),
+                None => "The term is over.".to_owned(),
+            },
+            "Closed: launch elsewhere, or renew (a renewal is a new reservation).",
+        ),
+        ReservationStatus::Unknown(raw) => unrecognised(raw),
+    }
+}
+
+/// "New launches paused; workloads stop in 2 days (4 Dec 2026, 00:00 UTC)."
+fn past_due_explanation(r: &Reservation, now: Timestamp) -> String {
+    let mut text = "A payment is overdue".to_owned();
+    if let Some(since) = r.past_due_since {
+        text.push_str(&format!(" since {}", format_time(since, Zone::Utc)));
+    }
+    text.push_str(". New launches paused");
+    match (countdown(r, now), r.stops_at) {
+        (Some(when), Some(at)) => text.push_str(&format!("; {when} ({}) unless it is paid.", format_time(at, Zone::Utc))),
+        _ => text.push_str("; running workloads will be stopped unless it is paid."),
+    }
+    text
+}
+
+/// An org reservation's status (seed 000).
+pub fn org_status(r: &OrgReservation) -> StatusText {
+    match &r.status {
+        OrgReservationStatus::Pending => status_text(
+            "Pending",
+            Tone::Info,
+            "Written but not in force yet: it grants its units from its start.".to_owned(),
+            "Not yet: the audience cannot place workloads on these units.",
+        ),
+        OrgReservationStatus::Active => status_text(
+            "Active",
+            Tone::Ok,
+            match r.ends_at {
+                Some(_) => "In force for its audience until it ends.".to_owned(),
+                None => "In force for its audience; open-ended until cancelled.".to_owned(),
+            },
+            "Open to the audience; released units run spot workloads and can be reclaimed at any time.",
+        ),
+        OrgReservationStatus::Expired => status_text(
+            "Expired",
+            Tone::Neutral,
+            "Its end has passed; it grants nothing.".to_owned(),
+            "Closed: the units are no longer reserved to the audience.",
+        ),
+        OrgReservationStatus::Cancelled => status_text(
+            "Cancelled",
+            Tone::Neutral,
+            "Cancelled; it grants nothing.".to_owned(),
+            "Closed: the units are no longer reserved to the audience.",
+        ),
+        OrgReservationStatus::NeedsReview => status_text(
+            "Needs review",
+            Tone::Warning,
+            "The node's GPU topology changed under this reservation. It grants nothing and withholds its units from everyone until an operator re-affirms it.".to_owned(),
+            "Withheld: nobody can place workloads on these units until it is re-affirmed.",
+        ),
+        OrgReservationStatus::Unknown(raw) => unrecognised(raw),
+    }
+}
+
+/// A banner at the top of a reservation that needs the owner to act.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Banner {
+    pub tone: Tone,
+    pub title: String,
+    pub body: String,
+}
+
+/// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise.
+/// Times are in UTC: the banner stands alone, without the page's zone switch.
+pub fn needs_action(r: &Reservation) -> Option<Banner> {
+    let banner = |tone, title: &str, body: String| Some(Banner { tone, title: title.to_owned(), body });
+    match r.status {
+        ReservationStatus::PastDue => banner(
+            Tone::Danger,
+            "Payment overdue: new launches are paused",
+            match r.stops_at {
+                Some(at) => format!(
+                    "Running workloads will be stopped on {} unless the overdue invoice is paid. Pay it under Billing → Invoices.",
+                    format_time(at, Zone::Utc)
+                ),
+                None => "Running workloads will be stopped unless the overdue invoice is paid. Pay it under Billing → Invoices.".to_owned(),
+            },
+        ),
+        ReservationStatus::AwaitingPayment => banner(
+            Tone::Warning,
+            "Starts when the first invoice is paid",
+            "Pay the first invoice (the advance plus the first period) under Billing → Invoices; the term, and launches, start then.".to_owned(),
+        ),
+        ReservationStatus::Suspended => banner(
+            Tone::Danger,
+            "Suspended: workloads were stopped",
+            "Payment stayed overdue and the workloads on this reservation were stopped. Pay the overdue invoices under Billing → Invoices, or contact EcoLink.".to_owned(),
+        ),
+        _ => None,
+    }
+}

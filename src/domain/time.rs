@@ -1,0 +1,144 @@
+//! How times read. Billing periods start at midnight UTC, so their dates are shown in UTC
+//! (no time zone shows the previous day); other times in the chosen zone with the UTC value
+//! on hover. Relative phrases round down: a deadline is never shown further away than it is.
+
+use crate::api::enums::ReservationStatus;
+use crate::api::models::{Reservation, Timestamp};
+use chrono::{Datelike, FixedOffset, TimeDelta, Timelike};
+
+/// The zone times are shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    /// A fixed offset from UTC (tests, or a user's explicit choice).
+    Local(FixedOffset),
+    /// The browser's own zone, with the offset each date has (summer time included).
+    /// Not in the agreed interface: a single offset would be an hour off for dates in the
+    /// other season.
+    System,
+    Utc,
+}
+
+/// `2 Dec 2026, 14:05` in the zone (with ` UTC` appended when the zone is UTC).
+pub fn format_time(t: Timestamp, zone: Zone) -> String {
+    const FORMAT: &str = "%-d %b %Y, %H:%M";
+    match zone {
+        Zone::Local(offset) => t.with_timezone(&offset).format(FORMAT).to_string(),
+        Zone::System => t.with_timezone(&chrono::Local).format(FORMAT).to_string(),
+        Zone::Utc => format!("{} UTC", t.format(FORMAT)),
+    }
+}
+
+/// `1 Dec 2026`: the UTC date, for billing periods.
+pub fn format_utc_date(t: Timestamp) -> String {
+    t.format("%-d %b %Y").to_string()
+}
+
+/// `1 Dec 2026 – 31 Dec 2026` for a period whose end is exclusive (`period_end` is the
+/// next period's start).
+pub fn format_period(start: Timestamp, end: Timestamp) -> String {
+    let last_day = if end > start { end - TimeDelta::seconds(1) } else { end };
+    format!("{} – {}", format_utc_date(start), format_utc_date(last_day))
+}
+
+/// Hover text: the exact UTC value, `2026-12-02 14:05:00 UTC`.
+pub fn utc_title(t: Timestamp) -> String {
+    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// Whole seconds from `then` to `now`, zero if `then` is in the future ("updated N s ago").
+pub fn ago_seconds(now: Timestamp, then: Timestamp) -> u64 {
+    u64::try_from((now - then).num_seconds()).unwrap_or(0)
+}
+
+/// `in 11 months`, `2 days ago`, `in 3 hours`, `now`: the largest whole unit, rounded down.
+pub fn relative(now: Timestamp, t: Timestamp) -> String {
+    let (earlier, later, future) = if t >= now { (now, t, true) } else { (t, now, false) };
+    let span = span_between(earlier, later);
+    if span.is_empty() {
+        return "now".to_owned();
+    }
+    if future {
+        format!("in {span}")
+    } else {
+        format!("{span} ago")
+    }
+}
+
+/// A duration in its largest whole calendar unit.
+#[derive(Debug, PartialEq, Eq)]
+struct Span {
+    count: i64,
+    unit: &'static str,
+}
+
+impl Span {
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = if self.count == 1 { "" } else { "s" };
+        write!(f, "{} {}{plural}", self.count, self.unit)
+    }
+}
+
+fn span_between(earlier: Timestamp, later: Timestamp) -> Span {
+    let months = whole_months(earlier, later);
+    if months >= 12 {
+        return Span { count: months / 12, unit: "year" };
+    }
+    if months >= 1 {
+        return Span { count: months, unit: "month" };
+    }
+    let d = later - earlier;
+    let (count, unit) = if d.num_days() >= 1 {
+        (d.num_days(), "day")
+    } else if d.num_hours() >= 1 {
+        (d.num_hours(), "hour")
+    } else if d.num_minutes() >= 1 {
+        (d.num_minutes(), "minute")
+    } else {
+        (d.num_seconds(), "second")
+    };
+    Span { count, unit }
+}
+
+/// Whole calendar months from `a` to `b` (`a <= b`), in UTC.
+fn whole_months(a: Timestamp, b: Timestamp) -> i64 {
+    let mut months = (i64::from(b.year()) - i64::from(a.year())) * 12 + i64::from(b.month()) - i64::from(a.month());
+    let within_month = |t: Timestamp| (t.day(), t.num_seconds_from_midnight(), t.nanosecond());
+    if within_month(b) < within_month(a) {
+        months -= 1;
+    }
+    months.max(0)
+}
+
+/// The one line that says what happens next, per status: `ends in 11 months`,
+/// `workloads stop in 2 days`, `starts when the first invoice is paid`.
+pub fn countdown(r: &Reservation, now: Timestamp) -> Option<String> {
+    match &r.status {
+        ReservationStatus::AwaitingPayment => Some("starts when the first invoice is paid".to_owned()),
+        ReservationStatus::Assigning | ReservationStatus::Scheduled => Some(match r.starts_at {
+            Some(at) if at > now => format!("starts {}", relative(now, at)),
+            _ => "being set up".to_owned(),
+        }),
+        ReservationStatus::Active => r.ends_at.map(|at| {
+            if at > now {
+                format!("ends {}", relative(now, at))
+            } else {
+                format!("term end passed {}", relative(now, at))
+            }
+        }),
+        ReservationStatus::PastDue => r.stops_at.map(|at| {
+            if at > now {
+                format!("workloads stop {}", relative(now, at))
+            } else {
+                format!("workloads were due to stop {}", relative(now, at))
+            }
+        }),
+        ReservationStatus::Ended => r.ended_at.or(r.ends_at).map(|at| format!("ended {}", relative(now, at))),
+        ReservationStatus::Suspended | ReservationStatus::Unknown(_) => None,
+    }
+}

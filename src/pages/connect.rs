@@ -1,0 +1,163 @@
+//! Connect: the API base URL and a key, checked by reading the reservations (a wrong key
+//! answers 401, explained here), then the role learnt from the first reservation's detail.
+
+use crate::api::assumptions::DEFAULT_BASE_URL;
+use crate::api::client::{self, key_problem, Connection};
+use crate::api::error::ApiError;
+use crate::components::error_panel::ErrorPanel;
+use crate::state::{detect_role, use_connection, Rejection};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::Redirect;
+use leptos_router::hooks::use_navigate;
+
+#[component]
+pub fn ConnectPage() -> impl IntoView {
+    let state = use_connection();
+    // Checked once: after connecting, this page navigates itself to where the user was going.
+    if state.is_connected_untracked() {
+        return view! { <Redirect path="/reservations"/> }.into_any();
+    }
+    view! { <ConnectForm/> }.into_any()
+}
+
+#[component]
+fn ConnectForm() -> impl IntoView {
+    let state = use_connection();
+    let navigate = use_navigate();
+    let base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
+    let key = RwSignal::new(String::new());
+    let keep = RwSignal::new(false);
+    let busy = RwSignal::new(false);
+    let key_error = RwSignal::new(None::<&'static str>);
+    let failure = RwSignal::new(None::<ApiError>);
+
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if busy.get_untracked() {
+            return;
+        }
+        let typed = key.get_untracked();
+        key_error.set(key_problem(&typed));
+        if key_error.get_untracked().is_some() {
+            return;
+        }
+        let connection = Connection::new(base_url.get_untracked(), typed);
+        let keep_for_tab = keep.get_untracked();
+        let navigate = navigate.clone();
+        busy.set(true);
+        failure.set(None);
+        spawn_local(async move {
+            match client::list_reservations(&connection).await {
+                Ok(list) => {
+                    let role = detect_role(&connection, &list).await;
+                    let target = state.take_return_path();
+                    key.set(String::new());
+                    state.connect(connection, keep_for_tab, role);
+                    navigate(&target, Default::default());
+                }
+                Err(err) => failure.set(Some(err)),
+            }
+            busy.try_set(false);
+        });
+    };
+
+    view! {
+        <div class="connect-layout">
+            <section class="panel connect-card" aria-labelledby="connect-title">
+                <h1 id="connect-title">"Connect to your account"</h1>
+                <p class="subtitle">
+                    "Use an API key with Read-only Compute access. The console reads your "
+                    "reservations with it; nothing is changed."
+                </p>
+                {move || state.rejection().map(|rejection| view! { <RejectedNotice rejection/> })}
+                <form class="connect-form" on:submit=submit novalidate=true aria-busy=move || busy.get().to_string()>
+                    <div class="field">
+                        <label for="base-url">"API base URL"</label>
+                        <input
+                            id="base-url"
+                            name="base_url"
+                            type="text"
+                            inputmode="url"
+                            autocomplete="url"
+                            spellcheck="false"
+                            aria-describedby="base-url-help"
+                            bind:value=base_url
+                        />
+                        <p id="base-url-help" class="field-help">
+                            <code>"/api"</code>
+                            " on this site (the default), or a full address such as "
+                            <code>"https://api.ecohash.com"</code>
+                            ". The key is sent only there."
+                        </p>
+                    </div>
+                    <div class="field">
+                        <label for="api-key">"API key"</label>
+                        <input
+                            id="api-key"
+                            name="api_key"
+                            type="password"
+                            autocomplete="off"
+                            autocapitalize="off"
+                            spellcheck="false"
+                            placeholder="eco_…"
+                            aria-describedby="api-key-help"
+                            aria-invalid=move || key_error.get().is_some().to_string()
+                            aria-errormessage="api-key-error"
+                            bind:value=key
+                        />
+                        {move || key_error.get().map(|problem| view! {
+                            <p id="api-key-error" class="field-error" role="alert">{problem}</p>
+                        })}
+                        <p id="api-key-help" class="field-help">
+                            "Held in this tab's memory only, unless you choose to keep it below."
+                        </p>
+                    </div>
+                    <div class="field">
+                        <label class="check">
+                            <input type="checkbox" name="keep" aria-describedby="keep-help" bind:checked=keep/>
+                            <span class="field-label">"Keep the key for this tab"</span>
+                        </label>
+                        <p id="keep-help" class="field-help">
+                            "Stores the key in this tab's session storage, so reloading keeps you "
+                            "connected; it is removed when you disconnect or close the tab. The risk: "
+                            "any script running on this page could read it there. Leave this off on "
+                            "a shared or untrusted computer."
+                        </p>
+                    </div>
+                    {move || failure.get().map(|error| view! { <ErrorPanel error/> })}
+                    <button type="submit" class="button" disabled=move || busy.get()>
+                        {move || if busy.get() { "Checking the key…" } else { "Connect" }}
+                    </button>
+                </form>
+            </section>
+            <aside class="panel connect-aside" aria-labelledby="roles-title">
+                <h2 id="roles-title">"What a key shows"</h2>
+                <dl class="roles">
+                    <dt><span class="badge tone-ok">"Owner"</span></dt>
+                    <dd>"Reservations, nodes and workloads, and the payment schedule: rates, advance, charges."</dd>
+                    <dt><span class="badge tone-info">"Member"</span></dt>
+                    <dd>"Reservations, nodes and workloads. Billing is the account owner's: no payment figures are shown."</dd>
+                </dl>
+                <p class="panel-note">
+                    "The header shows the role once the console has read a reservation with the key."
+                </p>
+            </aside>
+        </div>
+    }
+}
+
+/// Why the user is back here: the key stopped working on another page.
+#[component]
+fn RejectedNotice(rejection: Rejection) -> impl IntoView {
+    view! {
+        <div class="rejected">
+            <ErrorPanel error=rejection.error/>
+            <p class="panel-note">
+                "After connecting again you return to "
+                <code>{rejection.path}</code>
+                "."
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,8 @@
+//! One file per route.
+
+pub mod connect;
+pub mod launch;
+pub mod nodes;
+pub mod org;
+pub mod reservation;
+pub mod reservations;

@@ -1,0 +1,8 @@
+//! Placeholder until UI helper B's page lands; B overwrites this file.
+
+use leptos::prelude::*;
+
+#[component]
+pub fn OrgPage() -> impl IntoView {
+    view! { <div class="panel"><h1>"Coming soon"</h1></div> }
+}

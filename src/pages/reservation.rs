@@ -1,0 +1,3 @@
+use leptos::prelude::*;
+#[component]
+pub fn ReservationPage() -> impl IntoView { "todo" }

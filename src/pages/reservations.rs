@@ -1,0 +1,3 @@
+use leptos::prelude::*;
+#[component]
+pub fn ReservationsPage() -> impl IntoView { "todo" }

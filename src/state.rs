@@ -1,0 +1,309 @@
+//! What every page reads from context: the connection (base URL and key, held in memory),
+//! the role the key has, the time-zone choice and the clock.
+//!
+//! The key never leaves memory unless the user opts in to keep it for the tab; then it sits
+//! in `sessionStorage` (gone when the tab closes) — never `localStorage`, never a URL.
+
+use crate::api::client::{self, Connection};
+use crate::api::error::ApiError;
+use crate::api::models::ReservationDetail;
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// What the key may see. Seed 004: `payment` is present only for the account owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Owner,
+    Member,
+    /// No reservation detail has been read with this key yet (or the account has none).
+    Unknown,
+}
+
+impl Role {
+    /// The role a detail read reveals.
+    pub fn of(detail: &ReservationDetail) -> Role {
+        if detail.payment.is_some() {
+            Role::Owner
+        } else {
+            Role::Member
+        }
+    }
+}
+
+/// One connected key. `id` changes with every connect, so data fetched with an earlier key
+/// (an owner's payments) can never be shown under a later one (a member's).
+#[derive(Clone, PartialEq)]
+pub struct Session {
+    pub id: u64,
+    pub connection: Connection,
+}
+
+/// Why the user is back on Connect without having asked to disconnect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejection {
+    pub error: ApiError,
+    /// The page the user was on, to return to after reconnecting.
+    pub path: String,
+}
+
+/// The connection context. Copy: every field is an arena handle.
+#[derive(Clone, Copy)]
+pub struct ConnectionState {
+    session: RwSignal<Option<Session>>,
+    /// Apart from `session` so that learning the role does not refetch what pages show.
+    role: RwSignal<Role>,
+    next_id: StoredValue<u64>,
+    rejection: RwSignal<Option<Rejection>>,
+    /// Where to go once connected (a page visited without a connection).
+    return_path: StoredValue<Option<String>>,
+    /// The user disconnected on purpose: pages left behind are not returned to.
+    left_by_user: StoredValue<bool>,
+}
+
+/// `sessionStorage` entry of a key kept for the tab.
+const KEPT_CONNECTION: &str = "reservations-console.connection";
+
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    base_url: String,
+    key: String,
+}
+
+impl ConnectionState {
+    /// Not connected, nothing kept.
+    pub fn new() -> Self {
+        ConnectionState {
+            session: RwSignal::new(None),
+            role: RwSignal::new(Role::Unknown),
+            next_id: StoredValue::new(0),
+            rejection: RwSignal::new(None),
+            return_path: StoredValue::new(None),
+            left_by_user: StoredValue::new(false),
+        }
+    }
+
+    /// Reconnects with the key kept for this tab, if the user opted in earlier. The role is
+    /// learnt again by reading the first reservation.
+    pub fn restore() -> Self {
+        let state = Self::new();
+        let kept = session_storage()
+            .and_then(|s| s.get_item(KEPT_CONNECTION).ok().flatten())
+            .and_then(|json| serde_json::from_str::<Kept>(&json).ok());
+        if let Some(kept) = kept {
+            let connection = Connection::new(kept.base_url, kept.key);
+            state.start(connection.clone(), Role::Unknown);
+            let probe = connection;
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(list) = client::list_reservations(&probe).await {
+                    state.learn_role(&probe, detect_role(&probe, &list).await);
+                }
+            });
+        }
+        state
+    }
+
+    /// Starts a session after the key was checked. With `keep_for_tab` the base URL and key
+    /// are written to `sessionStorage`; without it any earlier kept key is removed.
+    pub fn connect(&self, connection: Connection, keep_for_tab: bool, role: Role) {
+        if let Some(storage) = session_storage() {
+            if keep_for_tab {
+                let kept = Kept {
+                    base_url: connection.base_url().to_owned(),
+                    key: connection.expose_key().to_owned(),
+                };
+                if let Ok(json) = serde_json::to_string(&kept) {
+                    // A full or blocked storage only means the key is not kept.
+                    let _ = storage.set_item(KEPT_CONNECTION, &json);
+                }
+            } else {
+                let _ = storage.remove_item(KEPT_CONNECTION);
+            }
+        }
+        self.rejection.set(None);
+        self.left_by_user.set_value(false);
+        self.start(connection, role);
+    }
+
+    fn start(&self, connection: Connection, role: Role) {
+        let id = self.next_id.get_value() + 1;
+        self.next_id.set_value(id);
+        self.session.set(Some(Session { id, connection }));
+        self.role.set(role);
+    }
+
+    /// The user's own "Disconnect": forgets the key, in memory and in the tab.
+    pub fn disconnect(&self) {
+        self.left_by_user.set_value(true);
+        self.return_path.set_value(None);
+        self.end();
+    }
+
+    fn end(&self) {
+        if let Some(storage) = session_storage() {
+            let _ = storage.remove_item(KEPT_CONNECTION);
+        }
+        self.session.set(None);
+        self.role.set(Role::Unknown);
+    }
+
+    /// For any page whose call failed: a 401 means the key is missing, malformed or revoked,
+    /// so the session ends and Connect explains why, then returns to the current page.
+    /// Returns whether the error was a 401.
+    pub fn report_unauthorized(&self, err: &ApiError) -> bool {
+        if !err.is_unauthorized() || self.session.with_untracked(Option::is_none) {
+            return false;
+        }
+        let path = current_path();
+        self.return_path.set_value(Some(path.clone()));
+        self.rejection.set(Some(Rejection { error: err.clone(), path }));
+        self.end();
+        true
+    }
+
+    /// The current session (tracked).
+    pub fn session(&self) -> Option<Session> {
+        self.session.get()
+    }
+
+    pub fn connection(&self) -> Option<Connection> {
+        self.session.with(|s| s.as_ref().map(|s| s.connection.clone()))
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.session.with(Option::is_some)
+    }
+
+    pub fn is_connected_untracked(&self) -> bool {
+        self.session.with_untracked(Option::is_some)
+    }
+
+    pub fn role(&self) -> Role {
+        self.role.get()
+    }
+
+    /// Records the role a read revealed, if `connection` is still the one in use (a late
+    /// answer for an earlier key must not relabel the current one).
+    pub fn learn_role(&self, connection: &Connection, role: Role) {
+        let current = self
+            .session
+            .with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
+        if current && self.role.get_untracked() != role {
+            self.role.set(role);
+        }
+    }
+
+    /// The last 401 that ended a session, until the next connect.
+    pub fn rejection(&self) -> Option<Rejection> {
+        self.rejection.get()
+    }
+
+    /// Remembers a page visited without a connection, unless the user just disconnected.
+    pub fn remember_return_path(&self, path: String) {
+        if !self.left_by_user.get_value() {
+            self.return_path.set_value(Some(path));
+        }
+    }
+
+    /// Where Connect should go once connected; `/reservations` when nothing was asked for.
+    pub fn take_return_path(&self) -> String {
+        self.return_path
+            .try_update_value(Option::take)
+            .flatten()
+            .filter(|p| p.starts_with('/') && !p.starts_with("//") && p != "/")
+            .unwrap_or_else(|| "/reservations".to_owned())
+    }
+}
+
+impl Default for ConnectionState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads the first reservation's detail to learn the role: one extra call per connect,
+/// so the header can say at once whether this key sees payments.
+pub async fn detect_role(connection: &Connection, list: &[crate::api::models::Reservation]) -> Role {
+    match list.first() {
+        Some(first) => match client::reservation(connection, first.id).await {
+            Ok(detail) => Role::of(&detail),
+            Err(_) => Role::Unknown,
+        },
+        None => Role::Unknown,
+    }
+}
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
+/// Path and query of the page shown now (the key is never in either).
+pub fn current_path() -> String {
+    web_sys::window()
+        .map(|w| w.location())
+        .and_then(|l| Some(format!("{}{}", l.pathname().ok()?, l.search().ok()?)))
+        .unwrap_or_else(|| "/reservations".to_owned())
+}
+
+/// How times are shown. Billing dates are always UTC regardless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeZone {
+    Local,
+    Utc,
+}
+
+/// The header's UTC/local switch, shared by every time on screen.
+#[derive(Clone, Copy)]
+pub struct TimeZoneChoice(pub RwSignal<TimeZone>);
+
+impl TimeZoneChoice {
+    /// Local, unless the address asks for `?tz=utc` (a shared link can fix the zone).
+    pub fn from_location() -> Self {
+        let asked_utc = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .is_some_and(|q| q.trim_start_matches('?').split('&').any(|kv| kv == "tz=utc"));
+        TimeZoneChoice(RwSignal::new(if asked_utc { TimeZone::Utc } else { TimeZone::Local }))
+    }
+
+    pub fn get(&self) -> TimeZone {
+        self.0.get()
+    }
+}
+
+/// "Now" for countdowns and ages: ticks every second in the app, fixed in tests.
+#[derive(Clone, Copy)]
+pub struct Clock(Signal<DateTime<Utc>>);
+
+impl Clock {
+    pub fn ticking() -> Self {
+        let now = RwSignal::new(Utc::now());
+        set_interval(move || now.set(Utc::now()), Duration::from_secs(1));
+        Clock(now.into())
+    }
+
+    pub fn fixed(at: DateTime<Utc>) -> Self {
+        Clock(Signal::stored(at))
+    }
+
+    /// Tracked: a view reading it re-renders as time passes.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.0.get()
+    }
+
+    pub fn now_untracked(&self) -> DateTime<Utc> {
+        self.0.get_untracked()
+    }
+}
+
+pub fn use_connection() -> ConnectionState {
+    expect_context::<ConnectionState>()
+}
+
+pub fn use_clock() -> Clock {
+    expect_context::<Clock>()
+}
+
+pub fn use_time_zone() -> TimeZoneChoice {
+    expect_context::<TimeZoneChoice>()
+}

@@ -1,0 +1,174 @@
+//! `cargo xtask test`: every test of the workspace, stage by stage. Each stage
+//! streams its output as it runs; a failing stage doesn't stop the later ones,
+//! so the closing `N passed, N failed` line always covers everything.
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::proc::{self, announce, find};
+use crate::summary::Counts;
+use crate::{dist, tools, Result};
+
+/// What a stage that ran to its end left: the tests it counted, and whether it exited cleanly.
+struct Outcome {
+    counts: Counts,
+    succeeded: bool,
+}
+
+/// A stage that installs or builds: no tests of its own.
+const DONE: Outcome = Outcome {
+    counts: Counts {
+        passed: 0,
+        failed: 0,
+    },
+    succeeded: true,
+};
+
+/// One step of the run, named in the log and the summary. An error means it
+/// could not run at all.
+struct Stage {
+    name: &'static str,
+    run: fn() -> Result<Outcome>,
+}
+
+/// In order: later stages use what earlier ones install and build. Add a
+/// stage by adding an entry here.
+const STAGES: &[Stage] = &[
+    Stage {
+        name: "tools and browsers",
+        run: || tools::ensure_test_tools().map(|()| DONE),
+    },
+    Stage {
+        name: "release build into dist/",
+        run: || dist::run().map(|()| DONE),
+    },
+    Stage {
+        name: "native tests",
+        run: || cargo_test(&["--workspace", "--exclude", "e2e"], &[]),
+    },
+    Stage {
+        name: "wasm tests in headless Chromium",
+        run: || wasm_tests("CHROMEDRIVER", "chromedriver"),
+    },
+    Stage {
+        name: "wasm tests in headless Firefox",
+        run: || wasm_tests("GECKODRIVER", "geckodriver"),
+    },
+    Stage {
+        name: "end-to-end tests",
+        run: end_to_end,
+    },
+];
+
+/// Variables wasm-bindgen-test-runner reads to choose where tests run. Every
+/// stage clears them, then sets its own, so the caller's environment can't
+/// swap the browser or make the runner wait for a person (`NO_HEADLESS`).
+const RUNNER_VARIABLES: [&str; 5] = [
+    "CHROMEDRIVER",
+    "GECKODRIVER",
+    "SAFARIDRIVER",
+    "NO_HEADLESS",
+    "WASM_BINDGEN_USE_BROWSER",
+];
+
+pub fn run() -> ExitCode {
+    let mut report = Vec::new();
+    for Stage { name, run } in STAGES {
+        println!("\n==> {name}");
+        let started = Instant::now();
+        let counts = match run() {
+            Ok(Outcome { counts, succeeded }) => counts.settle(succeeded),
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                Counts::default().settle(false)
+            }
+        };
+        report.push((*name, counts, started.elapsed()));
+    }
+    println!("\n==> summary");
+    let mut total = Counts::default();
+    for (name, counts, elapsed) in &report {
+        println!("{:>7.1}s  {name}: {counts}", elapsed.as_secs_f64());
+        total += *counts;
+    }
+    let total_time: Duration = report.iter().map(|(_, _, elapsed)| *elapsed).sum();
+    println!("{:>7.1}s  all stages", total_time.as_secs_f64());
+    println!("{total}");
+    if total.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The console's `wasm_bindgen_test`s in one headless browser, picked by its
+/// driver's variable. The runner reads `webdriver.json` (Chromium's flags) from
+/// the console's directory. `WASM_BINDGEN_USE_BROWSER` sends test files without
+/// `wasm_bindgen_test_configure!` to the browser too, where they'd otherwise run in Node.
+fn wasm_tests(variable: &str, driver: &str) -> Result<Outcome> {
+    let driver = find(driver)?;
+    cargo_test(
+        &[
+            "--target",
+            tools::WASM_TARGET,
+            "--package",
+            "reservations-console",
+        ],
+        &[
+            (variable, driver.as_os_str()),
+            ("WASM_BINDGEN_USE_BROWSER", "1".as_ref()),
+        ],
+    )
+}
+
+/// The e2e tests start the simulator in-process and chromedriver themselves,
+/// against the release build that the dist stage left in dist/.
+fn end_to_end() -> Result<Outcome> {
+    let chromedriver = find("chromedriver")?;
+    cargo_test(
+        &["--package", "e2e"],
+        &[
+            ("CONSOLE_DIST", dist::dist_dir().as_os_str()),
+            ("CHROMEDRIVER", chromedriver.as_os_str()),
+        ],
+    )
+}
+
+/// `cargo test` with these arguments and variables.
+fn cargo_test(args: &[&str], env: &[(&str, &OsStr)]) -> Result<Outcome> {
+    let mut command = proc::cargo();
+    command.arg("test").args(args);
+    for variable in RUNNER_VARIABLES {
+        command.env_remove(variable);
+    }
+    command.envs(env.iter().copied());
+    stream(&mut command)
+}
+
+/// Runs the command with its stdout echoed line by line and read for summary
+/// lines; cargo's own progress stays on stderr.
+fn stream(command: &mut Command) -> Result<Outcome> {
+    announce(command);
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot start cargo: {error}"))?;
+    let mut counts = Counts::default();
+    let stdout = child.stdout.take().expect("stdout is piped");
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|error| format!("reading test output: {error}"))?;
+        println!("{line}");
+        if let Some(found) = Counts::from_line(&line) {
+            counts += found;
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|error| format!("waiting for cargo: {error}"))?;
+    Ok(Outcome {
+        counts,
+        succeeded: status.success(),
+    })
+}
