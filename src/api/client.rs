@@ -2,6 +2,14 @@
 //!
 //! The browser part ([`send`]) only moves bytes; everything that can be wrong about an
 //! answer is decided by the pure [`decode`], which native tests cover.
+//!
+//! Differs from the agreed interface: [`decode`] also takes `now` (a `retry-after` may be an
+//! HTTP date), and `ApiError` has a fifth kind, `InvalidRequest`, for an id that would change
+//! the path.
+
+// `ApiError` is the interface's flat struct of optional fields; it travels only on the rare
+// failure path, so its size does not matter.
+#![allow(clippy::result_large_err)]
 
 use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, REQUEST_TIMEOUT};
 use super::error::{ApiError, ResponseHeaders};
@@ -269,6 +277,113 @@ impl Drop for AbortTimer {
     fn drop(&mut self) {
         if let Some(window) = web_sys::window() {
             window.clear_timeout_with_handle(self.handle);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::ErrorKind;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 2, 14, 5, 0).unwrap()
+    }
+
+    fn with_request_id() -> ResponseHeaders {
+        ResponseHeaders::from_pairs([("x-ecolink-request-id", "req_42")])
+    }
+
+    const NODES: &str = r#"{"nodes":[{"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":0,"workloads":[]}],"workloads_unknown":false}"#;
+
+    #[test]
+    fn a_2xx_body_decodes_into_the_type() {
+        let n: NodesResponse = decode(200, &ResponseHeaders::default(), NODES, now()).unwrap();
+        assert_eq!(n.nodes[0].display_name, "node-1");
+        let launched: LaunchedInstance = decode(
+            201,
+            &ResponseHeaders::default(),
+            r#"{"id":7,"name":"nb","gpus":2,"billing":"reserved","rate_usd_per_hour":0}"#,
+            now(),
+        )
+        .unwrap();
+        assert_eq!((launched.id, launched.gpus), (7, 2));
+    }
+
+    #[test]
+    fn a_truncated_200_is_a_decode_error_with_position_and_request_id() {
+        let cut = &NODES[..60];
+        let e = decode::<NodesResponse>(200, &with_request_id(), cut, now()).unwrap_err();
+        assert_eq!((e.kind, e.status), (ErrorKind::Decode, Some(200)));
+        assert_eq!(e.request_id.as_deref(), Some("req_42"));
+        let message = e.message.unwrap();
+        assert!(message.starts_with("The answer (HTTP 200) was cut off: EOF while parsing"), "{message}");
+        assert!(message.contains("line 1 column 60"), "{message}");
+    }
+
+    #[test]
+    fn a_200_of_the_wrong_shape_names_the_field() {
+        let e = decode::<NodesResponse>(200, &with_request_id(), r#"{"nodes":[{"display_name":"n","state":"ready","gpus":"8"}]}"#, now())
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Decode);
+        let message = e.message.unwrap();
+        assert!(message.starts_with("The answer (HTTP 200) is not what the API documents: invalid type: string \"8\""), "{message}");
+    }
+
+    #[test]
+    fn a_200_web_page_means_the_base_url_is_wrong() {
+        let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), "<!DOCTYPE html><html>…", now()).unwrap_err();
+        assert!(e.message.unwrap().contains("API base URL probably points at a website"));
+        let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), "", now()).unwrap_err();
+        assert_eq!(e.message.as_deref(), Some("The answer (HTTP 200) was empty."));
+    }
+
+    #[test]
+    fn an_error_status_is_decoded_as_an_api_error_even_with_a_valid_body() {
+        let h = ResponseHeaders::from_pairs([("retry-after", "Wed, 02 Dec 2026 14:06:00 GMT")]);
+        let e = decode::<Vec<Reservation>>(503, &h, "[]", now()).unwrap_err();
+        assert_eq!((e.kind, e.status), (ErrorKind::Http, Some(503)));
+        assert_eq!(e.retry_after(), Some(std::time::Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn connection_never_prints_the_key() {
+        let c = Connection::new("/api", "eco_demo_owner");
+        assert_eq!(format!("{c:?}"), r#"Connection { base_url: "/api", key: "…" }"#);
+        assert_eq!(c.to_string(), "/api (key …)");
+        assert!(!format!("{c:#?}").contains("eco_demo_owner"));
+        assert_eq!(c.authorization(), "Bearer eco_demo_owner");
+    }
+
+    #[test]
+    fn base_url_defaults_to_api_and_tolerates_trailing_slashes() {
+        assert_eq!(Connection::new("", "k").base_url(), "/api");
+        assert_eq!(Connection::new("  ", "k").base_url(), "/api");
+        assert_eq!(Connection::new("/api/", "k").url("/gpu-reservations"), "/api/gpu-reservations");
+        assert_eq!(
+            Connection::new("https://api.ecohash.com//", "k").url("/gpu-reservations/12"),
+            "https://api.ecohash.com/gpu-reservations/12"
+        );
+        assert_eq!(Connection::new("/api", " eco_k \n").expose_key(), "eco_k");
+    }
+
+    #[test]
+    fn a_key_with_blanks_inside_or_nothing_is_refused_before_sending() {
+        assert_eq!(key_problem(" eco_demo_owner "), None);
+        assert_eq!(key_problem(""), Some("Enter an API key."));
+        assert!(key_problem("eco_a b").is_some());
+        assert!(key_problem("eco_a\nb").is_some());
+        assert!(key_problem("eco_ä").is_some());
+    }
+
+    #[test]
+    fn path_segments_are_percent_encoded_and_dot_segments_refused() {
+        assert_eq!(path_segment("org_acme-1.x~").unwrap(), "org_acme-1.x~");
+        assert_eq!(path_segment("a/b?c#d").unwrap(), "a%2Fb%3Fc%23d");
+        assert_eq!(path_segment("ä %").unwrap(), "%C3%A4%20%25");
+        for bad in ["", ".", ".."] {
+            assert_eq!(path_segment(bad).unwrap_err().kind, ErrorKind::InvalidRequest);
         }
     }
 }

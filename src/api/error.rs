@@ -197,8 +197,11 @@ fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> (Opti
     if trimmed.is_empty() {
         return (None, None);
     }
-    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(trimmed) else {
-        return (None, Some(non_json_description(status, headers, trimmed)));
+    let fields = match serde_json::from_str::<serde_json::Value>(trimmed) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        // JSON, but not an error object: nothing more to say than the status.
+        Ok(_) => return (None, None),
+        Err(_) => return (None, Some(non_json_description(status, headers, trimmed))),
     };
     let text = |name: &str| fields.get(name).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty());
     let code = CODE_FIELDS.iter().filter_map(|f| text(f)).find(|t| is_short_code(t)).map(str::to_owned);
@@ -420,5 +423,316 @@ fn wait_remedy(err: &ApiError, fallback: &str) -> String {
     match wait {
         Some(d) => format!("Wait {} s, then try again.", d.as_secs().max(1)),
         None => format!("{fallback}, then try again."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 2, 14, 5, 0).unwrap()
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> ResponseHeaders {
+        ResponseHeaders::from_pairs(pairs.iter().copied())
+    }
+
+    fn error(status: u16, body: &str) -> ApiError {
+        ApiError::from_response(status, &ResponseHeaders::default(), body, now())
+    }
+
+    fn error_with_code(status: u16, code: Option<&str>, message: Option<&str>) -> ApiError {
+        ApiError { code: code.map(str::to_owned), message: message.map(str::to_owned), ..error(status, "") }
+    }
+
+    fn atl_b200() -> ErrorContext {
+        ErrorContext { region_id: Some("atl".into()), gpu_type: Some("NVIDIA-B200".into()) }
+    }
+
+    #[test]
+    fn short_code_and_message_shape() {
+        let e = error(429, r#"{"error":"rate_limit_exceeded","message":"200 requests per minute"}"#);
+        assert_eq!(e.kind, ErrorKind::Http);
+        assert_eq!(e.status, Some(429));
+        assert_eq!(e.code.as_deref(), Some("rate_limit_exceeded"));
+        assert_eq!(e.message.as_deref(), Some("200 requests per minute"));
+    }
+
+    #[test]
+    fn free_text_in_error_is_the_message_not_a_code() {
+        let e = error(404, r#"{"error":"Reservation 99 not found"}"#);
+        assert_eq!(e.code, None);
+        assert_eq!(e.message.as_deref(), Some("Reservation 99 not found"));
+    }
+
+    #[test]
+    fn a_lone_short_code_has_no_message() {
+        let e = error(401, r#"{"error":"unauthorized"}"#);
+        assert_eq!(e.code.as_deref(), Some("unauthorized"));
+        assert_eq!(e.message, None);
+        assert!(e.is_unauthorized());
+    }
+
+    #[test]
+    fn a_code_field_is_accepted_and_wins_over_a_generic_error_code() {
+        let e = error(409, r#"{"error":"conflict","code":"gpu_capacity","message":"no node has 8 free"}"#);
+        assert_eq!(e.code.as_deref(), Some("gpu_capacity"));
+        let e = error(409, r#"{"error":"No single node has 8 free GPUs","code":"gpu_capacity"}"#);
+        assert_eq!(e.code.as_deref(), Some("gpu_capacity"));
+        assert_eq!(e.message.as_deref(), Some("No single node has 8 free GPUs"));
+    }
+
+    #[test]
+    fn a_code_less_409_keeps_its_text() {
+        let e = error(409, r#"{"error":"interruptible is not available on reserved capacity"}"#);
+        assert_eq!((e.code.as_deref(), e.status), (None, Some(409)));
+        assert_eq!(e.message.as_deref(), Some("interruptible is not available on reserved capacity"));
+    }
+
+    #[test]
+    fn an_html_page_from_a_proxy_is_described_not_shown() {
+        let page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+        let e = ApiError::from_response(502, &headers(&[("Content-Type", "text/html")]), page, now());
+        let message = e.message.unwrap();
+        assert!(message.contains("web page instead of JSON"), "{message}");
+        assert!(message.contains("502"));
+        assert!(!message.contains('<') && !message.contains("nginx"), "{message}");
+    }
+
+    #[test]
+    fn a_short_plain_text_body_is_quoted_and_a_long_one_is_not() {
+        assert_eq!(
+            error(503, "upstream connect error").message.as_deref(),
+            Some("The server answered HTTP 503 with a non-JSON text: “upstream connect error”.")
+        );
+        let long = "x".repeat(500);
+        assert!(!error(503, &long).message.unwrap().contains("xxx"));
+    }
+
+    #[test]
+    fn empty_and_non_object_bodies_give_the_status_alone() {
+        for body in ["", "  ", "[]", "null", r#"{"detail":42}"#, r#"{"error":""}"#] {
+            let e = error(500, body);
+            assert_eq!((e.code, e.message, e.status), (None, None, Some(500)), "{body}");
+        }
+    }
+
+    #[test]
+    fn request_id_rate_limit_and_retry_after_seconds_come_from_headers() {
+        let h = headers(&[
+            ("X-EcoLink-Request-Id", "req_7f3a"),
+            ("Retry-After", "12"),
+            ("x-ratelimit-limit", "200"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "41"),
+        ]);
+        let e = ApiError::from_response(429, &h, r#"{"error":"rate_limit_exceeded"}"#, now());
+        assert_eq!(e.request_id.as_deref(), Some("req_7f3a"));
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(12)));
+        assert_eq!(
+            e.rate_limit,
+            Some(RateLimit { limit: Some(200), remaining: Some(0), reset_after: Some(Duration::from_secs(41)) })
+        );
+    }
+
+    #[test]
+    fn no_rate_limit_headers_means_no_rate_limit() {
+        assert_eq!(error(500, "").rate_limit, None);
+        let h = headers(&[("x-ratelimit-limit", "lots")]);
+        assert_eq!(ApiError::from_response(500, &h, "", now()).rate_limit, None);
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_is_relative_to_now() {
+        assert_eq!(parse_retry_after("Wed, 02 Dec 2026 14:05:30 GMT", now()), Some(Duration::from_secs(30)));
+        assert_eq!(parse_retry_after("Wednesday, 02-Dec-26 14:06:00 GMT", now()), Some(Duration::from_secs(60)));
+        assert_eq!(parse_retry_after("Wed Dec  2 14:05:10 2026", now()), Some(Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn retry_after_in_the_past_is_zero_and_garbage_is_ignored() {
+        assert_eq!(parse_retry_after("Tue, 01 Dec 2026 00:00:00 GMT", now()), Some(Duration::ZERO));
+        for garbage in ["soon", "-5", "1.5", "", "Wed, 32 Dec 2026 14:05:30 GMT"] {
+            assert_eq!(parse_retry_after(garbage, now()), None, "{garbage}");
+        }
+    }
+
+    #[test]
+    fn redaction_removes_the_key_wherever_a_server_echoed_it() {
+        let e = error(401, r#"{"error":"unauthorized","message":"key eco_s3cret is revoked"}"#).redact("eco_s3cret");
+        assert_eq!(e.message.as_deref(), Some("key … is revoked"));
+        assert!(!format!("{e:?}{e}").contains("eco_s3cret"));
+    }
+
+    #[test]
+    fn display_names_status_code_message_and_request_id() {
+        let h = headers(&[("x-ecolink-request-id", "req_1")]);
+        let e = ApiError::from_response(409, &h, r#"{"error":"gpu_capacity","message":"full"}"#, now());
+        assert_eq!(e.to_string(), "HTTP 409 gpu_capacity: full (request id req_1)");
+        assert_eq!(ApiError::timeout(Duration::from_secs(10)).to_string(), "timeout: No answer within 10 s.");
+    }
+
+    #[test]
+    fn only_rate_limits_server_errors_and_missing_answers_are_transient() {
+        assert!(error(429, "").is_transient() && error(503, "").is_transient());
+        assert!(ApiError::network("offline").is_transient());
+        assert!(!error(409, "").is_transient() && !error(401, "").is_transient());
+    }
+
+    // The launch-failure mapping: one test per documented code and generic status.
+
+    #[test]
+    fn reservation_only_names_where_the_reservation_is() {
+        let e = error_with_code(403, Some("reservation_only"), Some("your reservation is in atl (NVIDIA-B200)"));
+        let x = explain(&e, &atl_b200());
+        assert_eq!(x.title, "Not covered by your reservation");
+        assert_eq!(
+            x.explanation,
+            "The region or GPU type asked for is not in your reservation. Your reservation is in region atl with NVIDIA-B200 GPUs. The server says: “your reservation is in atl (NVIDIA-B200)”."
+        );
+        assert!(x.remedy.starts_with("Launch in your reservation's region with its GPU type"));
+    }
+
+    #[test]
+    fn reservation_only_without_context_still_quotes_the_server() {
+        let e = error_with_code(403, Some("reservation_only"), Some("reservation is in fra"));
+        let x = explain(&e, &ErrorContext::default());
+        assert!(x.explanation.contains("Your reservation is elsewhere. The server says: “reservation is in fra”."), "{}", x.explanation);
+    }
+
+    #[test]
+    fn payment_due_says_launches_are_paused_and_where_to_pay() {
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &atl_b200());
+        assert_eq!(x.title, "Payment overdue: launches paused");
+        assert!(x.explanation.starts_with("A payment for your reservation in region atl with NVIDIA-B200 GPUs is overdue"));
+        assert_eq!(x.remedy, "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.");
+    }
+
+    #[test]
+    fn awaiting_payment_points_to_the_first_invoice() {
+        let x = explain(&error_with_code(402, Some("reservation_awaiting_payment"), None), &ErrorContext::default());
+        assert_eq!(x.title, "Waiting for the first invoice");
+        assert!(x.explanation.contains("starts when its first invoice is paid"));
+        assert_eq!(x.remedy, "Pay the first invoice under Billing → Invoices.");
+    }
+
+    #[test]
+    fn gpu_capacity_suggests_a_smaller_count_or_another_node() {
+        let x = explain(&error_with_code(409, Some("gpu_capacity"), None), &atl_b200());
+        assert_eq!(x.title, "Not enough free GPUs on one node");
+        assert!(x.explanation.contains("no single node has that many free GPUs together"));
+        assert!(x.remedy.starts_with("Pick a smaller GPU count"));
+    }
+
+    #[test]
+    fn storage_quota_names_the_included_storage() {
+        let x = explain(&error_with_code(409, Some("reservation_storage_quota"), None), &atl_b200());
+        assert_eq!(x.title, "Storage included in the reservation is full");
+        assert!(x.explanation.contains("would exceed the storage included in your reservation in region atl"));
+    }
+
+    #[test]
+    fn a_code_less_409_is_the_interruptible_refusal() {
+        let x = explain(&error_with_code(409, None, Some("interruptible not allowed")), &ErrorContext::default());
+        assert_eq!(x.title, "Reserved capacity is never interruptible");
+        assert_eq!(x.remedy, "Launch again without “interruptible”.");
+    }
+
+    #[test]
+    fn unauthorized_asks_to_check_the_key() {
+        let x = explain(&error(401, r#"{"error":"unauthorized"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The API key was not accepted");
+        assert!(x.remedy.starts_with("Check the key"));
+    }
+
+    #[test]
+    fn forbidden_without_a_code_is_about_account_and_role() {
+        let x = explain(&error(403, r#"{"error":"forbidden"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "Not allowed with this key");
+        assert!(x.explanation.contains("not your account's, or your role does not permit it"));
+    }
+
+    #[test]
+    fn not_found_sends_back_to_the_list() {
+        let x = explain(&error(404, r#"{"error":"Reservation 9 not found"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "Not found");
+        assert!(x.explanation.ends_with("The server says: “Reservation 9 not found”."));
+    }
+
+    #[test]
+    fn bad_request_asks_to_check_the_values() {
+        let x = explain(&error(400, r#"{"error":"invalid_gpus","message":"gpus must be 1-8"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The request was refused");
+        assert!(x.explanation.contains("gpus must be 1-8"));
+    }
+
+    #[test]
+    fn rate_limited_says_how_long_to_wait() {
+        let h = headers(&[("retry-after", "17"), ("x-ratelimit-limit", "200")]);
+        let e = ApiError::from_response(429, &h, r#"{"error":"rate_limit_exceeded","message":"slow down"}"#, now());
+        let x = explain(&e, &ErrorContext::default());
+        assert_eq!(x.title, "Too many requests");
+        assert!(x.explanation.contains("(200 per window)"));
+        assert_eq!(x.remedy, "Wait 17 s, then try again.");
+    }
+
+    #[test]
+    fn rate_limited_without_retry_after_falls_back_to_the_window_reset() {
+        let h = headers(&[("x-ratelimit-reset", "41")]);
+        let x = explain(&ApiError::from_response(429, &h, "", now()), &ErrorContext::default());
+        assert_eq!(x.remedy, "Wait 41 s, then try again.");
+        assert_eq!(explain(&error(429, ""), &ErrorContext::default()).remedy, "Wait a minute, then try again.");
+    }
+
+    #[test]
+    fn server_errors_are_transient_and_503_waits_a_few_seconds() {
+        let x = explain(&error(500, ""), &ErrorContext::default());
+        assert_eq!(x.title, "The server had a problem");
+        assert!(x.explanation.contains("HTTP 500"));
+        let x = explain(&error(502, "<html>bad gateway</html>"), &ErrorContext::default());
+        assert!(x.explanation.contains("with a web page instead of JSON"));
+        let x = explain(&error(503, ""), &ErrorContext::default());
+        assert_eq!(x.title, "The service is temporarily unavailable");
+        assert_eq!(x.remedy, "Wait a few seconds, then try again.");
+    }
+
+    #[test]
+    fn network_failure_suggests_checking_the_connection_and_base_url() {
+        let x = explain(&ApiError::network("TypeError: Failed to fetch"), &ErrorContext::default());
+        assert_eq!(x.title, "Could not reach the API");
+        assert!(x.explanation.ends_with("(TypeError: Failed to fetch)"));
+        assert!(x.remedy.contains("API base URL"));
+    }
+
+    #[test]
+    fn timeout_says_the_request_was_stopped() {
+        let x = explain(&ApiError::timeout(Duration::from_secs(10)), &ErrorContext::default());
+        assert_eq!(x.title, "The API did not answer in time");
+        assert_eq!(x.explanation, "No answer within 10 s. The request was stopped.");
+    }
+
+    #[test]
+    fn decode_failure_says_the_answer_was_unreadable() {
+        let e = ApiError::undecodable(200, &headers(&[("x-ecolink-request-id", "req_9")]), "cut off at line 1 column 9");
+        let x = explain(&e, &ErrorContext::default());
+        assert_eq!(x.title, "The answer could not be read");
+        assert!(x.explanation.contains("cut off at line 1 column 9"));
+        assert_eq!(e.request_id.as_deref(), Some("req_9"));
+    }
+
+    #[test]
+    fn a_refused_request_is_not_blamed_on_the_server() {
+        let x = explain(&ApiError::invalid_request("“..” is not a valid id."), &ErrorContext::default());
+        assert_eq!(x.title, "The request was not sent");
+        assert_eq!(x.explanation, "“..” is not a valid id.");
+    }
+
+    #[test]
+    fn an_undocumented_status_and_code_are_named() {
+        let x = explain(&error(418, r#"{"error":"teapot"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The request failed");
+        assert_eq!(x.explanation, "The server answered HTTP 418 with code teapot.");
     }
 }

@@ -6,3 +6,6 @@ pub mod enums;
 pub mod error;
 pub mod models;
 pub mod org;
+
+#[cfg(test)]
+mod decode_props;

@@ -202,10 +202,10 @@ pub struct LaunchedInstance {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const SEED_LIST: &str = r#"[{
+    pub(crate) const SEED_LIST: &str = r#"[{
         "id": 12, "status": "active", "region_id": "atl",
         "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
         "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
@@ -214,7 +214,7 @@ mod tests {
         "contract_ref": "MSA-2026-014"
     }]"#;
 
-    const SEED_DETAIL: &str = r#"{
+    pub(crate) const SEED_DETAIL: &str = r#"{
         "id": 12, "status": "active", "region_id": "atl",
         "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
         "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
@@ -243,7 +243,7 @@ mod tests {
         }
     }"#;
 
-    const SEED_NODES: &str = r#"{
+    pub(crate) const SEED_NODES: &str = r#"{
         "nodes": [
             { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6,
               "workloads": [

@@ -61,20 +61,20 @@ pub struct ReclaimRequest {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn decodes_every_field_of_the_schema() {
-        let r: OrgReservation = serde_json::from_str(
-            r#"{"id":"rsv_1","status":"needs-review","nodeId":"node-a","reservedUnitIds":["u1","u2"],
+    /// Every one of the 18 documented fields.
+    pub(crate) const ALL_FIELDS: &str = r#"{"id":"rsv_1","status":"needs-review","nodeId":"node-a","reservedUnitIds":["u1","u2"],
                 "releasedUnitIds":["u2"],"allowedOrgIds":["org_acme"],"managingOrgIds":["org_beta"],
                 "startsAt":"2026-11-01T00:00:00Z","endsAt":"2027-11-01T00:00:00Z","contractRef":"MSA-1",
                 "createdAt":"2026-10-01T00:00:00Z","updatedAt":"2026-11-20T00:00:00Z",
                 "reason":"GPU topology changed","topologyGen":3,"terminated":["vm-1"],"skipped":["vm-2"],
-                "wouldTerminate":["vm-3"],"wouldSkip":["vm-4"]}"#,
-        )
-        .unwrap();
+                "wouldTerminate":["vm-3"],"wouldSkip":["vm-4"]}"#;
+
+    #[test]
+    fn decodes_every_field_of_the_schema() {
+        let r: OrgReservation = serde_json::from_str(ALL_FIELDS).unwrap();
         assert_eq!(r.status, OrgReservationStatus::NeedsReview);
         assert_eq!(r.released_unit_ids, ["u2"]);
         assert_eq!(r.topology_gen, Some(3));

@@ -1,7 +1,14 @@
-//! Small reusable views. Pages compose them; none of them fetches.
+//! Small reusable views. Pages compose them; only `remote` talks to the API (through the
+//! fetch closure a page gives it).
 
+pub mod banner;
+pub mod bar_chart;
 pub mod csv_button;
 pub mod error_panel;
 pub mod header;
 pub mod money;
+pub mod remote;
+pub mod status_badge;
+pub mod time;
+pub mod timeline;
 pub mod usage_bar;

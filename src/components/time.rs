@@ -3,47 +3,52 @@
 //! ages that move with the clock.
 
 use crate::api::models::Timestamp;
-use crate::domain::time::{format_time, format_utc_date, relative, utc_title, Zone};
+use crate::domain::time::{format_period, format_time, format_utc_date, relative, utc_title, Zone};
 use crate::state::{use_clock, use_time_zone, TimeZone};
-use chrono::FixedOffset;
+use chrono::Timelike;
 use leptos::prelude::*;
 
-/// The zone to show `at` in: the browser's offset *at that instant* (daylight saving time
-/// moves it), or UTC.
-pub fn zone_for(choice: TimeZone, at: Timestamp) -> Zone {
+pub fn zone(choice: TimeZone) -> Zone {
     match choice {
+        TimeZone::Local => Zone::System,
         TimeZone::Utc => Zone::Utc,
-        TimeZone::Local => {
-            let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at.timestamp_millis() as f64));
-            // getTimezoneOffset is minutes *behind* UTC: +60 in New York winter… sign flips.
-            let east_seconds = -(date.get_timezone_offset() * 60.0) as i32;
-            FixedOffset::east_opt(east_seconds).map_or(Zone::Utc, Zone::Local)
-        }
     }
 }
 
 /// A moment, in the chosen zone, with UTC on hover.
 #[component]
 pub fn Time(at: Timestamp) -> impl IntoView {
-    let zone = use_time_zone();
+    let choice = use_time_zone();
     view! {
         <time class="num" datetime=at.to_rfc3339() title=utc_title(at)>
-            {move || format_time(at, zone_for(zone.get(), at))}
+            {move || format_time(at, zone(choice.get()))}
         </time>
     }
 }
 
-/// A billing date, in UTC whatever the switch says.
+/// A billing date, in UTC whatever the switch says: the date alone at midnight UTC (where
+/// periods and terms start), with the time otherwise.
 #[component]
 pub fn UtcDate(at: Timestamp) -> impl IntoView {
+    let text = if at.num_seconds_from_midnight() == 0 && at.nanosecond() == 0 {
+        format_utc_date(at)
+    } else {
+        format_time(at, Zone::Utc)
+    };
+    view! { <time class="num" datetime=at.to_rfc3339() title=utc_title(at)>{text}</time> }
+}
+
+/// A billing period, its last day inclusive, in UTC.
+#[component]
+pub fn Period(start: Timestamp, end: Timestamp) -> impl IntoView {
     view! {
-        <time class="num" datetime=at.to_rfc3339() title=utc_title(at)>
-            {format_utc_date(at)}
-        </time>
+        <span class="num nowrap" title=format!("{} to {}", utc_title(start), utc_title(end))>
+            {format_period(start, end)}
+        </span>
     }
 }
 
-/// "2 min ago", "in 11 months": relative to the clock, the exact time on hover.
+/// "2 minutes ago", "in 11 months": relative to the clock, the exact time on hover.
 #[component]
 pub fn Ago(at: Timestamp) -> impl IntoView {
     let clock = use_clock();

@@ -46,3 +46,57 @@ pub fn gib(v: f64) -> String {
 pub fn is_future(a: &Amendment, now: Timestamp) -> bool {
     a.effective_at > now
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::tests::at;
+
+    /// Seed 004's amendment: 4 → 6 nodes and 20,000 → 30,000 GiB of filesystem.
+    fn seed() -> Amendment {
+        serde_json::from_str(
+            r#"{"effective_at":"2027-02-01T00:00:00Z","node_count_before":4,"node_count_after":6,
+                "drive_quota_gib_before":5000,"drive_quota_gib_after":5000,
+                "fs_quota_gib_before":20000,"fs_quota_gib_after":30000,
+                "rate_usd_per_gpu_hour_before":1.25,"rate_usd_per_gpu_hour_after":1.25}"#,
+        )
+        .unwrap()
+    }
+
+    fn diff(label: &str, before: &str, after: &str) -> Difference {
+        Difference { label: label.into(), before: before.into(), after: after.into() }
+    }
+
+    #[test]
+    fn only_changed_fields_are_listed() {
+        assert_eq!(
+            differences(&seed()),
+            [diff("Nodes", "4 nodes", "6 nodes"), diff("Shared filesystem", "20,000 GiB", "30,000 GiB")]
+        );
+    }
+
+    #[test]
+    fn a_rate_change_is_listed_for_owners_only() {
+        let mut a = seed();
+        a.rate_usd_per_gpu_hour_after = Some(Usd::from_cents(110));
+        assert_eq!(differences(&a).last(), Some(&diff("Rate", "$1.25/GPU-hour", "$1.10/GPU-hour")));
+        a.rate_usd_per_gpu_hour_before = None;
+        assert!(differences(&a).iter().all(|d| d.label != "Rate"));
+    }
+
+    #[test]
+    fn quantities_read_naturally() {
+        assert_eq!(gib(1.0), "1 GiB");
+        assert_eq!(gib(0.5), "0.5 GiB");
+        assert_eq!(gib(-2000.0), "-2,000 GiB");
+        let mut a = seed();
+        a.node_count_before = 1;
+        assert_eq!(differences(&a)[0].before, "1 node");
+    }
+
+    #[test]
+    fn future_until_it_takes_effect() {
+        assert!(is_future(&seed(), at(2026, 12, 2, 0, 0)));
+        assert!(!is_future(&seed(), at(2027, 2, 1, 0, 0)));
+    }
+}

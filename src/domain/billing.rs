@@ -228,3 +228,185 @@ pub fn totals(payment: &Payment) -> Totals {
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Seed 004's detail as owner, with `amendments` and `charges` supplied.
+    fn detail(amendments: serde_json::Value, charges: serde_json::Value) -> (ReservationDetail, Payment) {
+        let d: ReservationDetail = serde_json::from_value(json!({
+            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
+            "starts_at": "2026-11-01T00:00:00Z", "ends_at": "2027-11-01T00:00:00Z",
+            "drive_quota_gib": 5000, "fs_quota_gib": 20000,
+            "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
+            "amendments": amendments,
+            "payment": {
+                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0, "fs_rate_usd_per_gib_month": 0,
+                "funding": "invoice", "advance_usd": 29200, "advance_remaining_usd": 29200,
+                "next_charge": null, "charges": charges
+            }
+        }))
+        .unwrap();
+        let p = d.payment.clone().unwrap();
+        (d, p)
+    }
+
+    fn seed_amendment(effective_at: &str) -> serde_json::Value {
+        json!([{
+            "effective_at": effective_at, "node_count_before": 4, "node_count_after": 6,
+            "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
+            "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
+            "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
+        }])
+    }
+
+    fn charge(start: &str, end: &str, gpu: f64, adjustment: bool) -> Charge {
+        serde_json::from_value(json!({
+            "period_index": 1, "adjustment": adjustment, "period_start": start, "period_end": end,
+            "gpu_amount_usd": gpu, "storage_amount_usd": 0, "amount_usd": gpu, "advance_applied_usd": 0, "status": "scheduled"
+        }))
+        .unwrap()
+    }
+
+    fn usd(dollars: i64) -> Usd {
+        Usd::from_cents(dollars * 100)
+    }
+
+    #[test]
+    fn seed_december_charge_is_31_days_of_32_gpus_at_the_rate() {
+        let (d, p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        let c = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        let check = check_charge(&c, &d, &p);
+        assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(29_760), 744, 32, true));
+        assert_eq!(check.note, "31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00.");
+    }
+
+    #[test]
+    fn seed_advance_is_one_average_month_of_730_hours() {
+        let (d, p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        let check = check_advance(&d, &p);
+        assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(29_200), 730, 32, true));
+        assert_eq!(check.note, "One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00.");
+    }
+
+    #[test]
+    fn an_advance_that_differs_says_by_how_much() {
+        let (d, mut p) = detail(json!([]), json!([]));
+        p.advance_usd = usd(30_000);
+        let check = check_advance(&d, &p);
+        assert!(!check.matches);
+        assert!(check.note.ends_with("The advance $30,000.00 differs by $800.00."), "{}", check.note);
+    }
+
+    #[test]
+    fn a_period_after_an_amendment_is_charged_for_the_new_node_count() {
+        let (d, p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        let feb = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 40320.0, false);
+        let check = check_charge(&feb, &d, &p);
+        assert_eq!((check.expected, check.gpus, check.matches), (usd(40_320), 48, true));
+        let jan = charge("2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z", 29760.0, false);
+        assert_eq!(check_charge(&jan, &d, &p).gpus, 32);
+    }
+
+    #[test]
+    fn a_mid_period_amendment_is_a_prorated_adjustment_of_the_gpus_added() {
+        let (d, p) = detail(seed_amendment("2027-02-15T00:00:00Z"), json!([]));
+        let feb = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 26880.0, false);
+        assert!(check_charge(&feb, &d, &p).matches, "the period itself is charged at the terms of its start");
+        let adjustment = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 6720.0, true);
+        let check = check_charge(&adjustment, &d, &p);
+        assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(6_720), 336, 16, true));
+        assert_eq!(
+            check.note,
+            "Prorated from the amendment of 15 Feb 2027: 336 h to the period's end × 16 GPUs added × $1.25/GPU-hour = $6,720.00."
+        );
+    }
+
+    #[test]
+    fn an_adjustment_with_a_rate_change_charges_the_difference_of_both_terms() {
+        let mut amendments = seed_amendment("2027-02-15T00:00:00Z");
+        amendments[0]["rate_usd_per_gpu_hour_after"] = json!(1.0);
+        let (d, p) = detail(amendments, json!([]));
+        // 336 h × (48 × $1.00 − 32 × $1.25) = 336 × 8 = $2,688.
+        let check = check_charge(&charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 2688.0, true), &d, &p);
+        assert!(check.matches, "{}", check.note);
+        assert!(check.note.contains("(48 GPUs × $1.00 − 32 GPUs × $1.25)"), "{}", check.note);
+    }
+
+    #[test]
+    fn an_adjustment_without_an_amendment_in_its_period_is_flagged() {
+        let (d, p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 100.0, true), &d, &p);
+        assert!(!check.matches);
+        assert_eq!(check.note, "A prorated adjustment, but no amendment takes effect within 1 Dec 2026 – 1 Jan 2027.");
+    }
+
+    #[test]
+    fn a_charge_that_does_not_match_says_by_how_much() {
+        let (d, p) = detail(json!([]), json!([]));
+        let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29000.0, false), &d, &p);
+        assert!(!check.matches);
+        assert!(check.note.ends_with("The GPU charge $29,000.00 is $760.00 less than that."), "{}", check.note);
+        let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.01, false), &d, &p);
+        assert!(check.note.ends_with("is $0.01 more than that."), "{}", check.note);
+    }
+
+    #[test]
+    fn a_total_that_is_not_gpus_plus_storage_is_flagged() {
+        let (d, p) = detail(json!([]), json!([]));
+        let mut c = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        c.amount_usd = usd(29_770);
+        let check = check_charge(&c, &d, &p);
+        assert!(!check.matches);
+        assert!(check.note.ends_with("The total $29,770.00 is not GPUs $29,760.00 + storage $0.00 = $29,760.00."), "{}", check.note);
+    }
+
+    #[test]
+    fn an_amendment_without_rates_uses_the_payment_rate() {
+        let mut amendments = seed_amendment("2027-02-01T00:00:00Z");
+        let a = amendments[0].as_object_mut().unwrap();
+        a.remove("rate_usd_per_gpu_hour_before");
+        a.remove("rate_usd_per_gpu_hour_after");
+        let (d, p) = detail(amendments, json!([]));
+        let check = check_charge(&charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 40320.0, false), &d, &p);
+        assert!(check.matches, "{}", check.note);
+    }
+
+    #[test]
+    fn a_period_with_a_partial_hour_is_charged_to_the_second() {
+        let (d, p) = detail(json!([]), json!([]));
+        // 30 min × 32 GPUs × $1.25 = $20.
+        let check = check_charge(&charge("2026-12-01T00:00:00Z", "2026-12-01T00:30:00Z", 20.0, false), &d, &p);
+        assert!(check.matches, "{}", check.note);
+        assert_eq!(check.hours, 0);
+    }
+
+    #[test]
+    fn totals_by_status_add_up_and_count_the_advance() {
+        let statuses = ["paid", "covered_by_advance", "invoiced", "past_due", "scheduled", "waived", "refunded"];
+        let charges: Vec<serde_json::Value> = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, status)| json!({
+                "period_index": i, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+                "gpu_amount_usd": 100 * (i + 1), "storage_amount_usd": 0, "amount_usd": 100 * (i + 1),
+                "advance_applied_usd": if *status == "covered_by_advance" { 200 } else { 0 }, "status": status
+            }))
+            .collect();
+        let (_, mut p) = detail(json!([]), json!(charges));
+        p.advance_remaining_usd = usd(29_000);
+        let t = totals(&p);
+        assert_eq!(
+            [t.paid, t.covered_by_advance, t.invoiced, t.past_due, t.scheduled, t.waived, t.unrecognised],
+            [usd(100), usd(200), usd(300), usd(400), usd(500), usd(600), usd(700)]
+        );
+        assert_eq!(t.total, usd(2_800));
+        assert_eq!((t.advance_applied, t.advance_remaining), (usd(200), usd(29_000)));
+        assert_eq!(t.advance_discrepancy(p.advance_usd), None);
+        p.advance_remaining_usd = usd(29_200);
+        assert_eq!(totals(&p).advance_discrepancy(p.advance_usd), Some(usd(200)));
+    }
+}

@@ -1,4 +1,13 @@
 //! Plain Rust over the API models: what the pages show, computed without a DOM so that
-//! native `cargo test` covers it fast.
+//! native `cargo test` covers it fast. Nothing here reads a clock: `now` is passed in.
 
+pub mod amendments;
+pub mod billing;
+pub mod capacity;
+pub mod csv;
+pub mod grid;
 pub mod money;
+pub mod org_capacity;
+pub mod polling;
+pub mod status;
+pub mod time;

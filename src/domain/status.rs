@@ -191,3 +191,113 @@ pub fn needs_action(r: &Reservation) -> Option<Banner> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::tests::{at, seed_reservation};
+
+    fn with_status(status: ReservationStatus) -> Reservation {
+        Reservation { status, ..seed_reservation() }
+    }
+
+    fn org(status: OrgReservationStatus) -> OrgReservation {
+        serde_json::from_value(serde_json::json!({
+            "id": "rsv_1", "status": status.as_str(), "nodeId": "node-a",
+            "reservedUnitIds": ["u1", "u2"], "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_known_reservation_status_has_its_own_label_and_explanation() {
+        let now = at(2026, 12, 2, 14, 5);
+        let texts: Vec<StatusText> = ReservationStatus::KNOWN.iter().map(|s| reservation_status(&with_status(s.clone()), now)).collect();
+        let labels: Vec<&str> = texts.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["Assigning", "Scheduled", "Awaiting payment", "Active", "Past due", "Suspended", "Ended"]);
+        for t in &texts {
+            assert!(!t.explanation.is_empty() && !t.launches.is_empty());
+            assert_ne!(t.tone, Tone::Unknown);
+        }
+    }
+
+    #[test]
+    fn active_is_open_for_launches_until_the_term_ends() {
+        let t = reservation_status(&seed_reservation(), at(2026, 12, 2, 14, 5));
+        assert_eq!(t.tone, Tone::Ok);
+        assert_eq!(t.explanation, "The reserved GPUs are yours; the term ends in 10 months.");
+        assert_eq!(t.launches, "Open: launch on the reserved nodes at no hourly charge.");
+    }
+
+    #[test]
+    fn past_due_pauses_launches_and_counts_down_to_the_stop() {
+        let r = Reservation {
+            past_due_since: Some(at(2026, 11, 25, 0, 0)),
+            stops_at: Some(at(2026, 12, 4, 15, 0)),
+            ..with_status(ReservationStatus::PastDue)
+        };
+        let t = reservation_status(&r, at(2026, 12, 2, 14, 5));
+        assert_eq!(t.tone, Tone::Danger);
+        assert_eq!(
+            t.explanation,
+            "A payment is overdue since 25 Nov 2026, 00:00 UTC. New launches paused; workloads stop in 2 days (4 Dec 2026, 15:00 UTC) unless it is paid."
+        );
+        assert!(t.launches.starts_with("New launches paused"));
+    }
+
+    #[test]
+    fn past_due_without_dates_still_says_launches_are_paused() {
+        let t = reservation_status(&with_status(ReservationStatus::PastDue), at(2026, 12, 2, 14, 5));
+        assert_eq!(t.explanation, "A payment is overdue. New launches paused; running workloads will be stopped unless it is paid.");
+    }
+
+    #[test]
+    fn awaiting_payment_waits_for_the_first_invoice() {
+        let r = Reservation { starts_at: None, ends_at: None, ..with_status(ReservationStatus::AwaitingPayment) };
+        let t = reservation_status(&r, at(2026, 12, 2, 14, 5));
+        assert_eq!(t.tone, Tone::Warning);
+        assert!(t.launches.contains("wait until the first invoice is paid (Billing → Invoices)"));
+    }
+
+    #[test]
+    fn an_unknown_reservation_status_is_shown_as_sent_and_marked() {
+        let t = reservation_status(&with_status(ReservationStatus::Unknown("hibernating".into())), at(2026, 12, 2, 0, 0));
+        assert_eq!(t.label, "hibernating (unrecognised)");
+        assert_eq!(t.tone, Tone::Unknown);
+        assert!(t.explanation.contains("“hibernating”"));
+    }
+
+    #[test]
+    fn every_known_org_status_has_its_own_label() {
+        let labels: Vec<String> = OrgReservationStatus::KNOWN.iter().map(|s| org_status(&org(s.clone())).label).collect();
+        assert_eq!(labels, ["Pending", "Active", "Expired", "Cancelled", "Needs review"]);
+    }
+
+    #[test]
+    fn needs_review_grants_nothing_and_withholds_its_units() {
+        let t = org_status(&org(OrgReservationStatus::NeedsReview));
+        assert_eq!(t.tone, Tone::Warning);
+        assert!(t.explanation.contains("grants nothing and withholds its units from everyone until an operator re-affirms it"));
+        assert!(t.launches.starts_with("Withheld"));
+    }
+
+    #[test]
+    fn an_active_org_reservation_without_end_is_open_ended() {
+        assert_eq!(org_status(&org(OrgReservationStatus::Active)).explanation, "In force for its audience; open-ended until cancelled.");
+        let t = org_status(&org(OrgReservationStatus::Unknown("draining".into())));
+        assert_eq!((t.label.as_str(), t.tone), ("draining (unrecognised)", Tone::Unknown));
+    }
+
+    #[test]
+    fn banners_only_for_statuses_that_need_the_owner() {
+        let past_due = Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
+        let b = needs_action(&past_due).unwrap();
+        assert_eq!((b.tone, b.title.as_str()), (Tone::Danger, "Payment overdue: new launches are paused"));
+        assert!(b.body.starts_with("Running workloads will be stopped on 4 Dec 2026, 15:00 UTC"));
+        assert_eq!(needs_action(&with_status(ReservationStatus::AwaitingPayment)).unwrap().tone, Tone::Warning);
+        assert!(needs_action(&with_status(ReservationStatus::Suspended)).unwrap().title.starts_with("Suspended"));
+        for quiet in [ReservationStatus::Active, ReservationStatus::Ended, ReservationStatus::Scheduled, ReservationStatus::Unknown("x".into())] {
+            assert_eq!(needs_action(&with_status(quiet)), None);
+        }
+    }
+}

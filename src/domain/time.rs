@@ -142,3 +142,119 @@ pub fn countdown(r: &Reservation, now: Timestamp) -> Option<String> {
         ReservationStatus::Suspended | ReservationStatus::Unknown(_) => None,
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::api::enums::BillingPeriod;
+    use chrono::TimeZone;
+
+    pub(crate) fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> Timestamp {
+        chrono::Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap()
+    }
+
+    /// Seed 004's list item: active, 1 Nov 2026 – 1 Nov 2027.
+    pub(crate) fn seed_reservation() -> Reservation {
+        Reservation {
+            id: 12,
+            status: ReservationStatus::Active,
+            region_id: "atl".into(),
+            gpu_type: "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition".into(),
+            node_count: 4,
+            gpus_per_node: 8,
+            reserved_gpus: 32,
+            term_months: 12,
+            billing_period: BillingPeriod::Monthly,
+            starts_at: Some(at(2026, 11, 1, 0, 0)),
+            ends_at: Some(at(2027, 11, 1, 0, 0)),
+            drive_quota_gib: 5000.0,
+            fs_quota_gib: 20000.0,
+            contract_ref: Some("MSA-2026-014".into()),
+            past_due_since: None,
+            stops_at: None,
+            ended_at: None,
+        }
+    }
+
+    #[test]
+    fn formats_in_the_chosen_zone() {
+        let t = at(2026, 12, 2, 14, 5);
+        assert_eq!(format_time(t, Zone::Utc), "2 Dec 2026, 14:05 UTC");
+        let berlin = FixedOffset::east_opt(3600).unwrap();
+        assert_eq!(format_time(t, Zone::Local(berlin)), "2 Dec 2026, 15:05");
+        let la = FixedOffset::west_opt(8 * 3600).unwrap();
+        assert_eq!(format_time(at(2026, 12, 1, 0, 0), Zone::Local(la)), "30 Nov 2026, 16:00");
+    }
+
+    #[test]
+    fn billing_dates_are_utc_whatever_the_zone() {
+        assert_eq!(format_utc_date(at(2026, 12, 1, 0, 0)), "1 Dec 2026");
+        assert_eq!(format_period(at(2026, 12, 1, 0, 0), at(2027, 1, 1, 0, 0)), "1 Dec 2026 – 31 Dec 2026");
+        assert_eq!(utc_title(at(2026, 12, 2, 14, 5)), "2026-12-02 14:05:00 UTC");
+    }
+
+    #[test]
+    fn relative_uses_the_largest_whole_unit_rounded_down() {
+        let now = at(2026, 12, 2, 14, 5);
+        assert_eq!(relative(now, at(2027, 11, 1, 0, 0)), "in 10 months");
+        assert_eq!(relative(now, at(2027, 11, 2, 14, 5)), "in 11 months");
+        assert_eq!(relative(now, at(2027, 12, 2, 14, 5)), "in 1 year");
+        assert_eq!(relative(now, at(2026, 11, 30, 10, 0)), "2 days ago");
+        assert_eq!(relative(now, at(2026, 12, 2, 17, 30)), "in 3 hours");
+        assert_eq!(relative(now, at(2026, 12, 2, 14, 6)), "in 1 minute");
+        assert_eq!(relative(now, now + TimeDelta::seconds(42)), "in 42 seconds");
+        assert_eq!(relative(now, now), "now");
+    }
+
+    #[test]
+    fn a_month_is_calendar_months_not_thirty_days() {
+        assert_eq!(relative(at(2027, 1, 31, 0, 0), at(2027, 2, 28, 0, 0)), "in 28 days");
+        assert_eq!(relative(at(2027, 1, 31, 0, 0), at(2027, 3, 1, 0, 0)), "in 1 month");
+    }
+
+    #[test]
+    fn ago_seconds_is_never_negative() {
+        let now = at(2026, 12, 2, 14, 5);
+        assert_eq!(ago_seconds(now, now - TimeDelta::seconds(7)), 7);
+        assert_eq!(ago_seconds(now, now + TimeDelta::seconds(7)), 0);
+    }
+
+    #[test]
+    fn countdown_per_status() {
+        let now = at(2026, 12, 2, 14, 5);
+        let mut r = seed_reservation();
+        assert_eq!(countdown(&r, now).as_deref(), Some("ends in 10 months"));
+
+        r.status = ReservationStatus::PastDue;
+        r.stops_at = Some(at(2026, 12, 4, 15, 0));
+        assert_eq!(countdown(&r, now).as_deref(), Some("workloads stop in 2 days"));
+        r.stops_at = Some(at(2026, 12, 2, 13, 0));
+        assert_eq!(countdown(&r, now).as_deref(), Some("workloads were due to stop 1 hour ago"));
+
+        r.status = ReservationStatus::AwaitingPayment;
+        (r.starts_at, r.ends_at) = (None, None);
+        assert_eq!(countdown(&r, now).as_deref(), Some("starts when the first invoice is paid"));
+
+        r.status = ReservationStatus::Scheduled;
+        r.starts_at = Some(at(2026, 12, 9, 14, 5));
+        assert_eq!(countdown(&r, now).as_deref(), Some("starts in 7 days"));
+        r.status = ReservationStatus::Assigning;
+        r.starts_at = None;
+        assert_eq!(countdown(&r, now).as_deref(), Some("being set up"));
+
+        r.status = ReservationStatus::Ended;
+        r.ended_at = Some(at(2026, 11, 30, 14, 5));
+        assert_eq!(countdown(&r, now).as_deref(), Some("ended 2 days ago"));
+
+        r.status = ReservationStatus::Suspended;
+        assert_eq!(countdown(&r, now), None);
+        r.status = ReservationStatus::Unknown("frozen".into());
+        assert_eq!(countdown(&r, now), None);
+    }
+
+    #[test]
+    fn an_active_term_whose_end_passed_says_so() {
+        let r = seed_reservation();
+        assert_eq!(countdown(&r, at(2027, 11, 3, 0, 0)).as_deref(), Some("term end passed 2 days ago"));
+    }
+}

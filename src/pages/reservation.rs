@@ -1,3 +1,522 @@
+//! Reservation detail: the terms and their timeline, storage used of the quota, the
+//! amendments as before → after, and — for the owner only — the payment schedule checked
+//! against the terms, with its chart and CSV export.
+
+use crate::api::client;
+use crate::api::enums::{ChargeStatus, Funding};
+use crate::api::error::ApiError;
+use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
+use crate::components::banner::ActionBanner;
+use crate::components::bar_chart::{Bar, BarChart};
+use crate::components::csv_button::CsvButton;
+use crate::components::money::Money;
+use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
+use crate::components::time::{Ago, Period, Time, UtcDate};
+use crate::components::timeline::{Mark, TermTimeline};
+use crate::components::usage_bar::UsageBar;
+use crate::domain::amendments::{differences, is_future};
+use crate::domain::billing::{check_advance, check_charge, totals};
+use crate::domain::csv::charges_csv;
+use crate::domain::status::{needs_action, reservation_status, Tone};
+use crate::domain::time::{countdown, format_period, format_utc_date};
+use crate::pages::reservations::{capacity_text, term_text, TermDates};
+use crate::state::{use_clock, use_connection, Role};
 use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
 #[component]
-pub fn ReservationPage() -> impl IntoView { "todo" }
+pub fn ReservationPage() -> impl IntoView {
+    let params = use_params_map();
+    let state = use_connection();
+    let raw_id = move || params.read().get("id").unwrap_or_default();
+    let detail = Remote::new(move |conn| {
+        let raw = raw_id();
+        async move {
+            let id = raw
+                .parse::<i64>()
+                .map_err(|_| ApiError::invalid_request(format!("“{raw}” is not a reservation id.")))?;
+            let detail = client::reservation(&conn, id).await?;
+            state.learn_role(&conn, Role::of(&detail));
+            Ok(detail)
+        }
+    });
+    view! {
+        <nav class="breadcrumbs" aria-label="Breadcrumb">
+            <a href="/reservations">"Reservations"</a>
+            " / "
+            <span aria-current="page">{move || format!("#{}", raw_id())}</span>
+        </nav>
+        <RemoteStatus remote=detail what="the reservation"/>
+        {move || detail.data().map(|detail| view! { <ReservationView detail/> })}
+    }
+}
+
+/// The whole page from a detail already read. What it shows of billing depends only on
+/// the detail: `payment` is present for the owner's key alone.
+#[component]
+pub fn ReservationView(detail: ReservationDetail) -> impl IntoView {
+    let clock = use_clock();
+    let r = detail.reservation.clone();
+    let id = r.id;
+    let banner = needs_action(&r);
+    let status = reservation_status(&r, clock.now_untracked());
+    let owner = detail.payment.is_some();
+    view! {
+        <div class="page-head">
+            <div>
+                <h1>
+                    {format!("Reservation #{id}")}
+                    " "
+                    <StatusBadge label=status.label tone=status.tone/>
+                </h1>
+                <p class="subtitle">
+                    {format!("{} × {} in region {}", r.reserved_gpus, r.gpu_type, r.region_id)}
+                    {r.contract_ref.clone().map(|c| format!(" · contract {c}"))}
+                </p>
+            </div>
+            <div class="page-actions">
+                <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"Nodes and workloads"</a>
+                <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a>
+            </div>
+        </div>
+        {banner.map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })}
+        <TermsPanel detail=detail.clone()/>
+        <div class="grid-2">
+            <StoragePanel storage=detail.storage.clone()/>
+            <AmendmentsPanel amendments=detail.amendments.clone() with_rates=owner/>
+        </div>
+        {match detail.payment.clone() {
+            Some(payment) => view! { <PaymentPanel detail payment/> }.into_any(),
+            None => view! { <MemberBillingNote/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn TermsPanel(detail: ReservationDetail) -> impl IntoView {
+    let clock = use_clock();
+    let r = detail.reservation.clone();
+    let (nodes, mismatch) = capacity_text(&r);
+    let for_status = StoredValue::new(r.clone());
+    let marks = detail
+        .amendments
+        .iter()
+        .map(|a| Mark { at: a.effective_at, label: format!("Amendment from {}", format_utc_date(a.effective_at)) })
+        .collect::<Vec<_>>();
+    let timeline = match (r.starts_at, r.ends_at) {
+        (Some(start), Some(end)) => view! {
+            {move || view! { <TermTimeline start end now=clock.now() marks=marks.clone()/> }}
+        }
+        .into_any(),
+        _ => view! {
+            <p class="panel-note">"The term has no dates yet: it starts when the first invoice is paid, and its end follows from the start."</p>
+        }
+        .into_any(),
+    };
+    view! {
+        <section class="panel" aria-labelledby="terms-title">
+            <h2 id="terms-title">"Terms"</h2>
+            <dl class="facts">
+                <div class="fact-wide">
+                    <dt>"Status"</dt>
+                    <dd>{move || for_status.with_value(|r| {
+                        let status = reservation_status(r, clock.now());
+                        view! {
+                            <StatusWithExplanation status=status.clone()/>
+                            <span class="sub">{status.launches}</span>
+                        }
+                    })}</dd>
+                </div>
+                <div>
+                    <dt>"Reserved GPUs"</dt>
+                    <dd class="num">
+                        {format!("{} GPUs", r.reserved_gpus)}
+                        <span class="sub">{nodes}</span>
+                        {mismatch.map(|m| view! { <span class="sub tone-text-warning">"⚠ " {m}</span> })}
+                    </dd>
+                </div>
+                <div><dt>"GPU type"</dt><dd>{r.gpu_type.clone()}</dd></div>
+                <div><dt>"Region"</dt><dd>{r.region_id.clone()}</dd></div>
+                <div><dt>"Term"</dt><dd>{term_text(&r)}</dd></div>
+                <div><dt>"Start → end (UTC)"</dt><dd><TermDates r=r.clone()/></dd></div>
+                <div>
+                    <dt>"Next"</dt>
+                    <dd>{move || for_status.with_value(|r| countdown(r, clock.now())).unwrap_or_else(|| "—".to_owned())}</dd>
+                </div>
+                {r.past_due_since.map(|at| view! { <div><dt>"Past due since"</dt><dd><Time at/></dd></div> })}
+                {r.stops_at.map(|at| view! {
+                    <div><dt>"Workloads stop"</dt><dd class="tone-text-danger"><Time at/><span class="sub"><Ago at/></span></dd></div>
+                })}
+                {r.ended_at.map(|at| view! { <div><dt>"Ended"</dt><dd><Time at/></dd></div> })}
+                <div>
+                    <dt>"Contract ref"</dt>
+                    <dd>{r.contract_ref.clone().unwrap_or_else(|| "—".to_owned())}</dd>
+                </div>
+            </dl>
+            {timeline}
+        </section>
+    }
+}
+
+#[component]
+fn StoragePanel(storage: Storage) -> impl IntoView {
+    view! {
+        <section class="panel" aria-labelledby="storage-title">
+            <h2 id="storage-title">"Storage included"</h2>
+            <UsageBar label="Cloud drive" used=storage.drive_used_gib quota=storage.drive_quota_gib/>
+            <UsageBar label="Shared filesystem" used=storage.fs_used_gib quota=storage.fs_quota_gib/>
+        </section>
+    }
+}
+
+/// Each amendment's changes. `with_rates` is false for a member: even if an answer carried
+/// rates, a member's page shows no payment figure.
+#[component]
+fn AmendmentsPanel(amendments: Vec<Amendment>, with_rates: bool) -> impl IntoView {
+    let clock = use_clock();
+    let mut amendments = amendments;
+    amendments.sort_by_key(|a| a.effective_at);
+    let items = amendments
+        .into_iter()
+        .map(|a| {
+            let a = if with_rates {
+                a
+            } else {
+                Amendment { rate_usd_per_gpu_hour_before: None, rate_usd_per_gpu_hour_after: None, ..a }
+            };
+            let changes = differences(&a);
+            let future = is_future(&a, clock.now_untracked());
+            view! {
+                <li class="amendment">
+                    <p class="amendment-head">
+                        "From " <strong><UtcDate at=a.effective_at/></strong> " "
+                        <span class=if future { "badge tone-info" } else { "badge tone-neutral" }>
+                            {if future { "Upcoming" } else { "In force" }}
+                        </span>
+                        " " <span class="muted"><Ago at=a.effective_at/></span>
+                    </p>
+                    {if changes.is_empty() {
+                        view! { <p class="muted">"No change to nodes, storage or rate."</p> }.into_any()
+                    } else {
+                        view! {
+                            <table class="diff-table">
+                                <thead>
+                                    <tr>
+                                        <th scope="col"><span class="visually-hidden">"What"</span></th>
+                                        <th scope="col">"Before"</th>
+                                        <th scope="col" aria-hidden="true"></th>
+                                        <th scope="col">"After"</th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {changes.into_iter().map(|d| view! {
+                                        <tr>
+                                            <th scope="row">{d.label}</th>
+                                            <td class="num diff-before">{d.before}</td>
+                                            <td class="diff-arrow" aria-hidden="true">"→"</td>
+                                            <td class="num diff-after">{d.after}</td>
+                                        </tr>
+                                    }).collect::<Vec<_>>()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }}
+                </li>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <section class="panel" aria-labelledby="amendments-title">
+            <h2 id="amendments-title">"Amendments"</h2>
+            {if items.is_empty() {
+                view! { <p class="muted">"None: the terms are as first agreed."</p> }.into_any()
+            } else {
+                view! { <ul class="amendments">{items}</ul> }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn MemberBillingNote() -> impl IntoView {
+    view! {
+        <section class="panel member-billing" aria-labelledby="billing-title">
+            <h2 id="billing-title">"Payment"</h2>
+            <p>
+                "Billing is the account owner's. This key belongs to a member, so rates, the "
+                "advance and the charges are not shown; the owner sees them here with their key."
+            </p>
+        </section>
+    }
+}
+
+/// How a charge status reads, and its colour.
+pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
+    let known = |label: &str, tone| (label.to_owned(), tone);
+    match status {
+        ChargeStatus::Scheduled => known("Scheduled", Tone::Neutral),
+        ChargeStatus::Invoiced => known("Invoiced", Tone::Info),
+        ChargeStatus::Paid => known("Paid", Tone::Ok),
+        ChargeStatus::CoveredByAdvance => known("Covered by advance", Tone::Ok),
+        ChargeStatus::PastDue => known("Past due", Tone::Danger),
+        ChargeStatus::Waived => known("Waived", Tone::Neutral),
+        ChargeStatus::Unknown(raw) => (format!("{raw} (unrecognised)"), Tone::Unknown),
+    }
+}
+
+/// Funding method and what it means for paying.
+fn funding_text(funding: &Funding) -> (String, &'static str) {
+    match funding {
+        Funding::Wallet => ("Wallet".into(), "Each period is taken from the account's credit when it starts."),
+        Funding::Invoice => ("Invoice".into(), "Each period is invoiced; pay it under Billing → Invoices."),
+        Funding::Unknown(raw) => (format!("{raw} (unrecognised)"), "A funding method this console does not know yet."),
+    }
+}
+
+#[component]
+fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
+    let id = detail.reservation.id;
+    let (funding, funding_note) = funding_text(&payment.funding);
+    let advance = check_advance(&detail, &payment);
+    let sums = totals(&payment);
+    let discrepancy = sums.advance_discrepancy(payment.advance_usd);
+    let for_csv = StoredValue::new(payment.clone());
+    let first_invoice = detail.first_invoice().cloned();
+    let charges = payment.charges.clone();
+    let awaiting = detail.reservation.starts_at.is_none();
+    view! {
+        <section class="panel payment" aria-labelledby="payment-title">
+            <div class="panel-head">
+                <h2 id="payment-title">"Payment"</h2>
+                <div class="page-actions">
+                    <span class="muted">"Shown to the account owner only"</span>
+                    {(!charges.is_empty()).then(|| view! {
+                        <CsvButton
+                            label="Download charges (CSV)"
+                            filename=format!("reservation-{id}-charges.csv")
+                            contents=Callback::new(move |()| for_csv.with_value(charges_csv))
+                        />
+                    })}
+                </div>
+            </div>
+            <dl class="facts">
+                <div><dt>"GPU rate"</dt><dd><Money amount=payment.rate_usd_per_gpu_hour/>" per GPU-hour"</dd></div>
+                <div><dt>"Cloud drive rate"</dt><dd><Money amount=payment.drive_rate_usd_per_gib_month/>" per GiB-month"</dd></div>
+                <div><dt>"Shared filesystem rate"</dt><dd><Money amount=payment.fs_rate_usd_per_gib_month/>" per GiB-month"</dd></div>
+                <div>
+                    <dt>"Funding"</dt>
+                    <dd>{funding}<span class="sub">{funding_note}</span></dd>
+                </div>
+                <div>
+                    <dt>"Advance"</dt>
+                    <dd>
+                        <Money amount=payment.advance_usd/>
+                        <Check matches=advance.matches note=advance.note/>
+                    </dd>
+                </div>
+                <div>
+                    <dt>"Advance remaining"</dt>
+                    <dd>
+                        <Money amount=payment.advance_remaining_usd/>
+                        {discrepancy.map(|d| view! {
+                            <span class="sub tone-text-warning">
+                                {format!("⚠ {d} off the advance minus what the charges applied ({})", sums.advance_applied)}
+                            </span>
+                        })}
+                    </dd>
+                </div>
+                <div class="fact-wide">
+                    <dt>"Next charge"</dt>
+                    <dd>{match payment.next_charge.clone() {
+                        Some(c) => view! { <NextCharge charge=c/> }.into_any(),
+                        None => view! { <span>"None: every charge is paid"</span> }.into_any(),
+                    }}</dd>
+                </div>
+                {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
+            </dl>
+            <Totals sums/>
+            {if charges.is_empty() {
+                view! {
+                    <p class="panel-note">
+                        {if awaiting {
+                            "No charges yet: the schedule is laid out from the first invoice's payment."
+                        } else {
+                            "No charges in the schedule."
+                        }}
+                    </p>
+                }.into_any()
+            } else {
+                view! {
+                    <ChargesChart charges=charges.clone()/>
+                    <ChargesTable detail payment/>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn NextCharge(charge: Charge) -> impl IntoView {
+    let (status, tone) = charge_status(&charge.status);
+    view! {
+        <span class="num">{format!("Period {} · ", charge.period_index)}</span>
+        <Period start=charge.period_start end=charge.period_end/>
+        " · " <Money amount=charge.amount_usd/> " "
+        <StatusBadge label=status tone/>
+        {charge.due_at.map(|at| view! { <span class="sub">"due " <UtcDate at/></span> })}
+    }
+}
+
+#[component]
+fn FirstInvoiceFact(invoice: FirstInvoice) -> impl IntoView {
+    let state = match (invoice.issued, invoice.paid_at) {
+        (_, Some(at)) => view! { <span class="sub tone-text-ok">"Paid " <UtcDate at/></span> }.into_any(),
+        (false, None) => view! {
+            <span class="sub tone-text-warning">"Being created: pay it under Billing → Invoices once it appears."</span>
+        }
+        .into_any(),
+        (true, None) => view! {
+            <span class="sub tone-text-warning">
+                "Unpaid"
+                {invoice.due_at.map(|at| view! { ", due " <UtcDate at/> })}
+                " — pay it under Billing → Invoices."
+            </span>
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="fact-wide">
+            <dt>"First invoice (advance + period 1)"</dt>
+            <dd><Money amount=invoice.amount_usd/>{state}</dd>
+        </div>
+    }
+}
+
+/// ✓ or ⚠ with the arithmetic behind it.
+#[component]
+fn Check(matches: bool, note: String) -> impl IntoView {
+    view! {
+        <span class=if matches { "check check-ok" } else { "check check-off" }>
+            <span aria-hidden="true">{if matches { "✓ " } else { "⚠ " }}</span>
+            {if matches { "matches the terms" } else { "does not match the terms" }}
+            <span class="check-note">{note}</span>
+        </span>
+    }
+}
+
+#[component]
+fn Totals(sums: crate::domain::billing::Totals) -> impl IntoView {
+    let entries = [
+        ("Paid", sums.paid),
+        ("Covered by advance", sums.covered_by_advance),
+        ("Invoiced", sums.invoiced),
+        ("Past due", sums.past_due),
+        ("Scheduled", sums.scheduled),
+        ("Waived", sums.waived),
+        ("Unrecognised status", sums.unrecognised),
+    ];
+    view! {
+        <dl class="totals">
+            {entries
+                .into_iter()
+                .filter(|(_, amount)| !amount.is_zero())
+                .map(|(label, amount)| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
+                .collect::<Vec<_>>()}
+            <div class="totals-sum"><dt>"Total of the schedule"</dt><dd><Money amount=sums.total/></dd></div>
+        </dl>
+    }
+}
+
+/// One bar per period (adjustments added to their period), coloured by the period's status.
+#[component]
+fn ChargesChart(charges: Vec<Charge>) -> impl IntoView {
+    let mut periods: Vec<(i64, Vec<&Charge>)> = Vec::new();
+    for c in &charges {
+        match periods.iter_mut().find(|(index, _)| *index == c.period_index) {
+            Some((_, list)) => list.push(c),
+            None => periods.push((c.period_index, vec![c])),
+        }
+    }
+    periods.sort_by_key(|(index, _)| *index);
+    let mut legend: Vec<(Tone, String)> = Vec::new();
+    let bars = periods
+        .iter()
+        .map(|(index, list)| {
+            let main = list.iter().find(|c| !c.adjustment).unwrap_or(&list[0]);
+            let (status, tone) = charge_status(&main.status);
+            if !legend.iter().any(|(_, s)| *s == status) {
+                legend.push((tone, status.clone()));
+            }
+            let amount = list.iter().map(|c| c.amount_usd).sum();
+            let adjusted = if list.len() > 1 { " (with adjustment)" } else { "" };
+            Bar {
+                label: main.period_start.format("%b %y").to_string(),
+                value: amount,
+                tone,
+                title: format!(
+                    "Period {index} · {} · {amount}{adjusted} · {status}",
+                    format_period(main.period_start, main.period_end)
+                ),
+            }
+        })
+        .collect::<Vec<_>>();
+    let summary = format!("Charges per period, {} periods; the table below lists each amount.", bars.len());
+    view! { <BarChart bars summary legend/> }
+}
+
+#[component]
+fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
+    let mut charges = payment.charges.clone();
+    charges.sort_by_key(|c| (c.period_index, c.adjustment, c.period_start));
+    let rows = charges
+        .into_iter()
+        .map(|c| {
+            let check = check_charge(&c, &detail, &payment);
+            let (status, tone) = charge_status(&c.status);
+            view! {
+                <tr class:adjustment=c.adjustment>
+                    <td data-label="Period" class="num">
+                        {format!("#{}", c.period_index)}
+                        {c.adjustment.then(|| view! {
+                            <span class="cell-sub"><span class="badge tone-info">"Adjustment"</span></span>
+                        })}
+                    </td>
+                    <td data-label="Dates (UTC)"><Period start=c.period_start end=c.period_end/></td>
+                    <td data-label="GPUs" class="num"><Money amount=c.gpu_amount_usd/></td>
+                    <td data-label="Storage" class="num"><Money amount=c.storage_amount_usd/></td>
+                    <td data-label="Amount" class="num"><strong><Money amount=c.amount_usd/></strong></td>
+                    <td data-label="Advance applied" class="num"><Money amount=c.advance_applied_usd/></td>
+                    <td data-label="Status"><StatusBadge label=status tone/></td>
+                    <td data-label="Due / paid" class="num">
+                        {c.due_at.map(|at| view! { <span class="nowrap">"due " <UtcDate at/></span> })}
+                        {c.paid_at.map(|at| view! { <span class="cell-sub nowrap">"paid " <UtcDate at/></span> })}
+                        {(c.due_at.is_none() && c.paid_at.is_none()).then_some("—")}
+                    </td>
+                    <td data-label="Check"><Check matches=check.matches note=check.note/></td>
+                </tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <div class="table-wrap">
+            <table class="data-table stack-table charges-table">
+                <caption>"Charges per billing period (dates in UTC, last day included)"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Period"</th>
+                        <th scope="col">"Dates (UTC)"</th>
+                        <th scope="col" class="num">"GPUs"</th>
+                        <th scope="col" class="num">"Storage"</th>
+                        <th scope="col" class="num">"Amount"</th>
+                        <th scope="col" class="num">"Advance applied"</th>
+                        <th scope="col">"Status"</th>
+                        <th scope="col" class="num">"Due / paid"</th>
+                        <th scope="col">"Check: hours × GPUs × rate"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use crate::proc::{self, announce, find};
@@ -136,37 +136,41 @@ fn end_to_end() -> Result<Outcome> {
     )
 }
 
-/// `cargo test` with these arguments and variables.
+/// `cargo test` with these arguments and variables. `--no-fail-fast`: one
+/// failing test binary must not hide the counts of the ones after it.
 fn cargo_test(args: &[&str], env: &[(&str, &OsStr)]) -> Result<Outcome> {
     let mut command = proc::cargo();
-    command.arg("test").args(args);
+    command.args(["test", "--no-fail-fast"]).args(args);
     for variable in RUNNER_VARIABLES {
         command.env_remove(variable);
     }
     command.envs(env.iter().copied());
-    stream(&mut command)
+    stream(command)
 }
 
-/// Runs the command with its stdout echoed line by line and read for summary
-/// lines; cargo's own progress stays on stderr.
-fn stream(command: &mut Command) -> Result<Outcome> {
-    announce(command);
-    let mut child = command
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot start cargo: {error}"))?;
+/// Runs the command with its stdout and stderr merged into one pipe, so the
+/// log keeps cargo's `Running …` lines in order with the tests' output, and
+/// reads that stream for summary lines as it echoes it.
+fn stream(mut command: Command) -> Result<Outcome> {
+    announce(&command);
+    let failure = |error: std::io::Error| format!("running cargo: {error}");
+    let (reader, writer) = std::io::pipe().map_err(failure)?;
+    command
+        .stdout(writer.try_clone().map_err(failure)?)
+        .stderr(writer);
+    let mut child = command.spawn().map_err(failure)?;
+    // The command holds the pipe's write ends: drop it, or the read never ends.
+    drop(command);
     let mut counts = Counts::default();
-    let stdout = child.stdout.take().expect("stdout is piped");
-    for line in BufReader::new(stdout).lines() {
-        let line = line.map_err(|error| format!("reading test output: {error}"))?;
+    // Split on bytes: a browser's stray non-UTF-8 output must not end the stage.
+    for line in BufReader::new(reader).split(b'\n') {
+        let line = String::from_utf8_lossy(&line.map_err(failure)?).into_owned();
         println!("{line}");
         if let Some(found) = Counts::from_line(&line) {
             counts += found;
         }
     }
-    let status = child
-        .wait()
-        .map_err(|error| format!("waiting for cargo: {error}"))?;
+    let status = child.wait().map_err(failure)?;
     Ok(Outcome {
         counts,
         succeeded: status.success(),

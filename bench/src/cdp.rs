@@ -1,0 +1,54 @@
+//! The DevTools protocol through chromedriver's `goog/cdp/execute`, for what WebDriver
+//! has no command for: scripts run before the page's own, the HTTP cache, and the JS heap.
+
+use e2e::Browser;
+use fantoccini::wd::WebDriverCompatibleCommand;
+use hyper::Method;
+use serde_json::{json, Value};
+
+#[derive(Debug)]
+struct Execute {
+    method: &'static str,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Execute {
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
+        let body = json!({ "cmd": self.method, "params": self.params });
+        (Method::POST, Some(body.to_string()))
+    }
+}
+
+/// Sends one DevTools command to the session's page and returns its result.
+pub async fn send(browser: &Browser, method: &'static str, params: Value) -> Value {
+    let command = Execute { method, params };
+    browser
+        .client()
+        .issue_cmd(command)
+        .await
+        .unwrap_or_else(|error| panic!("DevTools {method}: {error}"))
+}
+
+/// Runs `source` in every document the session opens from now on, before its own scripts.
+pub async fn run_on_every_document(browser: &Browser, source: String) {
+    send(browser, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source })).await;
+}
+
+/// Every load comes from the server, as a first visit does (and no compiled wasm is reused).
+pub async fn disable_cache(browser: &Browser) {
+    send(browser, "Network.enable", json!({})).await;
+    send(browser, "Network.setCacheDisabled", json!({ "cacheDisabled": true })).await;
+}
+
+/// Bytes in use on the page's JS heap after a full garbage collection.
+pub async fn js_heap_after_gc(browser: &Browser) -> f64 {
+    send(browser, "HeapProfiler.collectGarbage", json!({})).await;
+    let usage = send(browser, "Runtime.getHeapUsage", json!({})).await;
+    usage["usedSize"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("Runtime.getHeapUsage answered {usage}"))
+}

@@ -1,0 +1,339 @@
+//! `cargo xtask bench`: the release console and a hand-written vanilla-JS baseline
+//! (`bench/baseline/`), each served by its own in-process simulator on loopback, driven in
+//! one headless Chromium and measured by the same in-page probe. Prints a table and writes
+//! `target/bench/report.md` and `report.json`.
+
+mod cdp;
+mod measure;
+mod report;
+mod site;
+mod stats;
+mod weight;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use e2e::Browser;
+use measure::{Expected, LongRunPlan, Page, PollSession, Shape};
+use report::{Pair, PollRow, Report};
+use stats::Spread;
+
+const USAGE: &str = "\
+usage: bench [--dist DIR] [--runs N] [--polls N] [--out DIR]
+
+  --dist DIR   the console's release build (default: dist/)
+  --runs N     runs per timing, at least 5 (default 5)
+  --polls N    polls of the long run (default 2000)
+  --out DIR    where report.md and report.json go (default: target/bench/)";
+
+/// The demo key that sees every reservation of the large scenario.
+const KEY: &str = "eco_demo_owner";
+/// Nodes changed before the measured polls.
+const CHANGED_NODES: [u32; 3] = [1, 10, 100];
+/// The interval while timing single polls: long enough for the DOM to settle in between.
+const MEASURED_POLL_MS: u64 = 1000;
+/// How long the default interval is watched for the shortest gap between polls.
+const DEFAULT_INTERVAL_WINDOW: Duration = Duration::from_millis(11_500);
+
+/// Where each page puts what the watches count.
+const CONSOLE: Shape = Shape {
+    table_row: "table.reservations-table tbody tr",
+    gpu_cell: ".gpu-cell",
+};
+const BASELINE: Shape = Shape {
+    table_row: "table.reservations-table tbody tr",
+    gpu_cell: ".gpus > li",
+};
+
+#[derive(Debug, PartialEq)]
+struct Options {
+    dist: PathBuf,
+    runs: usize,
+    polls: u64,
+    out: PathBuf,
+}
+
+impl Options {
+    fn parse(args: &[String], root: &Path) -> Result<Options, String> {
+        let mut options = Options {
+            dist: root.join("dist"),
+            runs: 5,
+            polls: 2000,
+            out: root.join("target/bench"),
+        };
+        let mut args = args.iter();
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--dist" => options.dist = PathBuf::from(value()?),
+                "--out" => options.out = PathBuf::from(value()?),
+                "--runs" => options.runs = number(flag, value()?)?,
+                "--polls" => options.polls = number(flag, value()?)?,
+                _ => return Err(format!("unknown flag {flag}")),
+            }
+        }
+        if options.runs < 5 {
+            return Err("--runs: at least 5, so that a median means something".into());
+        }
+        if options.polls < 200 {
+            return Err("--polls: at least 200 (memory is first read at poll 100)".into());
+        }
+        Ok(options)
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+    text.parse().map_err(|_| format!("{flag} {text}: not a number"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("bench lives inside the workspace")
+        .to_owned()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = root();
+    let options = match Options::parse(&args, &root) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("bench: {message}\n{USAGE}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !options.dist.join("index.html").is_file() {
+        eprintln!("bench: no index.html in {}: build the console first (cargo xtask dist)", options.dist.display());
+        return ExitCode::FAILURE;
+    }
+    let report = run(&options, &root).await;
+    let markdown = report.to_markdown();
+    println!("\n{markdown}");
+    let written = std::fs::create_dir_all(&options.out)
+        .and_then(|()| std::fs::write(options.out.join("report.md"), &markdown))
+        .and_then(|()| {
+            let json = serde_json::to_string_pretty(&report.to_json()).expect("plain data");
+            std::fs::write(options.out.join("report.json"), json + "\n")
+        });
+    match written {
+        Ok(()) => {
+            println!("Written to {}/report.md and report.json", options.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("bench: writing {}: {error}", options.out.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Progress on stderr, with the time since the start, so a long run shows where it is.
+struct Progress(Instant);
+
+impl Progress {
+    fn say(&self, what: impl std::fmt::Display) {
+        eprintln!("[{:>5.1} s] {what}", self.0.elapsed().as_secs_f64());
+    }
+}
+
+/// A figure measured, or the reason it was not, recorded in the report.
+fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> Option<T> {
+    result.map_err(|reason| missing.push(format!("{what}: {reason}"))).ok()
+}
+
+async fn run(options: &Options, root: &Path) -> Report {
+    let progress = Progress(Instant::now());
+    let mut report = Report::default();
+    let console = Page { name: "console", site: site::start(&options.dist).await, shape: CONSOLE };
+    let baseline = Page { name: "baseline", site: site::start(&root.join("bench/baseline")).await, shape: BASELINE };
+    progress.say(format!("simulators: console {}, baseline {}", console.site.origin, baseline.site.origin));
+    let browser = Browser::start().await;
+    cdp::disable_cache(&browser).await;
+    let missing = &mut report.missing;
+
+    progress.say("weight of the first load");
+    report.weight = Pair {
+        console: keep(missing, "console weight", measure::weight(&browser, &console.site).await),
+        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline.site).await),
+    };
+
+    progress.say("connecting both pages");
+    let mut expected = Vec::new();
+    for page in [&console, &baseline] {
+        measure::connect(&browser, &page.site, KEY).await;
+        expected.push(measure::expected(&browser, page, KEY).await.map(|e| (page, e)));
+    }
+    let expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
+        Ok(expected) => expected,
+        Err(reason) => {
+            missing.push(format!("everything after the weight: {reason}"));
+            return report;
+        }
+    };
+    measure::install_probe(&browser, &expected).await;
+
+    progress.say(format!("first render of the reservations table, {} runs each", options.runs));
+    report.first_render_ms = interleaved(missing, "first render", options.runs, &expected, |page, _| {
+        measure::first_render(&browser, page)
+    })
+    .await;
+
+    progress.say(format!("first full grid of {} GPUs, {} runs each", expected[0].1.gpus, options.runs));
+    report.nodes_first_render_ms = interleaved(missing, "nodes first render", options.runs, &expected, |page, e| {
+        measure::nodes_first_render(&browser, page, e)
+    })
+    .await;
+
+    progress.say(format!("single polls with k = {CHANGED_NODES:?} nodes changed"));
+    report.polls = CHANGED_NODES.iter().map(|&k| PollRow { k, ms: Pair::default(), mutations: Pair::default() }).collect();
+    for (page, e) in &expected {
+        page.site.freeze_clock().await;
+        let timings = poll_timings(&browser, page, *e, options.runs).await;
+        for (row, timings) in report.polls.iter_mut().zip(timings) {
+            let timings = keep(missing, &format!("{} poll k = {}", page.name, row.k), timings);
+            let ms = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.ms).collect::<Vec<_>>()));
+            let count = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.mutations).collect::<Vec<_>>()));
+            *side(&mut row.ms, page) = ms;
+            *side(&mut row.mutations, page) = count;
+        }
+    }
+
+    let plan = LongRunPlan {
+        polls: options.polls,
+        first_reading: 100,
+        poll_ms: 20,
+        churn_nodes: 10,
+        churn_every: Duration::from_millis(50),
+        max_duration: Duration::from_secs(150),
+    };
+    let mut in_flight = Pair::<Option<u64>>::default();
+    for (page, e) in &expected {
+        progress.say(format!("{}: long run of {} polls every {} ms", page.name, plan.polls, plan.poll_ms));
+        let run = keep(missing, &format!("{} long run", page.name), measure::long_run(&browser, page, e, plan).await);
+        if let Some((run, most)) = run {
+            if run.polls < plan.polls {
+                missing.push(format!(
+                    "{} long run: stopped at poll {} after {:.0} s, short of {}",
+                    page.name, run.polls, run.seconds, plan.polls
+                ));
+            }
+            *side(&mut report.long_run, page) = Some(run);
+            *side(&mut in_flight, page) = Some(most);
+        }
+    }
+
+    for (page, e) in &expected {
+        progress.say(format!("{}: the default interval for {} s", page.name, DEFAULT_INTERVAL_WINDOW.as_secs_f64()));
+        let gap = keep(
+            missing,
+            &format!("{} default interval", page.name),
+            measure::default_interval_gap(&browser, page, e, DEFAULT_INTERVAL_WINDOW).await,
+        );
+        let most = *side(&mut in_flight, page);
+        *side(&mut report.bounds, page) = most.zip(gap).map(|(most, gap)| measure::bounds(most, gap));
+    }
+    progress.say("done");
+    report
+}
+
+/// The console's or the baseline's half of a pair.
+fn side<'a, T>(pair: &'a mut Pair<T>, page: &Page) -> &'a mut T {
+    if page.name == "console" {
+        &mut pair.console
+    } else {
+        &mut pair.baseline
+    }
+}
+
+/// `runs` timings of each page, alternating console and baseline so drift hits both, after
+/// one untimed warm-up each.
+async fn interleaved<'p, F, Fut>(
+    missing: &mut Vec<String>,
+    what: &str,
+    runs: usize,
+    pages: &[(&'p Page, Expected)],
+    mut measure: F,
+) -> Pair<Option<Spread>>
+where
+    F: FnMut(&'p Page, &Expected) -> Fut,
+    Fut: std::future::Future<Output = Result<f64, String>>,
+{
+    let mut samples = Pair::<Result<Vec<f64>, String>> { console: Ok(Vec::new()), baseline: Ok(Vec::new()) };
+    for run in 0..=runs {
+        for (page, expected) in pages {
+            let result = measure(page, expected).await;
+            let kept = side(&mut samples, page);
+            match (kept.as_mut(), result) {
+                (Ok(_), _) if run == 0 => {}
+                (Ok(values), Ok(value)) => values.push(value),
+                (Ok(_), Err(reason)) => *kept = Err(reason),
+                (Err(_), _) => {}
+            }
+        }
+    }
+    let mut spread = |page: &str, samples: Result<Vec<f64>, String>| {
+        keep(missing, &format!("{page} {what}"), samples).and_then(|values| Spread::of(&values))
+    };
+    Pair { console: spread("console", samples.console), baseline: spread("baseline", samples.baseline) }
+}
+
+/// `runs` single polls for each k, in one visit of the nodes page.
+async fn poll_timings(
+    browser: &Browser,
+    page: &Page,
+    expected: Expected,
+    runs: usize,
+) -> Vec<Result<Vec<measure::PollTiming>, String>> {
+    let mut session = match PollSession::open(browser, page, expected, MEASURED_POLL_MS).await {
+        Ok(session) => session,
+        Err(reason) => return CHANGED_NODES.iter().map(|_| Err(reason.clone())).collect(),
+    };
+    let mut all = Vec::new();
+    for k in CHANGED_NODES {
+        let timings = async {
+            let mut timings = Vec::new();
+            for _ in 0..runs {
+                timings.push(session.changed(k).await?);
+            }
+            Ok(timings)
+        };
+        all.push(timings.await);
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        Options::parse(&args, Path::new("/repo"))
+    }
+
+    #[test]
+    fn defaults_measure_five_runs_and_two_thousand_polls_of_dist() {
+        let options = parse(&[]).unwrap();
+        assert_eq!(
+            options,
+            Options {
+                dist: "/repo/dist".into(),
+                runs: 5,
+                polls: 2000,
+                out: "/repo/target/bench".into()
+            }
+        );
+    }
+
+    #[test]
+    fn fewer_than_five_runs_or_too_short_a_long_run_is_refused() {
+        assert!(parse(&["--runs", "3"]).is_err());
+        assert!(parse(&["--polls", "100"]).is_err());
+        assert!(parse(&["--runs"]).is_err());
+        assert!(parse(&["--frobnicate"]).is_err());
+        assert_eq!(parse(&["--runs", "7", "--dist", "/d"]).unwrap().runs, 7);
+    }
+}

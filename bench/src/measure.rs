@@ -1,0 +1,394 @@
+//! The measurements: each is the same steps on the console and on the baseline, timed in
+//! the page by the probe (`probe.js`), so both are measured by the same instrument.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use e2e::Browser;
+use serde_json::{json, Value};
+
+use crate::cdp;
+use crate::report::{Bounds, Growth, LongRun};
+use crate::site::{Site, RequestLog};
+use crate::weight::{FileWeight, Weight};
+
+/// The longest any in-page wait lasts; below WebDriver's 30 s script timeout.
+const PAGE_WAIT_MS: u64 = 25_000;
+
+/// The CSS selectors that find, on one page, what the watches count.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// One element per reservation in the reservations table.
+    pub table_row: &'static str,
+    /// One element per GPU in the node grid.
+    pub gpu_cell: &'static str,
+}
+
+/// One page under test: the console or the baseline, each served by its own simulator
+/// (the large scenario: the demo reservations and one of 1,000 nodes × 8 GPUs).
+pub struct Page {
+    pub name: &'static str,
+    pub site: Site,
+    pub shape: Shape,
+}
+
+/// What the API shows the key, learnt in the page before the timed runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected {
+    pub reservations: u64,
+    /// The reservation with the most nodes, and its GPUs.
+    pub reservation_id: i64,
+    pub gpus: u64,
+}
+
+const TABLE: &str = "table";
+const GRID: &str = "grid";
+
+/// Runs an async script (its last argument is the callback) and returns what it passed.
+async fn run_async(browser: &Browser, script: &str, args: Vec<Value>) -> Value {
+    browser
+        .client()
+        .execute_async(script, args)
+        .await
+        .unwrap_or_else(|error| panic!("in-page script failed: {error}\n{script}"))
+}
+
+/// Reads one API path with the key, as the page itself would.
+async fn api_in_page(browser: &Browser, path: &str, key: &str) -> Value {
+    const FETCH: &str = "const [path, key, done] = arguments;
+        fetch(path, { headers: { Authorization: 'Bearer ' + key } })
+          .then((r) => r.json()).then(done, (e) => done({ error: String(e) }));";
+    run_async(browser, FETCH, vec![json!(path), json!(key)]).await
+}
+
+/// Signs in on `site` as a person would, keeping the key for the tab so that later loads
+/// of any page start connected.
+pub async fn connect(browser: &Browser, site: &Site, key: &str) {
+    browser.goto(&site.url("/")).await;
+    browser.type_into("#api-key", key).await;
+    browser.click("input[name=keep]").await;
+    browser.click("form button[type=submit]").await;
+    browser
+        .eventually(format!("{} to open the reservations after connecting", site.url("/")), || async {
+            let path = browser.current_path().await;
+            if path == "/reservations" { Ok(()) } else { Err(path) }
+        })
+        .await;
+}
+
+/// The reservation count, and the largest reservation with its GPUs.
+pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expected, String> {
+    browser.goto(&page.site.url("/")).await;
+    let list = api_in_page(browser, "/api/gpu-reservations", key).await;
+    let all = list.as_array().ok_or(format!("the reservations read is {list}"))?;
+    let largest = all
+        .iter()
+        .max_by_key(|r| r["node_count"].as_i64())
+        .ok_or("the key sees no reservation")?;
+    let reservation_id = largest["id"].as_i64().ok_or(format!("no id in {largest}"))?;
+    let nodes = api_in_page(browser, &format!("/api/gpu-reservations/{reservation_id}/nodes"), key).await;
+    let gpus = nodes["nodes"]
+        .as_array()
+        .ok_or(format!("the nodes read is {nodes}"))?
+        .iter()
+        .filter_map(|node| node["gpus"].as_u64())
+        .sum();
+    Ok(Expected { reservations: all.len() as u64, reservation_id, gpus })
+}
+
+/// Installs the probe in every document from now on, watching both pages' table and grid.
+pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
+    let watches: Vec<Value> = pages
+        .iter()
+        .flat_map(|(page, expected)| {
+            [
+                json!({ "origin": page.site.origin, "path": "^/reservations$", "name": TABLE,
+                        "selector": page.shape.table_row, "count": expected.reservations }),
+                json!({ "origin": page.site.origin, "path": "^/reservations/\\d+/nodes$", "name": GRID,
+                        "selector": page.shape.gpu_cell, "count": expected.gpus }),
+            ]
+        })
+        .collect();
+    let source = format!("({})({});", include_str!("probe.js"), Value::from(watches));
+    cdp::run_on_every_document(browser, source).await;
+}
+
+/// Every file the first load of the Connect page fetches (API reads aside), weighed as
+/// the server holds it.
+pub async fn weight(browser: &Browser, site: &Site) -> Result<Weight, String> {
+    // The connect form is the first thing a new user sees, so the load is complete with it.
+    browser.goto(&site.url("/")).await;
+    browser.wait_for("#api-key").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    const FETCHED: &str = "
+        const urls = new Set([location.origin + location.pathname]);
+        for (const entry of performance.getEntriesByType('resource')) urls.add(entry.name);
+        // The icon is fetched by the browser itself, outside resource timing.
+        for (const link of document.querySelectorAll('link[rel~=icon]')) urls.add(link.href);
+        return [...urls].map((u) => new URL(u)).filter((u) => u.origin === location.origin
+            && !u.pathname.startsWith('/api/')).map((u) => u.pathname + u.search);";
+    let paths = browser.script(FETCHED).await;
+    let mut files = Vec::new();
+    for path in paths.as_array().into_iter().flatten().filter_map(Value::as_str) {
+        let bytes = site.get_bytes(path).await?;
+        files.push(FileWeight::of(path.to_owned(), &bytes));
+    }
+    Ok(Weight::new(files))
+}
+
+/// Loads `path` afresh and waits for the probe's watch `name`: milliseconds from
+/// navigation start to the frame after the batch that completed it.
+async fn time_to(browser: &Browser, url: &str, name: &str) -> Result<f64, String> {
+    browser.goto(url).await;
+    const WAIT: &str = "const [name, timeoutMs, done] = arguments;
+        const started = performance.now();
+        (function check() {
+          const batch = window.__bench && window.__bench.first[name];
+          if (batch && batch.paint !== null) return done(batch.paint);
+          if (performance.now() - started > timeoutMs) return done(null);
+          setTimeout(check, 20);
+        })();";
+    let paint = run_async(browser, WAIT, vec![json!(name), json!(PAGE_WAIT_MS)]).await;
+    paint
+        .as_f64()
+        .ok_or_else(|| format!("{url}: the {name} was not complete after {} s", PAGE_WAIT_MS / 1000))
+}
+
+/// Navigation start → the reservations table painted with every reservation.
+pub async fn first_render(browser: &Browser, page: &Page) -> Result<f64, String> {
+    time_to(browser, &page.site.url("/reservations"), TABLE).await
+}
+
+fn nodes_path(expected: &Expected) -> String {
+    format!("/reservations/{}/nodes", expected.reservation_id)
+}
+
+/// Navigation start → the node grid painted with every GPU of the large reservation.
+pub async fn nodes_first_render(browser: &Browser, page: &Page, expected: &Expected) -> Result<f64, String> {
+    time_to(browser, &page.site.url(&nodes_path(expected)), GRID).await
+}
+
+/// One poll as the probe saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PollTiming {
+    pub ms: f64,
+    pub mutations: f64,
+}
+
+/// The nodes page open at `poll_ms`, ready for one measured poll after another.
+pub struct PollSession<'a> {
+    browser: &'a Browser,
+    page: &'a Page,
+    expected: Expected,
+    /// Page time just after the latest poll settled, when nothing is in flight.
+    quiet_at: f64,
+}
+
+/// Waits, in the page, for the first `/nodes` response fetched after `after` and for the
+/// DOM to be quiet after it (or the next response), then reports that poll's batches.
+const SETTLE: &str = "const [after, quietMs, timeoutMs, done] = arguments;
+    const bench = window.__bench;
+    const started = performance.now();
+    (function check() {
+      const now = performance.now();
+      const i = bench.nodes.findIndex((r) => r.start > after);
+      if (i >= 0) {
+        const response = bench.nodes[i].end;
+        const next = i + 1 < bench.nodes.length ? bench.nodes[i + 1].end : Infinity;
+        const batches = bench.batches.filter((b) => b.t >= response && b.t < next);
+        const last = batches[batches.length - 1];
+        const quiet = next !== Infinity || now - Math.max(response, last ? last.t : 0) >= quietMs;
+        if (quiet && (!last || last.paint !== null)) {
+          return done({ response, settled: last ? last.paint : null, now,
+                        records: batches.reduce((n, b) => n + b.records, 0) });
+        }
+      }
+      if (now - started > timeoutMs) return done(null);
+      setTimeout(check, 10);
+    })();";
+
+/// How long the DOM must stay unchanged after a response for its update to be over.
+const QUIET_MS: u64 = 150;
+
+impl<'a> PollSession<'a> {
+    pub async fn open(
+        browser: &'a Browser,
+        page: &'a Page,
+        expected: Expected,
+        poll_ms: u64,
+    ) -> Result<PollSession<'a>, String> {
+        let url = page.site.url(&format!("{}?poll_ms={poll_ms}", nodes_path(&expected)));
+        time_to(browser, &url, GRID).await?;
+        let mut session = PollSession { browser, page, expected, quiet_at: 0.0 };
+        session.quiet_at = session.next_poll(session.page_now().await).await?.1;
+        Ok(session)
+    }
+
+    async fn page_now(&self) -> f64 {
+        let now = self.browser.script("window.__bench.batches = []; return performance.now()").await;
+        now.as_f64().expect("performance.now() is a number")
+    }
+
+    /// The next poll fetched after `after`: its timing and the page time it settled at.
+    async fn next_poll(&self, after: f64) -> Result<(Option<PollTiming>, f64), String> {
+        let args = vec![json!(after), json!(QUIET_MS), json!(PAGE_WAIT_MS)];
+        let seen = run_async(self.browser, SETTLE, args).await;
+        if seen.is_null() {
+            return Err(format!("{}: no poll settled within {} s", self.page.name, PAGE_WAIT_MS / 1000));
+        }
+        let field = |name: &str| seen[name].as_f64();
+        let timing = field("settled").map(|settled| PollTiming {
+            ms: settled - field("response").unwrap_or(settled),
+            mutations: field("records").unwrap_or(0.0),
+        });
+        Ok((timing, field("now").unwrap_or(after)))
+    }
+
+    /// Changes `k` nodes between two polls, then times the poll that brings the change.
+    pub async fn changed(&mut self, k: u32) -> Result<PollTiming, String> {
+        loop {
+            let quiet_at = self.quiet_at;
+            self.page.site.churn(self.expected.reservation_id, k).await?;
+            let changed_at = self.page_now().await;
+            let (timing, settled_at) = self.next_poll(changed_at).await?;
+            self.quiet_at = settled_at;
+            // A poll that started between the last quiet moment and the change may have
+            // carried it, leaving nothing for the timed one: change again. (Asked only now,
+            // when such a poll has surely ended and been recorded.)
+            let raced = self
+                .browser
+                .script(&format!(
+                    "return window.__bench.nodes.some((r) => r.start > {quiet_at} && r.start <= {changed_at})"
+                ))
+                .await;
+            if raced != json!(true) {
+                return timing.ok_or_else(|| {
+                    format!("{}: a poll with {k} nodes changed left the DOM as it was", self.page.name)
+                });
+            }
+        }
+    }
+}
+
+/// The poll count the page shows in its `data-poll-count` hook, if it has one.
+async fn polls_done(browser: &Browser) -> Option<u64> {
+    let count = browser
+        .script("const root = document.querySelector('[data-poll-count]'); return root && Number(root.dataset.pollCount)")
+        .await;
+    count.as_u64()
+}
+
+async fn wait_for_polls(browser: &Browser, polls: u64, deadline: Instant) -> Result<u64, String> {
+    loop {
+        let done = polls_done(browser)
+            .await
+            .ok_or("the nodes page has no [data-poll-count] to tell polls done")?;
+        if done >= polls || Instant::now() >= deadline {
+            return Ok(done);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// JS heap after a full collection, and wasm linear memory (None without wasm).
+async fn memory(browser: &Browser) -> (f64, Option<f64>) {
+    let heap = cdp::js_heap_after_gc(browser).await;
+    let wasm = browser.script("return window.__bench.wasmBytes()").await.as_f64();
+    (heap, wasm)
+}
+
+/// Settings of the long run.
+#[derive(Clone, Copy, Debug)]
+pub struct LongRunPlan {
+    pub polls: u64,
+    pub first_reading: u64,
+    pub poll_ms: u64,
+    /// Nodes changed per churn, and the pause between churns.
+    pub churn_nodes: u32,
+    pub churn_every: Duration,
+    /// The run stops here even short of `polls` (and says so).
+    pub max_duration: Duration,
+}
+
+/// Many fast polls with placement changing all along: memory at the first reading and at
+/// the end, and the most `/nodes` requests the simulator saw in flight at once.
+pub async fn long_run(
+    browser: &Browser,
+    page: &Page,
+    expected: &Expected,
+    plan: LongRunPlan,
+) -> Result<(LongRun, u64), String> {
+    page.site.clear_requests().await?;
+    let url = page.site.url(&format!("{}?poll_ms={}", nodes_path(expected), plan.poll_ms));
+    browser.goto(&url).await;
+    // The observer's records would be the probe's own garbage on the heap being measured.
+    browser.script("window.__bench.observe(false); window.__bench.batches = []").await;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let churn = {
+        let (stop, site, id) = (stop.clone(), page.site.clone(), expected.reservation_id);
+        tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                site.churn(id, plan.churn_nodes).await?;
+                tokio::time::sleep(plan.churn_every).await;
+            }
+            Ok::<(), String>(())
+        })
+    };
+    let started = Instant::now();
+    let deadline = started + plan.max_duration;
+    let measured = async {
+        let first_at = wait_for_polls(browser, plan.first_reading, deadline).await?;
+        if first_at < plan.first_reading {
+            return Err(format!("only {first_at} polls in {} s", plan.max_duration.as_secs()));
+        }
+        let first = memory(browser).await;
+        let polls = wait_for_polls(browser, plan.polls, deadline).await?;
+        let last = memory(browser).await;
+        Ok((first_at, first, polls, last))
+    }
+    .await;
+    stop.store(true, Ordering::Relaxed);
+    churn.await.expect("the churn task ends")?;
+    let seconds = started.elapsed().as_secs_f64();
+    // Leaving stops the polls before the simulator's log is read.
+    browser.goto("about:blank").await;
+    let (first_at, first, polls, last) = measured?;
+    let log = page.site.requests().await?;
+    let run = LongRun {
+        polls,
+        first_reading_at_poll: first_at,
+        seconds,
+        js_heap: Growth { first: first.0, last: last.0 },
+        wasm_memory: first.1.zip(last.1).map(|(first, last)| Growth { first, last }),
+    };
+    Ok((run, log.max_nodes_in_flight()))
+}
+
+/// Opens the nodes page at its default interval for `window` and reports the shortest time
+/// between the starts of two `/nodes` requests (and how many gaps there were).
+pub async fn default_interval_gap(
+    browser: &Browser,
+    page: &Page,
+    expected: &Expected,
+    window: Duration,
+) -> Result<(f64, usize), String> {
+    page.site.clear_requests().await?;
+    browser.goto(&page.site.url(&nodes_path(expected))).await;
+    tokio::time::sleep(window).await;
+    browser.goto("about:blank").await;
+    let log: RequestLog = page.site.requests().await?;
+    let gaps = log.nodes_start_gaps_ms();
+    let shortest = gaps.iter().copied().min_by(f64::total_cmp).ok_or(format!(
+        "{}: fewer than two /nodes requests in {} s at the default interval",
+        page.name,
+        window.as_secs()
+    ))?;
+    Ok((shortest, gaps.len()))
+}
+
+/// Bounds from the long run's log and the default-interval window.
+pub fn bounds(max_in_flight: u64, gap: (f64, usize)) -> Bounds {
+    Bounds { max_in_flight, min_poll_gap_ms: gap.0, gaps_seen: gap.1 }
+}

@@ -1,0 +1,315 @@
+//! The figures of one run: a table for people (printed and in `report.md`) and the same
+//! numbers for machines (`report.json`, with the issue's flat keys at the top).
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::stats::{ratio, Spread};
+use crate::weight::Weight;
+
+/// One figure for each page, measured in the same run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Pair<T> {
+    pub console: T,
+    pub baseline: T,
+}
+
+/// A figure is None when it could not be measured; `Report::missing` says why.
+pub type Figure<T> = Option<T>;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PollRow {
+    /// Nodes changed by the simulator just before this poll.
+    pub k: u32,
+    /// From the `/nodes` response's end to the frame after the DOM's last change.
+    pub ms: Pair<Figure<Spread>>,
+    pub mutations: Pair<Figure<Spread>>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LongRun {
+    /// Polls done when the second reading was taken (the aim is 2,000).
+    pub polls: u64,
+    pub first_reading_at_poll: u64,
+    pub seconds: f64,
+    pub js_heap: Growth,
+    /// None for a page without wasm.
+    pub wasm_memory: Option<Growth>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Growth {
+    pub first: f64,
+    pub last: f64,
+}
+
+impl Growth {
+    pub fn bytes(&self) -> f64 {
+        self.last - self.first
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Bounds {
+    /// Most `/nodes` requests in flight at once over the long run.
+    pub max_in_flight: u64,
+    /// Shortest time between the starts of two `/nodes` requests at the default interval.
+    pub min_poll_gap_ms: f64,
+    pub gaps_seen: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub weight: Pair<Figure<Weight>>,
+    pub first_render_ms: Pair<Figure<Spread>>,
+    pub nodes_first_render_ms: Pair<Figure<Spread>>,
+    pub polls: Vec<PollRow>,
+    pub long_run: Pair<Figure<LongRun>>,
+    pub bounds: Pair<Figure<Bounds>>,
+    /// What was not measured, and why.
+    pub missing: Vec<String>,
+}
+
+impl Report {
+    /// The issue's keys (numbers, null when not measured), then every detail.
+    pub fn to_json(&self) -> Value {
+        let mut flat = Map::new();
+        let mut put = |key: String, value: Option<f64>| {
+            flat.insert(key, value.map_or(Value::Null, |v| json!(v)));
+        };
+        let total = |weight: &Figure<Weight>, pick: fn(&Weight) -> usize| weight.as_ref().map(|w| pick(w) as f64);
+        put("brotli_total_bytes".into(), total(&self.weight.console, |w| w.total.brotli));
+        put("gzip_total_bytes".into(), total(&self.weight.console, |w| w.total.gzip));
+        put("raw_total_bytes".into(), total(&self.weight.console, |w| w.total.raw));
+        put("brotli_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.brotli));
+        put("gzip_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.gzip));
+        let median = |figure: &Figure<Spread>| figure.map(|s| s.median);
+        put("first_render_ms".into(), median(&self.first_render_ms.console));
+        put("first_render_baseline_ms".into(), median(&self.first_render_ms.baseline));
+        put("nodes_first_render_ms".into(), median(&self.nodes_first_render_ms.console));
+        put("nodes_first_render_baseline_ms".into(), median(&self.nodes_first_render_ms.baseline));
+        for row in &self.polls {
+            let k = row.k;
+            put(format!("poll_k{k}_ms"), median(&row.ms.console));
+            put(format!("poll_k{k}_baseline_ms"), median(&row.ms.baseline));
+            put(format!("poll_k{k}_mutations"), median(&row.mutations.console));
+            put(format!("poll_k{k}_baseline_mutations"), median(&row.mutations.baseline));
+        }
+        let long = &self.long_run;
+        put("long_run_polls".into(), long.console.as_ref().map(|l| l.polls as f64));
+        put("js_heap_growth_bytes".into(), long.console.as_ref().map(|l| l.js_heap.bytes()));
+        put(
+            "wasm_memory_growth_bytes".into(),
+            long.console.as_ref().and_then(|l| l.wasm_memory).map(|g| g.bytes()),
+        );
+        put("js_heap_growth_baseline_bytes".into(), long.baseline.as_ref().map(|l| l.js_heap.bytes()));
+        put("max_in_flight".into(), self.bounds.console.as_ref().map(|b| b.max_in_flight as f64));
+        put("min_poll_gap_ms".into(), self.bounds.console.as_ref().map(|b| b.min_poll_gap_ms));
+        put("max_in_flight_baseline".into(), self.bounds.baseline.as_ref().map(|b| b.max_in_flight as f64));
+        put("min_poll_gap_baseline_ms".into(), self.bounds.baseline.as_ref().map(|b| b.min_poll_gap_ms));
+        flat.insert("details".into(), serde_json::to_value(self).expect("plain data"));
+        Value::Object(flat)
+    }
+
+    /// The summary table, then the files of each first load, in Markdown.
+    pub fn to_markdown(&self) -> String {
+        let mut rows = Vec::new();
+        let weight = |pick: fn(&Weight) -> usize| Pair {
+            console: self.weight.console.as_ref().map(|w| pick(w) as f64),
+            baseline: self.weight.baseline.as_ref().map(|w| pick(w) as f64),
+        };
+        rows.push(amount_row("Weight, brotli (total)", weight(|w| w.total.brotli), bytes, "≤ 150 KB"));
+        rows.push(amount_row("Weight, gzip (total)", weight(|w| w.total.gzip), bytes, ""));
+        rows.push(amount_row("Weight, raw (total)", weight(|w| w.total.raw), bytes, ""));
+        rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", "≤ 1.5×"));
+        rows.push(spread_row("Nodes 1,000 × 8: first full grid", &self.nodes_first_render_ms, "ms", ""));
+        for row in &self.polls {
+            let (time_target, count_target) = if row.k == 10 { ("≤ 1.5×", "≤ 40") } else { ("", "") };
+            rows.push(spread_row(&format!("Poll, k = {}: response → DOM settled", row.k), &row.ms, "ms", time_target));
+            rows.push(spread_row(&format!("Poll, k = {}: DOM mutations", row.k), &row.mutations, "", count_target));
+        }
+        let long = |pick: fn(&LongRun) -> Option<f64>| Pair {
+            console: self.long_run.console.as_ref().and_then(pick),
+            baseline: self.long_run.baseline.as_ref().and_then(pick),
+        };
+        rows.push(amount_row("Long run: polls done", long(|l| Some(l.polls as f64)), count, "2,000"));
+        rows.push(amount_row("Long run: JS heap growth", long(|l| Some(l.js_heap.bytes())), bytes, "≤ 512 KB"));
+        rows.push(amount_row(
+            "Long run: wasm memory growth",
+            long(|l| l.wasm_memory.map(|g| g.bytes())),
+            bytes,
+            "≤ 512 KB",
+        ));
+        let bound = |pick: fn(&Bounds) -> f64| Pair {
+            console: self.bounds.console.as_ref().map(pick),
+            baseline: self.bounds.baseline.as_ref().map(pick),
+        };
+        rows.push(amount_row("Most /nodes requests in flight", bound(|b| b.max_in_flight as f64), count, "1"));
+        rows.push(amount_row(
+            "Shortest /nodes gap, default interval",
+            bound(|b| b.min_poll_gap_ms),
+            |v| format!("{} ms", count(v)),
+            "≥ 3,000 ms",
+        ));
+
+        let mut out = String::from(
+            "| Figure | Console | Baseline | Console ÷ baseline | Target |\n|---|---:|---:|---:|---|\n",
+        );
+        for row in rows {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+        out.push_str("\nTimings: median of the runs, (min–max) beside it.\n");
+        for (name, weight) in [("Console", &self.weight.console), ("Baseline", &self.weight.baseline)] {
+            if let Some(weight) = weight {
+                out.push_str(&format!(
+                    "\n{name}, first load:\n\n| File | Raw | gzip | brotli |\n|---|---:|---:|---:|\n"
+                ));
+                for file in &weight.files {
+                    out.push_str(&format!(
+                        "| `{}` | {} | {} | {} |\n",
+                        file.path,
+                        bytes(file.raw as f64),
+                        bytes(file.gzip as f64),
+                        bytes(file.brotli as f64)
+                    ));
+                }
+            }
+        }
+        if !self.missing.is_empty() {
+            out.push_str("\nNot measured:\n\n");
+            for reason in &self.missing {
+                out.push_str(&format!("- {reason}\n"));
+            }
+        }
+        out
+    }
+}
+
+const NONE: &str = "—";
+
+fn spread_row(name: &str, pair: &Pair<Figure<Spread>>, unit: &str, target: &str) -> Vec<String> {
+    let show = |figure: &Figure<Spread>| {
+        figure.map_or(NONE.to_owned(), |s| {
+            let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+            format!("{}{unit} ({}–{})", short(s.median), short(s.min), short(s.max))
+        })
+    };
+    let medians = Pair {
+        console: pair.console.map(|s| s.median),
+        baseline: pair.baseline.map(|s| s.median),
+    };
+    vec![name.to_owned(), show(&pair.console), show(&pair.baseline), times(&medians), target.to_owned()]
+}
+
+fn amount_row(name: &str, pair: Pair<Figure<f64>>, show: impl Fn(f64) -> String, target: &str) -> Vec<String> {
+    let cell = |figure: Figure<f64>| figure.map_or(NONE.to_owned(), &show);
+    vec![name.to_owned(), cell(pair.console), cell(pair.baseline), times(&pair), target.to_owned()]
+}
+
+fn times(pair: &Pair<Figure<f64>>) -> String {
+    match (pair.console, pair.baseline) {
+        (Some(console), Some(baseline)) => ratio(console, baseline).map_or(NONE.to_owned(), |r| format!("{r:.2}×")),
+        _ => NONE.to_owned(),
+    }
+}
+
+/// A timing or count to three significant figures at most: `0.42`, `12.3`, `412`.
+fn short(value: f64) -> String {
+    match value.abs() {
+        v if v >= 100.0 => count(value),
+        v if v >= 10.0 => format!("{value:.1}"),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// A whole number with thousands separators: `2,000`, `-1,536`.
+fn count(value: f64) -> String {
+    let digits = format!("{:.0}", value.abs());
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value.round() < 0.0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
+/// Bytes for people: `812 B`, `143.2 KB` (1 KB = 1,024 B), signed for growths.
+fn bytes(value: f64) -> String {
+    if value.abs() < 1024.0 {
+        format!("{} B", count(value))
+    } else if value.abs() < 1024.0 * 1024.0 {
+        format!("{:.1} KB", value / 1024.0)
+    } else {
+        format!("{:.2} MB", value / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::weight::FileWeight;
+
+    fn spread(median: f64) -> Figure<Spread> {
+        Spread::of(&[median - 1.0, median, median + 1.0])
+    }
+
+    fn sample() -> Report {
+        Report {
+            weight: Pair {
+                console: Some(Weight::new(vec![FileWeight {
+                    path: "/app_bg.wasm".into(),
+                    raw: 400_000,
+                    gzip: 150_000,
+                    brotli: 120_000,
+                }])),
+                baseline: Some(Weight::new(vec![FileWeight {
+                    path: "/app.js".into(),
+                    raw: 9_000,
+                    gzip: 3_000,
+                    brotli: 2_500,
+                }])),
+            },
+            first_render_ms: Pair { console: spread(90.0), baseline: spread(60.0) },
+            polls: vec![PollRow {
+                k: 10,
+                ms: Pair { console: spread(12.0), baseline: spread(8.0) },
+                mutations: Pair { console: spread(31.0), baseline: spread(30.0) },
+            }],
+            missing: vec!["long run: the console showed no poll count".into()],
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn json_carries_the_issues_keys_as_numbers_or_null() {
+        let json = sample().to_json();
+        assert_eq!(json["brotli_total_bytes"], json!(120_000.0));
+        assert_eq!(json["first_render_ms"], json!(90.0));
+        assert_eq!(json["first_render_baseline_ms"], json!(60.0));
+        assert_eq!(json["poll_k10_mutations"], json!(31.0));
+        assert_eq!(json["nodes_first_render_ms"], Value::Null);
+        assert_eq!(json["js_heap_growth_bytes"], Value::Null);
+    }
+
+    #[test]
+    fn the_table_gives_each_figure_its_spread_and_ratio() {
+        let table = sample().to_markdown();
+        assert!(table.contains("| First render: reservations table | 90.0 ms (89.0–91.0) | 60.0 ms (59.0–61.0) | 1.50× | ≤ 1.5× |"), "{table}");
+        assert!(table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 150 KB |"), "{table}");
+        assert!(table.contains("| Nodes 1,000 × 8: first full grid | — | — | — |"), "{table}");
+        assert!(table.contains("- long run: the console showed no poll count"), "{table}");
+    }
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!((count(2000.0), count(-1536.0), count(7.0)), ("2,000".into(), "-1,536".into(), "7".into()));
+        assert_eq!((bytes(812.0), bytes(146_636.8), bytes(-2048.0)), ("812 B".into(), "143.2 KB".into(), "-2.0 KB".into()));
+        assert_eq!((short(0.4234), short(12.34), short(412.4)), ("0.42".into(), "12.3".into(), "412".into()));
+    }
+}

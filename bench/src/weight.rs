@@ -1,0 +1,99 @@
+//! Weight: the bytes of every file a first load fetches, raw and as a server would send
+//! them precompressed (gzip at level 9, brotli at quality 11).
+
+use std::io::Write;
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileWeight {
+    /// The path on the server, e.g. `/reservations-console-3f2a_bg.wasm`.
+    pub path: String,
+    pub raw: usize,
+    pub gzip: usize,
+    pub brotli: usize,
+}
+
+impl FileWeight {
+    pub fn of(path: String, bytes: &[u8]) -> FileWeight {
+        FileWeight {
+            path,
+            raw: bytes.len(),
+            gzip: gzip(bytes).len(),
+            brotli: brotli(bytes).len(),
+        }
+    }
+}
+
+/// Every file of one first load, largest (brotli) first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Weight {
+    pub files: Vec<FileWeight>,
+    pub total: Total,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Total {
+    pub raw: usize,
+    pub gzip: usize,
+    pub brotli: usize,
+}
+
+impl Weight {
+    pub fn new(mut files: Vec<FileWeight>) -> Weight {
+        files.sort_by(|a, b| b.brotli.cmp(&a.brotli).then_with(|| a.path.cmp(&b.path)));
+        let total = Total {
+            raw: files.iter().map(|f| f.raw).sum(),
+            gzip: files.iter().map(|f| f.gzip).sum(),
+            brotli: files.iter().map(|f| f.brotli).sum(),
+        };
+        Weight { files, total }
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+fn brotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).expect("writing to memory");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn both_compressions_decode_back_to_the_file_and_are_counted() {
+        let text = "<tr><td>node-1</td><td>ready</td></tr>\n".repeat(200);
+        let (gz, br) = (gzip(text.as_bytes()), brotli(text.as_bytes()));
+        let mut from_gzip = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut from_gzip).unwrap();
+        let mut from_brotli = Vec::new();
+        brotli::BrotliDecompress(&mut &br[..], &mut from_brotli).unwrap();
+        assert_eq!((from_gzip, from_brotli), (text.clone().into_bytes(), text.clone().into_bytes()));
+        let file = FileWeight::of("/index.html".into(), text.as_bytes());
+        assert_eq!((file.raw, file.gzip, file.brotli), (text.len(), gz.len(), br.len()));
+        assert!(file.brotli < file.gzip && file.gzip < file.raw / 10, "{file:?}");
+    }
+
+    #[test]
+    fn totals_add_up_every_file_and_the_largest_comes_first() {
+        let weight = Weight::new(vec![
+            FileWeight { path: "/a.css".into(), raw: 10, gzip: 5, brotli: 4 },
+            FileWeight { path: "/b.wasm".into(), raw: 100, gzip: 50, brotli: 40 },
+        ]);
+        assert_eq!(weight.total, Total { raw: 110, gzip: 55, brotli: 44 });
+        assert_eq!(weight.files[0].path, "/b.wasm");
+    }
+}

@@ -1,0 +1,191 @@
+//! `reservations-sim`: a local, deterministic simulator of the two APIs the console reads —
+//! the EcoHash Compute API for reserved GPU nodes (seed 004) and the org capacity API
+//! (seed 000) — with the shared rules of CONTRACT.md (auth, error shapes, rate limits,
+//! request ids), test hooks under `/api/__sim` (faults, clock, churn, request log) and,
+//! optionally, the built console served at `/`.
+//!
+//! Other crates (the e2e tests, benchmarks) start it in-process with [`start`].
+
+mod assumptions;
+mod auth;
+mod billing;
+mod clock;
+mod compute;
+mod error;
+mod faults;
+mod hash;
+mod hooks;
+mod launch;
+mod org;
+mod placement;
+mod ratelimit;
+mod requests;
+mod reservation;
+mod scenario;
+mod state;
+mod static_files;
+
+use axum::middleware::from_fn_with_state;
+use axum::Router;
+use chrono::{DateTime, Utc};
+use state::Sim;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// Which demo data the simulator holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scenario {
+    /// The demo accounts: every reservation status, both billing periods and fundings, etc.
+    #[default]
+    Demo,
+    /// The demo data plus reservation 20: 1,000 nodes of 8 GPUs, for benchmarks.
+    Large,
+}
+
+impl std::str::FromStr for Scenario {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "demo" => Ok(Scenario::Demo),
+            "large" => Ok(Scenario::Large),
+            other => Err(format!("unknown scenario {other:?} (demo or large)")),
+        }
+    }
+}
+
+/// Everything that makes a run reproducible: same config, same answers.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Built console to serve at `/` (SPA fallback to `index.html`); `None` serves the API only.
+    pub dist: Option<PathBuf>,
+    pub scenario: Scenario,
+    /// Drives placement, workload ids and names, VM ids.
+    pub seed: u64,
+    /// Requests per fixed 60 s window per key (the provider's documented limit is 200).
+    pub rate_limit_per_min: u32,
+    /// Start of the simulated clock; `None` = real now. Demo data is laid out from the
+    /// first of this instant's month, so it stays realistic whatever the date.
+    pub now: Option<DateTime<Utc>>,
+    /// Placement changes at most once per tick.
+    pub tick: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            dist: None,
+            scenario: Scenario::Demo,
+            seed: 1,
+            rate_limit_per_min: 200,
+            now: None,
+            tick: Duration::from_secs(4),
+        }
+    }
+}
+
+/// In-process control of a running simulator, the same operations as the `/api/__sim` hooks.
+#[derive(Clone)]
+pub struct SimHandle(Arc<Sim>);
+
+impl SimHandle {
+    /// The simulated clock's current instant.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.0.now()
+    }
+
+    /// Moves the simulated clock forward (frozen or not).
+    pub fn advance(&self, by: Duration) {
+        self.0.clock().advance(chrono::TimeDelta::from_std(by).unwrap_or(chrono::TimeDelta::MAX));
+    }
+
+    /// Stops (or restarts) the simulated clock: with it frozen, placement does not change.
+    pub fn freeze(&self, frozen: bool) {
+        self.0.clock().freeze(frozen);
+    }
+
+    /// Back to the initial state: data, clock, faults, launches, rate-limit windows, log.
+    pub fn reset(&self) {
+        self.0.reset();
+    }
+}
+
+/// The whole application: `/api/…` (both APIs and the hooks) and, with `dist`, the console.
+/// Serve it with `into_make_service_with_connect_info::<SocketAddr>()`: the hooks answer
+/// loopback peers only and refuse requests whose peer is unknown.
+pub fn app(config: Config) -> (Router, SimHandle) {
+    let dist = config.dist.clone();
+    let sim = Arc::new(Sim::new(config));
+    let authenticated = Router::new()
+        .merge(compute::routes())
+        .merge(launch::routes())
+        .merge(org::routes())
+        .route_layer(from_fn_with_state(sim.clone(), auth::require_key));
+    let api = authenticated
+        .nest("/__sim", hooks::routes(sim.clone()))
+        .fallback(error::unknown_endpoint)
+        .layer(from_fn_with_state(sim.clone(), faults::inject));
+    let root = Router::new().nest("/api", api);
+    let root = match dist {
+        Some(dir) => root.fallback_service(static_files::router(&dir)),
+        None => root.fallback(error::unknown_endpoint),
+    };
+    let router = root
+        .layer(from_fn_with_state(sim.clone(), requests::observe))
+        .with_state(sim.clone());
+    (router, SimHandle(sim))
+}
+
+/// A simulator serving on a listener of its own, as [`start`] returns it.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub handle: SimHandle,
+    shutdown: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+impl Running {
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting connections and closes idle ones, so that the next request is refused
+    /// (what a dead server looks like). Requests still running get one second to finish.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(());
+        let abort = self.task.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(1), self.task).await.is_err() {
+            abort.abort();
+        }
+    }
+}
+
+/// Serves the simulator on `listener` in a background task.
+pub async fn start(listener: TcpListener, config: Config) -> std::io::Result<Running> {
+    let addr = listener.local_addr()?;
+    let (router, handle) = app(config);
+    let (shutdown, stopped) = oneshot::channel::<()>();
+    let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    let task = tokio::spawn(async move {
+        let serving = axum::serve(listener, service).with_graceful_shutdown(async {
+            let _ = stopped.await;
+        });
+        if let Err(error) = serving.await {
+            eprintln!("reservations-sim: {error}");
+        }
+    });
+    Ok(Running { addr, handle, shutdown, task })
+}
+
+/// Serves the simulator on `listener` until Ctrl-C.
+pub async fn serve(listener: TcpListener, config: Config) -> std::io::Result<()> {
+    let running = start(listener, config).await?;
+    tokio::signal::ctrl_c().await?;
+    running.stop().await;
+    Ok(())
+}

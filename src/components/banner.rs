@@ -1,0 +1,21 @@
+//! Something that needs the user's action, at the top of a page.
+
+use crate::components::status_badge::tone_name;
+use crate::domain::status::Banner;
+use leptos::prelude::*;
+
+#[component]
+pub fn ActionBanner(
+    banner: Banner,
+    /// Where the user acts on it (the reservation's page), when not already there.
+    #[prop(optional)]
+    href: Option<String>,
+) -> impl IntoView {
+    view! {
+        <div class=format!("banner tone-{}", tone_name(banner.tone)) role="status">
+            <strong class="banner-title">{banner.title}</strong>
+            <span class="banner-body">{banner.body}</span>
+            {href.map(|href| view! { " " <a href=href>"Open the reservation"</a> })}
+        </div>
+    }
+}

@@ -1,0 +1,31 @@
+//! A status as a coloured badge that always carries its word, with the sentence that says
+//! what it means for the user. Unknown values arrive labelled "unrecognised" by the domain.
+
+use crate::domain::status::{StatusText, Tone};
+use leptos::prelude::*;
+
+/// A tone's name in CSS classes: `tone-ok` (text and background), `fill-ok` (charts).
+pub fn tone_name(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Ok => "ok",
+        Tone::Info => "info",
+        Tone::Warning => "warning",
+        Tone::Danger => "danger",
+        Tone::Neutral => "neutral",
+        Tone::Unknown => "unknown",
+    }
+}
+
+#[component]
+pub fn StatusBadge(label: String, tone: Tone) -> impl IntoView {
+    view! { <span class=format!("badge tone-{}", tone_name(tone))>{label}</span> }
+}
+
+/// Badge plus explanation, for a table cell or a facts entry.
+#[component]
+pub fn StatusWithExplanation(status: StatusText) -> impl IntoView {
+    view! {
+        <StatusBadge label=status.label tone=status.tone/>
+        <p class="status-explanation">{status.explanation}</p>
+    }
+}

@@ -1,0 +1,325 @@
+//! GPU capacity of a reservation's nodes: what is free, the largest launch that fits on one
+//! node, and which documented answer a launch would get.
+//!
+//! Figures are shown as the API reports them, never corrected: an inconsistency (more in
+//! use than exists, a sum that does not match) is flagged beside them. When the region
+//! cannot be reached (`workloads_unknown`), use and free are unknown (`None`), never zero.
+//!
+//! Differs from the agreed interface: `free_gpus` takes `workloads_unknown` too, because a
+//! node alone cannot tell "idle" from "unknown" (the API may send 0 in use then).
+
+use crate::api::enums::{NodeState, ReservationStatus};
+use crate::api::error::codes;
+use crate::api::models::{Node, NodesResponse, Reservation};
+
+/// GPUs in use on the node: as reported, or the sum of its workloads if the count is
+/// missing; `None` when the region could not be read.
+pub fn in_use(node: &Node, workloads_unknown: bool) -> Option<i64> {
+    if workloads_unknown {
+        return None;
+    }
+    Some(node.gpus_in_use.unwrap_or_else(|| workload_gpus(node)))
+}
+
+fn workload_gpus(node: &Node) -> i64 {
+    node.workloads.iter().map(|w| w.gpus).sum()
+}
+
+/// `gpus − in use`, as reported (negative only when the API reports more in use than
+/// exists, which [`inconsistencies`] flags).
+pub fn free_gpus(node: &Node, workloads_unknown: bool) -> Option<i64> {
+    in_use(node, workloads_unknown).map(|used| node.gpus - used)
+}
+
+/// Only a ready node takes new workloads; a preparing one will shortly, one under
+/// maintenance keeps its capacity on a replacement.
+pub fn accepts_launches(node: &Node) -> bool {
+    node.state == NodeState::Ready
+}
+
+/// Capacity over all nodes. `gpus = in_use + free + unavailable` always holds when known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Totals {
+    pub gpus: i64,
+    pub in_use: Option<i64>,
+    /// Free GPUs on ready nodes.
+    pub free: Option<i64>,
+    /// GPUs not in use on nodes that do not take launches (preparing, under maintenance,
+    /// a state the console does not know).
+    pub unavailable: Option<i64>,
+    /// The most GPUs one launch can get on a single node now.
+    pub largest_fit: Option<i64>,
+}
+
+pub fn totals(response: &NodesResponse) -> Totals {
+    let gpus = response.nodes.iter().map(|n| n.gpus).sum();
+    if response.workloads_unknown {
+        return Totals { gpus, in_use: None, free: None, unavailable: None, largest_fit: None };
+    }
+    let mut t = Totals { gpus, in_use: Some(0), free: Some(0), unavailable: Some(0), largest_fit: Some(0) };
+    for node in &response.nodes {
+        let (used, free) = (in_use(node, false).unwrap_or(0), free_gpus(node, false).unwrap_or(0));
+        t.in_use = t.in_use.map(|s| s + used);
+        if accepts_launches(node) {
+            t.free = t.free.map(|s| s + free);
+            t.largest_fit = t.largest_fit.map(|m| m.max(free));
+        } else {
+            t.unavailable = t.unavailable.map(|s| s + free);
+        }
+    }
+    t
+}
+
+/// What does not add up on a node, in plain words (empty when all is consistent).
+pub fn inconsistencies(node: &Node) -> Vec<String> {
+    let mut out = Vec::new();
+    if node.gpus < 0 {
+        out.push(format!("The API reports a negative GPU count ({}).", node.gpus));
+    }
+    if let Some(used) = node.gpus_in_use {
+        if used < 0 {
+            out.push(format!("The API reports a negative number of GPUs in use ({used})."));
+        }
+        if used > node.gpus {
+            out.push(format!("The API reports {used} GPUs in use on a node with {}.", node.gpus));
+        }
+        let sum = workload_gpus(node);
+        if used != sum {
+            out.push(format!("{used} GPUs are reported in use, but the workloads listed add up to {sum}."));
+        }
+    }
+    for w in node.workloads.iter().filter(|w| w.gpus < 0) {
+        out.push(format!("Workload {} reports a negative GPU count ({}).", w.name, w.gpus));
+    }
+    out
+}
+
+/// What a launch of `gpus` GPUs on the reservation would get, judged from the data at hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prediction {
+    Fits { node: String },
+    WouldFail { status: u16, code: Option<&'static str>, explanation: String },
+    /// The data cannot tell (placement not loaded, region unreachable, a status the API
+    /// documents no launch answer for).
+    Unknown(String),
+}
+
+/// The answer the current data implies, checked in the order the documented errors are
+/// listed: `interruptible`, payment, then capacity on a single node.
+pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64, interruptible: bool) -> Prediction {
+    let fail = |status, code, explanation: String| Prediction::WouldFail { status, code, explanation };
+    if interruptible {
+        return fail(409, None, "Reserved capacity is never interruptible; launch without “interruptible”.".to_owned());
+    }
+    match &r.status {
+        ReservationStatus::Active => {}
+        ReservationStatus::PastDue => {
+            return fail(402, Some(codes::RESERVATION_PAYMENT_DUE), "A payment is overdue, so new launches are paused until it is paid.".to_owned())
+        }
+        ReservationStatus::AwaitingPayment => {
+            return fail(402, Some(codes::RESERVATION_AWAITING_PAYMENT), "The reservation starts when its first invoice is paid; launches wait until then.".to_owned())
+        }
+        other => {
+            return Prediction::Unknown(format!(
+                "The reservation is “{other}”; the API documents no launch answer for that, so the launch will tell."
+            ))
+        }
+    }
+    if gpus < 1 {
+        return fail(400, None, "Ask for at least one GPU.".to_owned());
+    }
+    if gpus > r.gpus_per_node {
+        return fail(
+            409,
+            Some(codes::GPU_CAPACITY),
+            format!("A launch runs on one node, and this reservation's nodes have {} GPUs each.", r.gpus_per_node),
+        );
+    }
+    let Some(response) = nodes else {
+        return Prediction::Unknown("The node placement is not loaded yet.".to_owned());
+    };
+    if response.workloads_unknown {
+        return Prediction::Unknown("The region cannot be reached right now, so free GPUs are unknown.".to_owned());
+    }
+    // Best fit: the ready node with the fewest free GPUs that are still enough.
+    let best = response
+        .nodes
+        .iter()
+        .filter(|n| accepts_launches(n))
+        .filter_map(|n| free_gpus(n, false).map(|free| (free, n)))
+        .filter(|(free, _)| *free >= gpus)
+        .min_by_key(|(free, _)| *free);
+    if let Some((_, node)) = best {
+        return Prediction::Fits { node: node.display_name.clone() };
+    }
+    let t = totals(response);
+    let (free, largest) = (t.free.unwrap_or(0), t.largest_fit.unwrap_or(0));
+    let explanation = if free >= gpus {
+        format!("{free} GPUs are free in total, but no single node has {gpus} free together; the largest launch that fits now is {largest}.")
+    } else if largest > 0 {
+        format!("Only {free} GPUs are free on ready nodes; the largest launch that fits now is {largest}.")
+    } else {
+        "No GPUs are free on a ready node right now.".to_owned()
+    };
+    fail(409, Some(codes::GPU_CAPACITY), explanation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::tests::seed_reservation;
+    use serde_json::json;
+
+    /// Seed 004's nodes example, plus two ready nodes so a launch has a choice.
+    fn seed_nodes() -> NodesResponse {
+        serde_json::from_value(json!({
+            "nodes": [
+                { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
+                    { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4 },
+                    { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 } ] },
+                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] },
+                { "display_name": "node-3", "state": "ready", "gpus": 8, "gpus_in_use": 3, "workloads": [
+                    { "kind": "fine_tune", "id": 5, "name": "ft", "gpus": 3 } ] },
+                { "display_name": "node-4", "state": "preparing", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+            ],
+            "workloads_unknown": false
+        }))
+        .unwrap()
+    }
+
+    fn unreachable() -> NodesResponse {
+        let mut n = seed_nodes();
+        n.workloads_unknown = true;
+        for node in &mut n.nodes {
+            node.gpus_in_use = Some(0);
+            node.workloads.clear();
+        }
+        n
+    }
+
+    #[test]
+    fn free_per_node_is_gpus_minus_in_use() {
+        let n = seed_nodes();
+        let free: Vec<Option<i64>> = n.nodes.iter().map(|node| free_gpus(node, false)).collect();
+        assert_eq!(free, [Some(2), Some(8), Some(5), Some(8)]);
+    }
+
+    #[test]
+    fn totals_add_up_and_only_ready_nodes_count_as_free() {
+        let t = totals(&seed_nodes());
+        assert_eq!(t, Totals { gpus: 32, in_use: Some(9), free: Some(7), unavailable: Some(16), largest_fit: Some(5) });
+        assert_eq!(t.gpus, t.in_use.unwrap() + t.free.unwrap() + t.unavailable.unwrap());
+    }
+
+    #[test]
+    fn an_unreachable_region_is_unknown_never_zero() {
+        let n = unreachable();
+        assert_eq!(free_gpus(&n.nodes[0], true), None);
+        assert_eq!(totals(&n), Totals { gpus: 32, in_use: None, free: None, unavailable: None, largest_fit: None });
+        assert!(matches!(predict_launch(&seed_reservation(), Some(&n), 1, false), Prediction::Unknown(_)));
+    }
+
+    #[test]
+    fn a_missing_in_use_count_is_the_sum_of_the_workloads() {
+        let mut n = seed_nodes();
+        n.nodes[0].gpus_in_use = None;
+        assert_eq!(in_use(&n.nodes[0], false), Some(6));
+        assert!(inconsistencies(&n.nodes[0]).is_empty());
+    }
+
+    #[test]
+    fn inconsistent_counts_are_flagged_and_shown_as_reported() {
+        let mut node = seed_nodes().nodes[0].clone();
+        node.gpus_in_use = Some(10);
+        assert_eq!(
+            inconsistencies(&node),
+            [
+                "The API reports 10 GPUs in use on a node with 8.",
+                "10 GPUs are reported in use, but the workloads listed add up to 6."
+            ]
+        );
+        assert_eq!(free_gpus(&node, false), Some(-2), "shown as reported, not corrected");
+        node.gpus = -1;
+        node.gpus_in_use = Some(-1);
+        node.workloads[0].gpus = -5;
+        let issues = inconsistencies(&node);
+        assert!(issues.contains(&"The API reports a negative GPU count (-1).".to_owned()));
+        assert!(issues.contains(&"The API reports a negative number of GPUs in use (-1).".to_owned()));
+        assert!(issues.contains(&"Workload train-run-7 reports a negative GPU count (-5).".to_owned()));
+    }
+
+    #[test]
+    fn a_node_reporting_more_in_use_than_it_has_never_makes_the_largest_fit_negative() {
+        let mut n = seed_nodes();
+        n.nodes.retain(|node| node.display_name == "node-1");
+        n.nodes[0].gpus_in_use = Some(12);
+        assert_eq!(totals(&n).largest_fit, Some(0));
+    }
+
+    #[test]
+    fn a_launch_goes_to_the_ready_node_that_fits_it_best() {
+        let r = seed_reservation();
+        let n = seed_nodes();
+        assert_eq!(predict_launch(&r, Some(&n), 2, false), Prediction::Fits { node: "node-1".into() });
+        assert_eq!(predict_launch(&r, Some(&n), 5, false), Prediction::Fits { node: "node-3".into() });
+    }
+
+    #[test]
+    fn more_than_any_single_node_has_free_is_gpu_capacity() {
+        let p = predict_launch(&seed_reservation(), Some(&seed_nodes()), 6, false);
+        assert_eq!(
+            p,
+            Prediction::WouldFail {
+                status: 409,
+                code: Some("gpu_capacity"),
+                explanation: "7 GPUs are free in total, but no single node has 6 free together; the largest launch that fits now is 5.".into()
+            }
+        );
+        let p = predict_launch(&seed_reservation(), Some(&seed_nodes()), 8, false);
+        assert!(matches!(p, Prediction::WouldFail { explanation, .. } if explanation.starts_with("Only 7 GPUs are free")));
+    }
+
+    #[test]
+    fn more_gpus_than_a_node_holds_can_never_fit() {
+        let p = predict_launch(&seed_reservation(), None, 9, false);
+        assert!(matches!(p, Prediction::WouldFail { status: 409, code: Some("gpu_capacity"), .. }));
+    }
+
+    #[test]
+    fn interruptible_is_refused_before_anything_else() {
+        let r = Reservation { status: ReservationStatus::PastDue, ..seed_reservation() };
+        assert!(matches!(predict_launch(&r, None, 1, true), Prediction::WouldFail { status: 409, code: None, .. }));
+    }
+
+    #[test]
+    fn payment_statuses_predict_their_402() {
+        let past_due = Reservation { status: ReservationStatus::PastDue, ..seed_reservation() };
+        assert!(matches!(
+            predict_launch(&past_due, Some(&seed_nodes()), 1, false),
+            Prediction::WouldFail { status: 402, code: Some("reservation_payment_due"), .. }
+        ));
+        let awaiting = Reservation { status: ReservationStatus::AwaitingPayment, ..seed_reservation() };
+        assert!(matches!(
+            predict_launch(&awaiting, None, 1, false),
+            Prediction::WouldFail { status: 402, code: Some("reservation_awaiting_payment"), .. }
+        ));
+    }
+
+    #[test]
+    fn undocumented_cases_are_unknown_or_a_plain_400() {
+        let suspended = Reservation { status: ReservationStatus::Suspended, ..seed_reservation() };
+        assert!(matches!(predict_launch(&suspended, Some(&seed_nodes()), 1, false), Prediction::Unknown(_)));
+        assert!(matches!(predict_launch(&seed_reservation(), None, 1, false), Prediction::Unknown(_)));
+        assert!(matches!(predict_launch(&seed_reservation(), None, 0, false), Prediction::WouldFail { status: 400, code: None, .. }));
+    }
+
+    #[test]
+    fn nothing_free_on_a_ready_node_says_so() {
+        let mut n = seed_nodes();
+        for node in &mut n.nodes {
+            node.state = NodeState::UnderMaintenance;
+        }
+        let p = predict_launch(&seed_reservation(), Some(&n), 1, false);
+        assert!(matches!(p, Prediction::WouldFail { explanation, .. } if explanation == "No GPUs are free on a ready node right now."));
+    }
+}

@@ -1,0 +1,182 @@
+//! CSV exports (RFC 4180: CRLF line ends, fields quoted when they hold a comma, a quote or
+//! a line break). A cell that a spreadsheet would run as a formula (starting with `=`,
+//! `+`, `-`, `@`, tab or carriage return) is prefixed with `'`; numbers are written by the
+//! console itself and never need it.
+
+use crate::api::models::{NodesResponse, Payment, Timestamp};
+use super::capacity::in_use;
+
+/// A cell as written: `Text` goes through the formula guard, `Number` does not (a negative
+/// amount must stay a number).
+enum Cell {
+    Text(String),
+    Number(String),
+}
+
+fn text(s: impl Into<String>) -> Cell {
+    Cell::Text(s.into())
+}
+
+fn number(s: impl ToString) -> Cell {
+    Cell::Number(s.to_string())
+}
+
+fn time(t: Option<Timestamp>) -> Cell {
+    Cell::Number(t.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default())
+}
+
+fn escape(cell: &Cell) -> String {
+    let raw = match cell {
+        Cell::Text(s) if s.starts_with(['=', '+', '-', '@', '\t', '\r']) => format!("'{s}"),
+        Cell::Text(s) | Cell::Number(s) => s.clone(),
+    };
+    if raw.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", raw.replace('"', "\"\""))
+    } else {
+        raw
+    }
+}
+
+fn write_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> String {
+    let mut out = header.join(",");
+    out.push_str("\r\n");
+    for row in rows {
+        out.push_str(&row.iter().map(escape).collect::<Vec<_>>().join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+/// Every charge of the schedule, one per line, amounts as plain decimals.
+pub fn charges_csv(payment: &Payment) -> String {
+    const HEADER: [&str; 11] = [
+        "period_index", "adjustment", "period_start", "period_end", "status", "gpu_amount_usd",
+        "storage_amount_usd", "amount_usd", "advance_applied_usd", "due_at", "paid_at",
+    ];
+    write_csv(
+        &HEADER,
+        payment.charges.iter().map(|c| {
+            vec![
+                number(c.period_index),
+                number(c.adjustment),
+                time(Some(c.period_start)),
+                time(Some(c.period_end)),
+                text(c.status.as_str()),
+                number(c.gpu_amount_usd.to_plain_string()),
+                number(c.storage_amount_usd.to_plain_string()),
+                number(c.amount_usd.to_plain_string()),
+                number(c.advance_applied_usd.to_plain_string()),
+                time(c.due_at),
+                time(c.paid_at),
+            ]
+        }),
+    )
+}
+
+/// One line per workload (a node without workloads gets one line with the workload columns
+/// empty). When the region could not be read, GPUs in use say `unknown`.
+pub fn placement_csv(response: &NodesResponse) -> String {
+    const HEADER: [&str; 9] = [
+        "node", "state", "gpus", "gpus_in_use", "workload_kind", "workload_id", "workload_name",
+        "workload_gpus", "billing",
+    ];
+    let mut rows = Vec::new();
+    for node in &response.nodes {
+        let used = || match in_use(node, response.workloads_unknown) {
+            Some(n) => number(n),
+            None => text("unknown"),
+        };
+        let node_cells = || vec![text(&node.display_name), text(node.state.as_str()), number(node.gpus), used()];
+        if node.workloads.is_empty() {
+            let mut row = node_cells();
+            row.extend((0..5).map(|_| text("")));
+            rows.push(row);
+        }
+        for w in &node.workloads {
+            let mut row = node_cells();
+            row.extend([
+                text(w.kind.as_str()),
+                number(w.id),
+                text(&w.name),
+                number(w.gpus),
+                text(w.billing.as_ref().map(|b| b.as_str()).unwrap_or("")),
+            ]);
+            rows.push(row);
+        }
+    }
+    write_csv(&HEADER, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn charges_are_one_line_each_with_plain_amounts() {
+        let payment: Payment = serde_json::from_value(json!({
+            "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0, "fs_rate_usd_per_gib_month": 0,
+            "funding": "invoice", "advance_usd": 29200, "advance_remaining_usd": 29200,
+            "charges": [{
+                "period_index": 1, "adjustment": false,
+                "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+                "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760,
+                "advance_applied_usd": 0, "status": "paid", "paid_at": "2026-12-01T09:30:00Z"
+            }]
+        }))
+        .unwrap();
+        assert_eq!(
+            charges_csv(&payment),
+            "period_index,adjustment,period_start,period_end,status,gpu_amount_usd,storage_amount_usd,amount_usd,advance_applied_usd,due_at,paid_at\r\n\
+             1,false,2026-12-01T00:00:00Z,2027-01-01T00:00:00Z,paid,29760.00,0.00,29760.00,0.00,,2026-12-01T09:30:00Z\r\n"
+        );
+    }
+
+    #[test]
+    fn placement_lists_every_workload_and_empty_nodes_once() {
+        let nodes: NodesResponse = serde_json::from_value(json!({
+            "nodes": [
+                { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
+                    { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4, "billing": "reserved" },
+                    { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 } ] },
+                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+            ],
+            "workloads_unknown": false
+        }))
+        .unwrap();
+        let csv = placement_csv(&nodes);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(
+            lines,
+            [
+                "node,state,gpus,gpus_in_use,workload_kind,workload_id,workload_name,workload_gpus,billing",
+                "node-1,ready,8,6,gpu_cluster,418,train-run-7,4,reserved",
+                "node-1,ready,8,6,gpu_instance,902,notebook,2,",
+                "node-2,under_maintenance,8,0,,,,,",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreachable_region_exports_unknown_use_not_zero() {
+        let nodes: NodesResponse =
+            serde_json::from_str(r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"gpus_in_use":0}],"workloads_unknown":true}"#).unwrap();
+        assert!(placement_csv(&nodes).contains("\r\nn,ready,8,unknown,,,,,\r\n"));
+    }
+
+    #[test]
+    fn quotes_separators_and_guards_against_formulas() {
+        let nodes: NodesResponse = serde_json::from_value(json!({
+            "nodes": [{ "display_name": "=HYPERLINK(\"x\")", "state": "ready", "gpus": -1, "gpus_in_use": 0, "workloads": [
+                { "kind": "gpu_instance", "id": -3, "name": "a,b\nc", "gpus": 1 },
+                { "kind": "gpu_instance", "id": 4, "name": "@sum", "gpus": 1 },
+                { "kind": "gpu_instance", "id": 5, "name": "-2+3", "gpus": 1 } ] }]
+        }))
+        .unwrap();
+        let csv = placement_csv(&nodes);
+        assert!(csv.contains("\"'=HYPERLINK(\"\"x\"\")\",ready,-1,0,gpu_instance,-3,\"a,b\nc\",1,"), "{csv}");
+        assert!(csv.contains(",4,'@sum,1,"), "{csv}");
+        assert!(csv.contains(",5,'-2+3,1,"), "{csv}");
+    }
+}

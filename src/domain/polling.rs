@@ -1,0 +1,230 @@
+//! When to poll `/nodes` next (CONTRACT.md): every 5 s by default and never below 3 s, the
+//! next request scheduled after the previous one ends; after a failure wait `retry-after`,
+//! else 2^failures s plus jitter, capped at 60 s; paused while the tab is hidden; stopped
+//! after 30 minutes without user activity. Pure: the caller owns timers and randomness.
+
+use std::time::Duration;
+
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
+pub const MIN_INTERVAL: Duration = Duration::from_secs(3);
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+pub const IDLE_STOP: Duration = Duration::from_secs(30 * 60);
+/// A backoff delay is shortened by up to this fraction, at random, so that many clients
+/// that failed together do not retry together.
+pub const JITTER_FRACTION: f64 = 0.25;
+
+/// How often to poll while all is well.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interval {
+    every: Duration,
+    floor: Duration,
+}
+
+impl Default for Interval {
+    fn default() -> Self {
+        Interval { every: DEFAULT_INTERVAL, floor: MIN_INTERVAL }
+    }
+}
+
+impl Interval {
+    /// A user-chosen interval, never below [`MIN_INTERVAL`].
+    pub fn every(every: Duration) -> Self {
+        Interval { every: every.max(MIN_INTERVAL), floor: MIN_INTERVAL }
+    }
+
+    /// The interval for a page at `host`, honouring a test-only `?poll_ms=` value only
+    /// when the console is served from a loopback host (the simulator, end-to-end tests).
+    pub fn for_page(poll_ms: Option<&str>, host: &str) -> Self {
+        match poll_ms.and_then(|v| v.trim().parse::<u64>().ok()) {
+            Some(ms) if ms > 0 && is_loopback(host) => {
+                let every = Duration::from_millis(ms);
+                Interval { every, floor: every.min(MIN_INTERVAL) }
+            }
+            _ => Interval::default(),
+        }
+    }
+
+    pub fn get(&self) -> Duration {
+        self.every
+    }
+}
+
+/// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.
+pub fn is_loopback(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name == "::1"
+        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Everything the schedule depends on, as the caller observed it when the last request
+/// ended. Instants are milliseconds on any one clock (`performance.now()`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PollState {
+    pub now_ms: f64,
+    pub last_activity_ms: f64,
+    pub visible: bool,
+    /// Failed requests since the last success (0 after a success).
+    pub consecutive_failures: u32,
+    /// The last failure's `retry-after`, if it sent one.
+    pub retry_after: Option<Duration>,
+    pub interval: Interval,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// No user activity for [`IDLE_STOP`]: offer to resume.
+    Idle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollDecision {
+    Wait(Duration),
+    Stop(StopReason),
+    /// The tab is hidden: poll at once when it shows again.
+    WaitForVisible,
+}
+
+/// The next step. `random` is uniform in `[0, 1)` (values outside are clamped).
+pub fn next_delay(state: &PollState, random: f64) -> PollDecision {
+    if !state.visible {
+        return PollDecision::WaitForVisible;
+    }
+    let idle_ms = state.now_ms - state.last_activity_ms;
+    if idle_ms >= IDLE_STOP.as_millis() as f64 {
+        return PollDecision::Stop(StopReason::Idle);
+    }
+    let delay = if state.consecutive_failures == 0 {
+        state.interval.every
+    } else if let Some(wait) = state.retry_after {
+        wait
+    } else {
+        jittered(backoff(state.consecutive_failures, state.interval.every), random)
+    };
+    PollDecision::Wait(delay.max(state.interval.floor))
+}
+
+/// 2^failures s, never shorter than the normal interval, capped at [`MAX_BACKOFF`].
+fn backoff(failures: u32, interval: Duration) -> Duration {
+    let exponential = Duration::from_secs(1u64.checked_shl(failures.min(32)).unwrap_or(u64::MAX));
+    exponential.max(interval).min(MAX_BACKOFF)
+}
+
+/// `base` shortened by up to [`JITTER_FRACTION`], so the cap is never exceeded.
+fn jittered(base: Duration, random: f64) -> Duration {
+    let r = if random.is_finite() { random.clamp(0.0, 1.0) } else { 0.0 };
+    base.mul_f64(1.0 - JITTER_FRACTION * r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE_MS: f64 = 60_000.0;
+
+    fn ok_state() -> PollState {
+        PollState {
+            now_ms: 10.0 * MINUTE_MS,
+            last_activity_ms: 10.0 * MINUTE_MS,
+            visible: true,
+            consecutive_failures: 0,
+            retry_after: None,
+            interval: Interval::default(),
+        }
+    }
+
+    fn failing(failures: u32) -> PollState {
+        PollState { consecutive_failures: failures, ..ok_state() }
+    }
+
+    fn wait(state: &PollState, random: f64) -> Duration {
+        match next_delay(state, random) {
+            PollDecision::Wait(d) => d,
+            other => panic!("expected a wait, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn polls_every_five_seconds_while_all_is_well() {
+        assert_eq!(wait(&ok_state(), 0.9), Duration::from_secs(5));
+    }
+
+    #[test]
+    fn backoff_doubles_per_failure_from_the_normal_interval_up_to_the_cap() {
+        let delays: Vec<u64> = (1..=8).map(|f| wait(&failing(f), 0.0).as_secs()).collect();
+        assert_eq!(delays, [5, 5, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(wait(&failing(u32::MAX), 0.0), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn jitter_only_shortens_within_its_fraction_and_never_breaks_cap_or_floor() {
+        for failures in 1..=10 {
+            let base = wait(&failing(failures), 0.0);
+            for random in [0.0, 0.25, 0.5, 0.999_999, 1.0, -3.0, 7.0, f64::NAN] {
+                let d = wait(&failing(failures), random);
+                assert!(d <= base && d <= MAX_BACKOFF, "{failures} {random} {d:?}");
+                assert!(d >= base.mul_f64(1.0 - JITTER_FRACTION) && d >= MIN_INTERVAL, "{failures} {random} {d:?}");
+            }
+        }
+        assert_eq!(wait(&failing(6), 0.5), Duration::from_millis(52_500));
+    }
+
+    #[test]
+    fn retry_after_is_waited_as_sent_instead_of_the_backoff() {
+        let state = PollState { retry_after: Some(Duration::from_secs(42)), ..failing(1) };
+        assert_eq!(wait(&state, 0.7), Duration::from_secs(42));
+        let state = PollState { retry_after: Some(Duration::from_secs(120)), ..failing(7) };
+        assert_eq!(wait(&state, 0.7), Duration::from_secs(120), "the server's word beats the cap");
+    }
+
+    #[test]
+    fn retry_after_from_an_http_date_is_used_the_same_way() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-12-02T14:05:00Z").unwrap().to_utc();
+        let retry_after = crate::api::error::parse_retry_after("Wed, 02 Dec 2026 14:05:20 GMT", now);
+        let state = PollState { retry_after, ..failing(2) };
+        assert_eq!(wait(&state, 0.0), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn nothing_is_ever_scheduled_below_three_seconds() {
+        let state = PollState { retry_after: Some(Duration::ZERO), ..failing(1) };
+        assert_eq!(wait(&state, 0.0), MIN_INTERVAL);
+        let state = PollState { interval: Interval::every(Duration::from_millis(500)), ..ok_state() };
+        assert_eq!(wait(&state, 0.0), MIN_INTERVAL);
+    }
+
+    #[test]
+    fn a_hidden_tab_waits_until_it_shows_again() {
+        let state = PollState { visible: false, ..failing(3) };
+        assert_eq!(next_delay(&state, 0.5), PollDecision::WaitForVisible);
+    }
+
+    #[test]
+    fn thirty_minutes_without_activity_stops_polling() {
+        let almost = PollState { last_activity_ms: ok_state().now_ms - 30.0 * MINUTE_MS + 1.0, ..ok_state() };
+        assert_eq!(wait(&almost, 0.0), DEFAULT_INTERVAL);
+        let idle = PollState { last_activity_ms: ok_state().now_ms - 30.0 * MINUTE_MS, ..ok_state() };
+        assert_eq!(next_delay(&idle, 0.0), PollDecision::Stop(StopReason::Idle));
+    }
+
+    #[test]
+    fn a_test_interval_is_honoured_only_on_loopback_hosts() {
+        let fast = Interval::for_page(Some("50"), "127.0.0.1:8080");
+        assert_eq!(fast.get(), Duration::from_millis(50));
+        let state = PollState { interval: fast, retry_after: Some(Duration::ZERO), ..failing(1) };
+        assert_eq!(wait(&state, 0.0), Duration::from_millis(50));
+        for host in ["localhost:8080", "[::1]:8080", "127.1.2.3", "LOCALHOST"] {
+            assert_eq!(Interval::for_page(Some("50"), host).get(), Duration::from_millis(50), "{host}");
+        }
+        for host in ["console.ecohash.com", "10.0.0.5:8080", "localhost.evil.com", "127.0.0.1.nip.io"] {
+            assert_eq!(Interval::for_page(Some("50"), host), Interval::default(), "{host}");
+        }
+        assert_eq!(Interval::for_page(Some("0"), "localhost"), Interval::default());
+        assert_eq!(Interval::for_page(Some("fast"), "localhost"), Interval::default());
+        assert_eq!(Interval::for_page(None, "localhost"), Interval::default());
+    }
+}

@@ -1,0 +1,172 @@
+//! The reservations list as a person reads it, mounted on fixture data.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, provide_console, reservation, settle, text};
+use leptos::prelude::*;
+use reservations_console::pages::reservations::ReservationsView;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn list_of_every_status() -> Vec<reservations_console::api::models::Reservation> {
+    vec![
+        reservation(json!({ "id": 20, "status": "assigning", "region_id": "ord", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" })),
+        reservation(json!({ "id": 19, "status": "scheduled", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" })),
+        reservation(json!({ "id": 18, "status": "awaiting_payment", "starts_at": null, "ends_at": null })),
+        reservation(json!({ "id": 12, "status": "active" })),
+        reservation(json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" })),
+        reservation(json!({ "id": 10, "status": "suspended" })),
+        reservation(json!({ "id": 9, "status": "ended", "starts_at": "2025-11-01T00:00:00Z", "ends_at": "2026-11-01T00:00:00Z", "ended_at": "2026-11-01T00:00:00Z" })),
+    ]
+}
+
+#[wasm_bindgen_test]
+fn every_status_reads_as_a_word_with_its_explanation() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=list_of_every_status()/> }
+    });
+    let page = text(&host);
+    for label in ["Assigning", "Scheduled", "Awaiting payment", "Active", "Past due", "Suspended", "Ended"] {
+        assert!(page.contains(label), "{label} missing from: {page}");
+    }
+    assert!(page.contains("The reserved GPUs are yours; the term ends in 11 months."), "{page}");
+    assert!(page.contains("workloads stop in 2 days"), "{page}");
+    assert!(page.contains("Starts when the first invoice is paid"), "{page}");
+    assert!(page.contains("the workloads on this reservation were stopped"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn rows_keep_the_api_order_newest_first() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationsView reservations=list_of_every_status()/> }
+    });
+    let links = host.query_selector_all("a.row-link").unwrap();
+    let ids: Vec<String> = (0..links.length()).map(|i| links.item(i).unwrap().text_content().unwrap()).collect();
+    assert_eq!(ids, ["#20", "#19", "#18", "#12", "#11", "#10", "#9"]);
+}
+
+#[wasm_bindgen_test]
+fn banners_on_top_for_past_due_awaiting_payment_and_suspended() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=list_of_every_status()/> }
+    });
+    let banners = host.query_selector_all(".banners .banner").unwrap();
+    let titles: Vec<String> = (0..banners.length())
+        .map(|i| banners.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap())
+        .map(|b| b.query_selector(".banner-title").unwrap().unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Starts when the first invoice is paid",
+            "Payment overdue: new launches are paused",
+            "Suspended: workloads were stopped",
+        ]
+    );
+    let past_due = banners.item(1).unwrap().text_content().unwrap();
+    assert!(past_due.contains("stopped on 4 Dec 2026, 09:30 UTC"), "{past_due}");
+    let link = banners.item(1).unwrap().dyn_into::<web_sys::Element>().unwrap().query_selector("a").unwrap().unwrap();
+    assert_eq!(link.get_attribute("href").as_deref(), Some("/reservations/11"));
+}
+
+#[wasm_bindgen_test]
+fn a_row_shows_capacity_term_dates_and_contract_ref() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=vec![reservation(json!({}))]/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("324 nodes × 8 GPUs"), "reserved GPUs, then nodes × GPUs per node: {page}");
+    assert!(page.contains("12 months, billed monthly"), "{page}");
+    assert!(page.contains("1 Nov 2026 → 1 Nov 2027"), "{page}");
+    assert!(page.contains("MSA-2026-014"), "{page}");
+    assert!(page.contains("NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"), "{page}");
+    assert!(page.contains("region atl"), "{page}");
+    assert!(host.query_selector(".banner").unwrap().is_none(), "an active reservation needs no action");
+}
+
+#[wasm_bindgen_test]
+fn a_total_that_disagrees_with_nodes_times_gpus_is_flagged() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=vec![reservation(json!({ "reserved_gpus": 30 }))]/> }
+    });
+    assert!(text(&host).contains("The API reports 30 reserved GPUs, not 32."));
+}
+
+#[wasm_bindgen_test]
+fn an_unknown_status_is_shown_as_sent_and_marked_unrecognised() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=vec![reservation(json!({ "status": "hibernating", "billing_period": "fortnightly" }))]/> }
+    });
+    let badge = host.query_selector(".badge.tone-unknown").unwrap().expect("an unknown-tone badge");
+    assert_eq!(badge.text_content().unwrap(), "hibernating (unrecognised)");
+    assert!(text(&host).contains("billed “fortnightly” (unrecognised period)"));
+}
+
+#[wasm_bindgen_test]
+fn markup_in_a_contract_ref_is_shown_as_text() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! {
+            <ReservationsView reservations=vec![reservation(json!({
+                "contract_ref": "<img src=x onerror=alert(1)>",
+                "region_id": "<b>atl</b>"
+            }))]/>
+        }
+    });
+    assert!(host.query_selector("img").unwrap().is_none());
+    assert!(host.query_selector("td b").unwrap().is_none());
+    let page = text(&host);
+    assert!(page.contains("<img src=x onerror=alert(1)>"), "{page}");
+    assert!(page.contains("region <b>atl</b>"), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn filtering_by_region_and_status_narrows_the_rows() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=list_of_every_status()/> }
+    });
+    let rows = || host.query_selector_all("tbody tr").unwrap().length();
+    assert_eq!(rows(), 7);
+
+    choose(&host, "#filter-region", "ord").await;
+    assert_eq!(rows(), 1);
+    assert!(text(&host).contains("1 of 7 reservations"));
+
+    choose(&host, "#filter-region", "").await;
+    choose(&host, "#filter-status", "past_due").await;
+    assert_eq!(rows(), 1);
+    assert!(text(&host).contains("#11"));
+
+    choose(&host, "#filter-region", "ord").await;
+    assert_eq!(rows(), 0);
+    assert!(text(&host).contains("No reservation matches these filters."));
+}
+
+async fn choose(host: &web_sys::HtmlElement, select: &str, value: &str) {
+    let select: web_sys::HtmlSelectElement = host.query_selector(select).unwrap().unwrap().unchecked_into();
+    select.set_value(value);
+    select.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    settle().await;
+}
+
+#[wasm_bindgen_test]
+fn an_empty_account_says_so() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationsView reservations=vec![]/> }
+    });
+    assert!(text(&host).contains("No reservations yet"));
+    assert!(host.query_selector("table").unwrap().is_none());
+}
