@@ -4,6 +4,7 @@
 pub mod api;
 pub mod components;
 pub mod domain;
+pub mod live;
 pub mod pages;
 pub mod state;
 

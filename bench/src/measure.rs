@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use e2e::Browser;
+use e2e::{http, Browser, Simulator};
 use serde_json::{json, Value};
 
 use crate::cdp;
 use crate::report::{Bounds, Growth, LongRun};
-use crate::site::{Site, RequestLog};
+use crate::requests;
 use crate::weight::{FileWeight, Weight};
 
 /// The longest any in-page wait lasts; below WebDriver's 30 s script timeout.
@@ -29,8 +29,14 @@ pub struct Shape {
 /// (the large scenario: the demo reservations and one of 1,000 nodes × 8 GPUs).
 pub struct Page {
     pub name: &'static str,
-    pub site: Site,
+    pub sim: Arc<Simulator>,
     pub shape: Shape,
+}
+
+impl Page {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.sim.url())
+    }
 }
 
 /// What the API shows the key, learnt in the page before the timed runs.
@@ -62,15 +68,15 @@ async fn api_in_page(browser: &Browser, path: &str, key: &str) -> Value {
     run_async(browser, FETCH, vec![json!(path), json!(key)]).await
 }
 
-/// Signs in on `site` as a person would, keeping the key for the tab so that later loads
+/// Signs in on the page as a person would, keeping the key for the tab so that later loads
 /// of any page start connected.
-pub async fn connect(browser: &Browser, site: &Site, key: &str) {
-    browser.goto(&site.url("/")).await;
+pub async fn connect(browser: &Browser, page: &Page, key: &str) {
+    browser.goto(&page.url("/")).await;
     browser.type_into("#api-key", key).await;
     browser.click("input[name=keep]").await;
     browser.click("form button[type=submit]").await;
     browser
-        .eventually(format!("{} to open the reservations after connecting", site.url("/")), || async {
+        .eventually(format!("the {} to open the reservations after connecting", page.name), || async {
             let path = browser.current_path().await;
             if path == "/reservations" { Ok(()) } else { Err(path) }
         })
@@ -79,7 +85,7 @@ pub async fn connect(browser: &Browser, site: &Site, key: &str) {
 
 /// The reservation count, and the largest reservation with its GPUs.
 pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expected, String> {
-    browser.goto(&page.site.url("/")).await;
+    browser.goto(&page.url("/")).await;
     let list = api_in_page(browser, "/api/gpu-reservations", key).await;
     let all = list.as_array().ok_or(format!("the reservations read is {list}"))?;
     let largest = all
@@ -103,9 +109,9 @@ pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
         .iter()
         .flat_map(|(page, expected)| {
             [
-                json!({ "origin": page.site.origin, "path": "^/reservations$", "name": TABLE,
+                json!({ "origin": page.sim.url(), "path": "^/reservations$", "name": TABLE,
                         "selector": page.shape.table_row, "count": expected.reservations }),
-                json!({ "origin": page.site.origin, "path": "^/reservations/\\d+/nodes$", "name": GRID,
+                json!({ "origin": page.sim.url(), "path": "^/reservations/\\d+/nodes$", "name": GRID,
                         "selector": page.shape.gpu_cell, "count": expected.gpus }),
             ]
         })
@@ -116,9 +122,9 @@ pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
 
 /// Every file the first load of the Connect page fetches (API reads aside), weighed as
 /// the server holds it.
-pub async fn weight(browser: &Browser, site: &Site) -> Result<Weight, String> {
+pub async fn weight(browser: &Browser, page: &Page) -> Result<Weight, String> {
     // The connect form is the first thing a new user sees, so the load is complete with it.
-    browser.goto(&site.url("/")).await;
+    browser.goto(&page.url("/")).await;
     browser.wait_for("#api-key").await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     const FETCHED: &str = "
@@ -131,8 +137,12 @@ pub async fn weight(browser: &Browser, site: &Site) -> Result<Weight, String> {
     let paths = browser.script(FETCHED).await;
     let mut files = Vec::new();
     for path in paths.as_array().into_iter().flatten().filter_map(Value::as_str) {
-        let bytes = site.get_bytes(path).await?;
-        files.push(FileWeight::of(path.to_owned(), &bytes));
+        let url = page.url(path);
+        let response = http::get(&url).await?;
+        if response.status != 200 {
+            return Err(format!("{url} answered {}", response.status));
+        }
+        files.push(FileWeight::of(path.to_owned(), &response.body));
     }
     Ok(Weight::new(files))
 }
@@ -157,16 +167,30 @@ async fn time_to(browser: &Browser, url: &str, name: &str) -> Result<f64, String
 
 /// Navigation start → the reservations table painted with every reservation.
 pub async fn first_render(browser: &Browser, page: &Page) -> Result<f64, String> {
-    time_to(browser, &page.site.url("/reservations"), TABLE).await
+    time_to(browser, &page.url("/reservations"), TABLE).await
 }
 
 fn nodes_path(expected: &Expected) -> String {
     format!("/reservations/{}/nodes", expected.reservation_id)
 }
 
+fn nodes_api_path(expected: &Expected) -> String {
+    format!("/api/gpu-reservations/{}/nodes", expected.reservation_id)
+}
+
+/// Changes `k` ready nodes of the reservation now.
+async fn churn(sim: &Simulator, expected: &Expected, k: u32) -> Result<(), String> {
+    let changed = sim.churn(expected.reservation_id as u64, k as usize).await;
+    if changed.len() == k as usize {
+        Ok(())
+    } else {
+        Err(format!("the simulator changed {} nodes, not {k}", changed.len()))
+    }
+}
+
 /// Navigation start → the node grid painted with every GPU of the large reservation.
-pub async fn nodes_first_render(browser: &Browser, page: &Page, expected: &Expected) -> Result<f64, String> {
-    time_to(browser, &page.site.url(&nodes_path(expected)), GRID).await
+pub async fn nodes_first_render(browser: &Browser, page: &Page, expected: Expected) -> Result<f64, String> {
+    time_to(browser, &page.url(&nodes_path(&expected)), GRID).await
 }
 
 /// One poll as the probe saw it.
@@ -218,7 +242,7 @@ impl<'a> PollSession<'a> {
         expected: Expected,
         poll_ms: u64,
     ) -> Result<PollSession<'a>, String> {
-        let url = page.site.url(&format!("{}?poll_ms={poll_ms}", nodes_path(&expected)));
+        let url = page.url(&format!("{}?poll_ms={poll_ms}", nodes_path(&expected)));
         time_to(browser, &url, GRID).await?;
         let mut session = PollSession { browser, page, expected, quiet_at: 0.0 };
         session.quiet_at = session.next_poll(session.page_now().await).await?.1;
@@ -249,7 +273,7 @@ impl<'a> PollSession<'a> {
     pub async fn changed(&mut self, k: u32) -> Result<PollTiming, String> {
         loop {
             let quiet_at = self.quiet_at;
-            self.page.site.churn(self.expected.reservation_id, k).await?;
+            churn(&self.page.sim, &self.expected, k).await?;
             let changed_at = self.page_now().await;
             let (timing, settled_at) = self.next_poll(changed_at).await?;
             self.quiet_at = settled_at;
@@ -319,18 +343,18 @@ pub async fn long_run(
     expected: &Expected,
     plan: LongRunPlan,
 ) -> Result<(LongRun, u64), String> {
-    page.site.clear_requests().await?;
-    let url = page.site.url(&format!("{}?poll_ms={}", nodes_path(expected), plan.poll_ms));
+    page.sim.clear_requests().await;
+    let url = page.url(&format!("{}?poll_ms={}", nodes_path(expected), plan.poll_ms));
     browser.goto(&url).await;
     // The observer's records would be the probe's own garbage on the heap being measured.
     browser.script("window.__bench.observe(false); window.__bench.batches = []").await;
 
     let stop = Arc::new(AtomicBool::new(false));
     let churn = {
-        let (stop, site, id) = (stop.clone(), page.site.clone(), expected.reservation_id);
+        let (stop, sim, expected) = (stop.clone(), page.sim.clone(), *expected);
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
-                site.churn(id, plan.churn_nodes).await?;
+                churn(&sim, &expected, plan.churn_nodes).await?;
                 tokio::time::sleep(plan.churn_every).await;
             }
             Ok::<(), String>(())
@@ -355,7 +379,7 @@ pub async fn long_run(
     // Leaving stops the polls before the simulator's log is read.
     browser.goto("about:blank").await;
     let (first_at, first, polls, last) = measured?;
-    let log = page.site.requests().await?;
+    let log = page.sim.requests(&nodes_api_path(expected)).await;
     let run = LongRun {
         polls,
         first_reading_at_poll: first_at,
@@ -363,7 +387,7 @@ pub async fn long_run(
         js_heap: Growth { first: first.0, last: last.0 },
         wasm_memory: first.1.zip(last.1).map(|(first, last)| Growth { first, last }),
     };
-    Ok((run, log.max_nodes_in_flight()))
+    Ok((run, requests::max_in_flight(&log.requests)))
 }
 
 /// Opens the nodes page at its default interval for `window` and reports the shortest time
@@ -374,12 +398,12 @@ pub async fn default_interval_gap(
     expected: &Expected,
     window: Duration,
 ) -> Result<(f64, usize), String> {
-    page.site.clear_requests().await?;
-    browser.goto(&page.site.url(&nodes_path(expected))).await;
+    page.sim.clear_requests().await;
+    browser.goto(&page.url(&nodes_path(expected))).await;
     tokio::time::sleep(window).await;
     browser.goto("about:blank").await;
-    let log: RequestLog = page.site.requests().await?;
-    let gaps = log.nodes_start_gaps_ms();
+    let log = page.sim.requests(&nodes_api_path(expected)).await;
+    let gaps = requests::start_gaps_ms(&log.requests);
     let shortest = gaps.iter().copied().min_by(f64::total_cmp).ok_or(format!(
         "{}: fewer than two /nodes requests in {} s at the default interval",
         page.name,

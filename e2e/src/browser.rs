@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use fantoccini::elements::Element;
 use fantoccini::error::CmdError;
 use fantoccini::wd::WebDriverCompatibleCommand;
@@ -95,6 +96,8 @@ impl Browser {
                     "--disable-dev-shm-usage",
                     "--disable-background-networking",
                     "--window-size=1280,900",
+                    // Phones overlay their scrollbars: without this the narrow page would be 375 px.
+                    "--hide-scrollbars",
                 ],
             },
             "goog:loggingPrefs": { "browser": "ALL" },
@@ -262,9 +265,28 @@ impl Browser {
         assert_eq!(value.as_deref(), Some(text), "`{css}` holds what was typed");
     }
 
-    /// Saves a PNG of the viewport to `target/e2e-screenshots/<name>.png` and returns its path.
+    /// Saves a PNG of the whole page (not only the viewport) at the current width to
+    /// `target/e2e-screenshots/<name>.png` and returns its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
-        let png = must(format!("taking screenshot {name}"), self.client.screenshot().await);
+        let metrics = self.cdp("Page.getLayoutMetrics", json!({})).await;
+        let size = &metrics["cssContentSize"];
+        let (width, height) = (size["width"].as_f64(), size["height"].as_f64());
+        let (Some(width), Some(height)) = (width, height) else {
+            panic!("no page size in Page.getLayoutMetrics: {metrics}")
+        };
+        let shot = self
+            .cdp(
+                "Page.captureScreenshot",
+                json!({
+                    "format": "png",
+                    "captureBeyondViewport": true,
+                    "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
+                }),
+            )
+            .await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap_or_default())
+            .unwrap_or_else(|error| panic!("screenshot {name} is not base64: {error}"));
         let dir = screenshot_dir();
         std::fs::create_dir_all(&dir)
             .unwrap_or_else(|error| panic!("creating {}: {error}", dir.display()));
@@ -272,6 +294,12 @@ impl Browser {
         std::fs::write(&path, png)
             .unwrap_or_else(|error| panic!("writing {}: {error}", path.display()));
         path
+    }
+
+    /// Runs a Chrome DevTools Protocol command through chromedriver and returns its result.
+    pub async fn cdp(&self, command: &str, params: Value) -> Value {
+        let cmd = Cdp { command: command.to_owned(), params };
+        must(format!("CDP {command}"), self.client.issue_cmd(cmd).await)
     }
 
     /// Every console entry since the session started.
@@ -344,6 +372,28 @@ impl WebDriverCompatibleCommand for BrowserLog {
 
     fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
         (Method::POST, Some(json!({ "type": "browser" }).to_string()))
+    }
+}
+
+/// chromedriver's door to the DevTools protocol (full-page screenshots need it).
+#[derive(Debug)]
+struct Cdp {
+    command: String,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
+        let body = json!({ "cmd": self.command, "params": self.params });
+        (Method::POST, Some(body.to_string()))
     }
 }
 

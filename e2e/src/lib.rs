@@ -1,8 +1,145 @@
-//! The end-to-end harness: the release console served by the simulator, driven in
-//! headless Chromium through chromedriver. Helpers fail the test with a clear message
-//! (they panic) instead of returning errors, so tests read as a person's steps.
+//! The end-to-end harness: the release console (`CONSOLE_DIST`) served by the simulator
+//! in-process, driven in headless Chromium through chromedriver (`CHROMEDRIVER`).
+//! Helpers fail the test with a clear message (they panic) instead of returning errors,
+//! so tests read as a person's steps.
 
 pub mod browser;
 pub mod http;
+pub mod sim;
+
+use std::path::{Path, PathBuf};
 
 pub use browser::{Browser, ConsoleEntry, Viewport, WAIT};
+pub use reservations_sim::{Config, Scenario};
+pub use sim::{Fault, FaultKind, LoggedRequest, RequestLog, Simulator};
+
+/// The demo keys of the simulator.
+pub const OWNER_KEY: &str = "eco_demo_owner";
+pub const MEMBER_KEY: &str = "eco_demo_member";
+pub const OTHER_KEY: &str = "eco_demo_other";
+
+/// The built console under test: the release `dist/` named by `CONSOLE_DIST`.
+#[derive(Clone, Debug)]
+pub struct Dist {
+    dir: PathBuf,
+}
+
+impl Dist {
+    /// Fails the test when `CONSOLE_DIST` is unset or holds no `index.html`: an end-to-end
+    /// test without a build must never pass by doing nothing.
+    pub fn from_env() -> Dist {
+        let dir = std::env::var_os("CONSOLE_DIST").map(PathBuf::from).unwrap_or_else(|| {
+            panic!(
+                "CONSOLE_DIST is not set: it must name the console's release build (dist/). \
+                 Run `cargo xtask test`, or `cargo xtask dist` then \
+                 `CONSOLE_DIST=$PWD/dist cargo test -p e2e`."
+            )
+        });
+        assert!(
+            dir.join("index.html").is_file(),
+            "CONSOLE_DIST={} has no index.html: build it with `cargo xtask dist`",
+            dir.display()
+        );
+        Dist { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The console's one wasm file (`<name>-<hash>_bg.wasm`).
+    pub fn wasm(&self) -> PathBuf {
+        let entries = std::fs::read_dir(&self.dir)
+            .unwrap_or_else(|error| panic!("reading {}: {error}", self.dir.display()));
+        let wasm: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
+            .collect();
+        match wasm.as_slice() {
+            [one] => one.clone(),
+            other => panic!("{} should hold exactly one .wasm, found {other:?}", self.dir.display()),
+        }
+    }
+}
+
+/// The console as a user meets it: the simulator serving the build and the APIs, and a
+/// browser. Everything stops when it drops.
+pub struct Console {
+    pub browser: Browser,
+    pub sim: Simulator,
+    pub dist: Dist,
+}
+
+impl Console {
+    /// The demo scenario, seed 1, on the real clock (the browser's clock is real too, so
+    /// countdowns agree with the data).
+    pub async fn start() -> Console {
+        Console::start_with(Config::default()).await
+    }
+
+    /// `config` with its `dist` set to `CONSOLE_DIST`.
+    pub async fn start_with(config: Config) -> Console {
+        let dist = Dist::from_env();
+        let sim = Simulator::start(Config {
+            dist: Some(dist.dir().to_owned()),
+            ..config
+        })
+        .await;
+        let browser = Browser::start().await;
+        Console { browser, sim, dist }
+    }
+
+    /// Opens `path` (e.g. `/reservations/12`) on the simulator and waits until the app
+    /// has mounted its layout.
+    pub async fn open(&self, path: &str) {
+        self.browser.goto(&format!("{}{path}", self.sim.url())).await;
+        self.browser.wait_for("main#main").await;
+    }
+
+    /// Fills the Connect page with the default base URL and `key`, and submits it.
+    pub async fn submit_key(&self, key: &str) {
+        self.open("/").await;
+        self.browser.type_into("#base-url", "/api").await;
+        self.browser.type_into("#api-key", key).await;
+        self.browser.click("form.connect-form button[type=submit]").await;
+    }
+
+    /// Connects with `key` through the Connect page and waits until the header shows the
+    /// session (with the role learnt) and the page has moved on from Connect.
+    pub async fn connect(&self, key: &str) {
+        self.submit_key(key).await;
+        self.browser.wait_for("header .session .badge").await;
+        self.browser
+            .eventually(format!("leaving Connect after connecting with {key}"), || async {
+                let path = self.browser.current_path().await;
+                if path == "/" { Err(path) } else { Ok(()) }
+            })
+            .await;
+    }
+
+    /// Follows an in-app link the way a user does, keeping the session (a fresh page load
+    /// would forget a key held in memory).
+    pub async fn navigate(&self, path: &str) {
+        let script = format!(
+            "const a = document.createElement('a'); a.href = {}; document.body.appendChild(a); a.click(); a.remove();",
+            serde_json::Value::String(path.to_owned())
+        );
+        self.browser.script(&script).await;
+        self.browser
+            .eventually(format!("the address to become {path}"), || async {
+                let now = self.browser.current_path().await;
+                if now == path { Ok(()) } else { Err(now) }
+            })
+            .await;
+    }
+
+    /// Saves `<name>-narrow.png` and `<name>-wide.png`, ending in the wide viewport.
+    pub async fn screenshots(&self, name: &str) {
+        for viewport in [Viewport::Narrow, Viewport::Wide] {
+            self.browser.set_viewport(viewport).await;
+            self.browser
+                .screenshot(&format!("{name}-{}", viewport.name()))
+                .await;
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! Also where every authenticated response gets its rate-limit headers.
 
 use crate::error::ApiError;
+use crate::faults::full_path;
 use crate::reservation::Account;
 use crate::state::Sim;
 use axum::extract::{Request, State};
@@ -54,7 +55,7 @@ pub async fn require_key(State(sim): State<Arc<Sim>>, mut request: Request, next
     let Some(principal) = principal(request.headers()) else {
         return ApiError::unauthorized().into_response();
     };
-    if sim.faults().revoked(principal.key, request.uri().path()) {
+    if sim.faults().revoked(principal.key, &full_path(&request)) {
         return ApiError::unauthorized().into_response();
     }
     let verdict = sim.limiter().hit(principal.key);

@@ -126,7 +126,7 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .merge(org::routes())
         .route_layer(from_fn_with_state(sim.clone(), auth::require_key));
     let api = authenticated
-        .nest("/__sim", hooks::routes(sim.clone()))
+        .nest("/__sim", hooks::routes())
         .fallback(error::unknown_endpoint)
         .layer(from_fn_with_state(sim.clone(), faults::inject));
     let root = Router::new().nest("/api", api);

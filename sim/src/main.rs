@@ -1,1 +1,73 @@
-fn main() {}
+//! `reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N]
+//! [--rate-limit N] [--now RFC3339]`: serves the simulator on 127.0.0.1 until Ctrl-C.
+//! Flags are parsed by hand to keep the build small.
+
+use reservations_sim::{serve, Config};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N] \
+[--rate-limit N] [--now RFC3339]";
+
+struct Options {
+    port: u16,
+    config: Config,
+}
+
+fn value<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a value"))?;
+    value.parse().map_err(|_| format!("{flag} {value}: not a valid value"))
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options { port: 8080, config: Config::default() };
+    while let Some(flag) = args.next() {
+        let config = &mut options.config;
+        match flag.as_str() {
+            "--port" => options.port = value(&flag, args.next())?,
+            "--dist" => {
+                let dir: PathBuf = value(&flag, args.next())?;
+                if !dir.is_dir() {
+                    return Err(format!("--dist {}: not a directory", dir.display()));
+                }
+                config.dist = Some(dir);
+            }
+            "--scenario" => config.scenario = value(&flag, args.next())?,
+            "--seed" => config.seed = value(&flag, args.next())?,
+            "--rate-limit" => config.rate_limit_per_min = value(&flag, args.next())?,
+            "--now" => config.now = Some(value(&flag, args.next())?),
+            "--help" | "-h" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown flag {other}\n{USAGE}")),
+        }
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let options = match parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port));
+    let listener = match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("reservations-sim: cannot listen on {address}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let port = listener.local_addr().map_or(options.port, |a| a.port());
+    println!("reservations-sim listening on http://127.0.0.1:{port}/ (API under /api)");
+    match serve(listener, options.config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("reservations-sim: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

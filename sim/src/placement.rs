@@ -14,6 +14,7 @@
 use crate::assumptions::{node_presence, NodePresence};
 use crate::hash::mix;
 use crate::reservation::{NodeState, Reservation};
+use crate::Config;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -92,12 +93,12 @@ impl NodeNow {
 
 /// Everything placement depends on besides the reservation.
 pub struct Placement<'a> {
-    pub seed: u64,
-    pub tick: i64,
-    pub now: DateTime<Utc>,
-    pub launched: &'a [Launched],
+    seed: u64,
+    tick: i64,
+    now: DateTime<Utc>,
+    launched: &'a [Launched],
     /// Bumped per (reservation, node) by the churn hook.
-    pub churn: &'a HashMap<(u64, usize), u32>,
+    churn: &'a HashMap<(u64, usize), u32>,
 }
 
 /// What is shared by all nodes of one reservation at one instant.
@@ -107,8 +108,15 @@ struct Context<'a> {
 }
 
 impl<'a> Placement<'a> {
+    pub fn of(config: &Config, now: DateTime<Utc>, launched: &'a [Launched], churn: &'a HashMap<(u64, usize), u32>) -> Self {
+        Placement { seed: config.seed, tick: crate::clock::tick(now, config.tick), now, launched, churn }
+    }
+
     /// Every node of the reservation, in order (`node-1` first).
     pub fn nodes(&self, reservation: &Reservation) -> Vec<NodeNow> {
+        if node_presence(reservation.spec.status) == NodePresence::None {
+            return Vec::new();
+        }
         let context = self.context(reservation);
         (0..reservation.node_count() as usize).map(|i| self.node_with(reservation, i, &context)).collect()
     }
@@ -131,7 +139,7 @@ impl<'a> Placement<'a> {
     fn node_with(&self, reservation: &Reservation, index: usize, context: &Context) -> NodeNow {
         let gpus = reservation.spec.gpus_per_node;
         let (state, running) = match node_presence(reservation.spec.status) {
-            NodePresence::None | NodePresence::Preparing => (NodeState::Preparing, false),
+            NodePresence::Preparing | NodePresence::None => (NodeState::Preparing, false),
             NodePresence::Stopped => (node_state(reservation, index), false),
             NodePresence::Running => (node_state(reservation, index), true),
         };

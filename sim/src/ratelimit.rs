@@ -44,25 +44,27 @@ impl RateLimiter {
         if allowed {
             window.used += 1;
         }
-        self.verdict(allowed, Some(&*window), now)
+        let limit = self.limit;
+        verdict(limit, allowed, Some(&*window), now)
     }
 
     /// The key's window as it stands, answered as a refusal: what a `429` fault reports.
     pub fn exhausted(&self, key: &str) -> Verdict {
         let now = Instant::now();
         let window = self.windows.get(key).filter(|w| now.duration_since(w.opened) < RATE_WINDOW);
-        Verdict { remaining: 0, ..self.verdict(false, window, now) }
+        Verdict { remaining: 0, ..verdict(self.limit, false, window, now) }
     }
 
-    fn verdict(&self, allowed: bool, window: Option<&Window>, now: Instant) -> Verdict {
-        let (used, elapsed) = window.map_or((0, 0), |w| (w.used, now.duration_since(w.opened).as_millis()));
-        let left_ms = RATE_WINDOW.as_millis().saturating_sub(elapsed);
-        Verdict {
-            allowed,
-            limit: self.limit,
-            remaining: self.limit.saturating_sub(used),
-            reset_secs: u64::try_from(left_ms.div_ceil(1000)).unwrap_or(u64::MAX).max(1),
-        }
+}
+
+fn verdict(limit: u32, allowed: bool, window: Option<&Window>, now: Instant) -> Verdict {
+    let (used, elapsed) = window.map_or((0, 0), |w| (w.used, now.duration_since(w.opened).as_millis()));
+    let left_ms = RATE_WINDOW.as_millis().saturating_sub(elapsed);
+    Verdict {
+        allowed,
+        limit,
+        remaining: limit.saturating_sub(used),
+        reset_secs: u64::try_from(left_ms.div_ceil(1000)).unwrap_or(u64::MAX).max(1),
     }
 }
 

@@ -193,44 +193,39 @@ async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     path: &str,
     body: Option<&B>,
 ) -> Result<T, ApiError> {
-    exchange(conn, method, path, body).await.map_err(|e| e.redact(&conn.key.0))
-}
-
-async fn exchange<B: Serialize + ?Sized, T: DeserializeOwned>(
-    conn: &Connection,
-    method: Method,
-    path: &str,
-    body: Option<&B>,
-) -> Result<T, ApiError> {
     use gloo_net::http::RequestBuilder;
 
-    let url = conn.url(path);
-    let builder = match method {
-        Method::Get => RequestBuilder::new(&url).method(gloo_net::http::Method::GET),
-        Method::Post => RequestBuilder::new(&url).method(gloo_net::http::Method::POST),
-    };
-    let timer = AbortTimer::start()?;
-    let builder = builder
-        .header("Authorization", &conn.authorization())
-        .header("Accept", "application/json")
-        .abort_signal(Some(&timer.signal()));
-    let request = match body {
-        Some(body) => builder.json(body),
-        None => builder.build(),
-    }
-    .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
-
-    let failed = |e: gloo_net::Error| {
-        if timer.fired() {
-            ApiError::timeout(REQUEST_TIMEOUT)
-        } else {
-            ApiError::network(e.to_string())
+    let exchange = async {
+        let url = conn.url(path);
+        let method = match method {
+            Method::Get => gloo_net::http::Method::GET,
+            Method::Post => gloo_net::http::Method::POST,
+        };
+        let timer = AbortTimer::start()?;
+        let builder = RequestBuilder::new(&url)
+            .method(method)
+            .header("Authorization", &conn.authorization())
+            .header("Accept", "application/json")
+            .abort_signal(Some(&timer.signal()));
+        let request = match body {
+            Some(body) => builder.json(body),
+            None => builder.build(),
         }
+        .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+
+        let failed = |e: gloo_net::Error| {
+            if timer.fired() {
+                ApiError::timeout(REQUEST_TIMEOUT)
+            } else {
+                ApiError::network(e.to_string())
+            }
+        };
+        let response = request.send().await.map_err(failed)?;
+        let text = response.text().await.map_err(failed)?;
+        let headers = ResponseHeaders::from_pairs(response.headers().entries());
+        decode(response.status(), &headers, &text, Utc::now())
     };
-    let response = request.send().await.map_err(failed)?;
-    let text = response.text().await.map_err(failed)?;
-    let headers = ResponseHeaders::from_pairs(response.headers().entries());
-    decode(response.status(), &headers, &text, Utc::now())
+    exchange.await.map_err(|e| e.redact(&conn.key.0))
 }
 
 /// An AbortController whose `abort()` a browser timer calls after [`REQUEST_TIMEOUT`];

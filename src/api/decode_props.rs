@@ -185,7 +185,7 @@ fn mutate_here(v: &mut Value, m: &Mutation) {
         MutationKind::Drop => *v = Value::Null,
         MutationKind::Retype => {
             *v = match (p % 8, &*v) {
-                (0, Value::String(_)) | (1, Value::Number(_)) => Value::Bool(p % 2 == 0),
+                (0, Value::String(_)) | (1, Value::Number(_)) => Value::Bool(p.is_multiple_of(2)),
                 (0 | 1, _) => Value::String(format!("{p}")),
                 (2, _) => Value::Array(vec![Value::from(p)]),
                 (3, _) => serde_json::json!({ "value": p }),
@@ -222,7 +222,7 @@ fn same_kind(v: &mut Value, p: u64) {
         Value::Number(_) => Value::from((p % 2_000_000_000) as i64 - 1_000_000_000),
         Value::String(s) if DateTime::parse_from_rfc3339(s).is_ok() => {
             let secs = (p % 4_102_444_800) as i64;
-            let nanos = if p % 3 == 0 { ((p >> 32) % 1_000_000_000) as u32 } else { 0 };
+            let nanos = if p.is_multiple_of(3) { ((p >> 32) % 1_000_000_000) as u32 } else { 0 };
             Value::String(Utc.timestamp_opt(secs, nanos).unwrap().to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
         }
         Value::String(_) => match WORDS.get((p % 32) as usize) {

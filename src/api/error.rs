@@ -354,7 +354,9 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             format!("The cloud drive or shared filesystem would exceed the storage included in your reservation{at}.{server_says}"),
             "Free some space or ask for a smaller volume; more storage needs an amendment of the reservation.".to_owned(),
         ),
-        (_, Some(409), None) => text(
+        // Seed 004's code-less 409 is the interruptible refusal; another code-less conflict
+        // (from another call) is only described if its text says something else.
+        (_, Some(409), None) if err.message.as_deref().is_none_or(|m| m.to_ascii_lowercase().contains("interruptible")) => text(
             "Reserved capacity is never interruptible",
             format!("The launch asked for an interruptible instance; GPUs of a reservation cannot be interrupted.{server_says}"),
             "Launch again without “interruptible”.".to_owned(),
@@ -638,6 +640,13 @@ mod tests {
         let x = explain(&error_with_code(409, None, Some("interruptible not allowed")), &ErrorContext::default());
         assert_eq!(x.title, "Reserved capacity is never interruptible");
         assert_eq!(x.remedy, "Launch again without “interruptible”.");
+    }
+
+    #[test]
+    fn another_code_less_conflict_is_not_blamed_on_interruptible() {
+        let x = explain(&error_with_code(409, None, Some("unit u3 is not on the spot market")), &ErrorContext::default());
+        assert_eq!(x.title, "The request failed");
+        assert_eq!(x.explanation, "The server answered HTTP 409. The server says: “unit u3 is not on the spot market”.");
     }
 
     #[test]

@@ -7,15 +7,15 @@ use leptos::prelude::*;
 #[component]
 pub fn ActionBanner(
     banner: Banner,
-    /// Where the user acts on it (the reservation's page), when not already there.
+    /// Where the user acts on it, and the link's words, when not already there.
     #[prop(optional)]
-    href: Option<String>,
+    link: Option<(String, String)>,
 ) -> impl IntoView {
     view! {
         <div class=format!("banner tone-{}", tone_name(banner.tone)) role="status">
             <strong class="banner-title">{banner.title}</strong>
             <span class="banner-body">{banner.body}</span>
-            {href.map(|href| view! { " " <a href=href>"Open the reservation"</a> })}
+            {link.map(|(href, words)| view! { " " <a href=href>{words}</a> })}
         </div>
     }
 }

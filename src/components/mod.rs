@@ -5,6 +5,7 @@ pub mod banner;
 pub mod bar_chart;
 pub mod csv_button;
 pub mod error_panel;
+pub mod gpu_grid;
 pub mod header;
 pub mod money;
 pub mod remote;

@@ -99,7 +99,7 @@ pub fn group_thousands(n: u128) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn decimal_sums_do_not_drift_like_floats() {
-        let total: Usd = std::iter::repeat(usd("0.1")).take(10).sum();
+        let total: Usd = std::iter::repeat_n(usd("0.1"), 10).sum();
         assert_eq!(total, Usd::from_cents(100));
     }
 

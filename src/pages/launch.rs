@@ -1,8 +1,284 @@
-//! Placeholder until UI helper B's page lands; B overwrites this file.
+//! Launch on a reservation: a form whose GPU type and region come from the reservation,
+//! which says before sending which documented answer the current data predicts, sends the
+//! launch once (no double submit) and shows the mapped error or the new instance.
 
+use crate::api::client;
+use crate::api::enums::{Billing, WorkloadKind};
+use crate::api::error::{ApiError, ErrorContext};
+use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
+use crate::components::error_panel::ErrorPanel;
+use crate::components::remote::{Remote, RemoteStatus};
+use crate::domain::capacity::{predict_launch, totals, Prediction};
+use crate::domain::grid::workload_page_path;
+use crate::state::{use_connection, Role};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_params_map;
 
 #[component]
 pub fn LaunchPage() -> impl IntoView {
-    view! { <div class="panel"><h1>"Coming soon"</h1></div> }
+    let params = use_params_map();
+    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    move || match raw_id.get().parse::<i64>() {
+        Ok(id) => view! { <LaunchOn id/> }.into_any(),
+        Err(_) => {
+            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
+            view! { <ErrorPanel error/> }.into_any()
+        }
+    }
+}
+
+/// Where the reservation is, to name it in error texts.
+pub fn context_of(r: &Reservation) -> ErrorContext {
+    ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) }
+}
+
+#[component]
+fn LaunchOn(id: i64) -> impl IntoView {
+    let state = use_connection();
+    let reservation = Remote::new(move |conn| async move {
+        let detail = client::reservation(&conn, id).await?;
+        state.learn_role(&conn, Role::of(&detail));
+        Ok(detail.reservation)
+    });
+    let nodes = Remote::new(move |conn| async move { client::nodes(&conn, id).await });
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<LaunchedInstance, ApiError>>);
+    // Only new data redraws the form (a refresh starting must not reset what was typed).
+    let reservation_data = Memo::new(move |_| reservation.data());
+    let submit = Callback::new(move |request: LaunchRequest| {
+        let Some(connection) = state.connection() else { return };
+        pending.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let result = client::launch(&connection, &request).await;
+            if let Err(error) = &result {
+                state.report_unauthorized(error);
+            }
+            outcome.try_set(Some(result));
+            pending.try_set(false);
+            // What was free has changed (or was not what the console thought).
+            nodes.refetch();
+        });
+    });
+    view! {
+        <nav class="breadcrumbs" aria-label="Breadcrumb">
+            <a href="/reservations">"Reservations"</a>
+            " / "
+            <a href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+            " / "
+            <span aria-current="page">"Launch"</span>
+        </nav>
+        <div class="page-head">
+            <div>
+                <h1>{format!("Launch on reservation #{id}")}</h1>
+                <p class="subtitle">"A GPU instance on the reserved nodes, billed by the reservation."</p>
+            </div>
+            <div class="page-actions">
+                <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"See the nodes"</a>
+            </div>
+        </div>
+        <RemoteStatus remote=reservation what="the reservation"/>
+        <RemoteStatus remote=nodes what="free GPUs"/>
+        {move || reservation_data.get().map(|reservation| view! {
+            <LaunchForm
+                reservation
+                nodes=Signal::derive(move || nodes.data())
+                pending=pending.into()
+                outcome=outcome.into()
+                submit
+            />
+        })}
+    }
+}
+
+/// "Predicted answer" in words, and the CSS tone it is shown in.
+pub fn prediction_text(p: &Prediction) -> (&'static str, String) {
+    match p {
+        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}.")),
+        Prediction::WouldFail { status, code, explanation } => (
+            "danger",
+            format!("Expected to fail with HTTP {status}{}: {explanation}", code.map(|c| format!(" {c}")).unwrap_or_default()),
+        ),
+        Prediction::Unknown(why) => ("neutral", format!("The answer cannot be predicted: {why}")),
+    }
+}
+
+/// A name as sent: trimmed, not empty, at most this many characters.
+const MAX_NAME: usize = 63;
+
+fn name_problem(name: &str) -> Option<String> {
+    let name = name.trim();
+    if name.is_empty() {
+        Some("Give the instance a name.".to_owned())
+    } else if name.chars().count() > MAX_NAME {
+        Some(format!("Use at most {MAX_NAME} characters."))
+    } else {
+        None
+    }
+}
+
+fn gpus_problem(raw: &str, per_node: i64) -> Result<i64, String> {
+    match raw.trim().parse::<i64>() {
+        Ok(n) if (1..=per_node.max(1)).contains(&n) => Ok(n),
+        _ => Err(format!("Enter a whole number of GPUs from 1 to {}.", per_node.max(1))),
+    }
+}
+
+/// The form on data already read; `submit` sends. Tests mount it on fixtures.
+#[component]
+pub fn LaunchForm(
+    reservation: Reservation,
+    nodes: Signal<Option<NodesResponse>>,
+    pending: Signal<bool>,
+    outcome: Signal<Option<Result<LaunchedInstance, ApiError>>>,
+    submit: Callback<LaunchRequest>,
+) -> impl IntoView {
+    let r = StoredValue::new(reservation);
+    let per_node = r.with_value(|r| r.gpus_per_node);
+    let gpus = RwSignal::new("1".to_owned());
+    let name = RwSignal::new(String::new());
+    let interruptible = RwSignal::new(false);
+    let shown_problems = RwSignal::new(false);
+    // Retry sends the request that failed, not what the form holds by then.
+    let last_request = StoredValue::new(None::<LaunchRequest>);
+
+    let gpus_value = move || gpus_problem(&gpus.get(), per_node);
+    let prediction = Memo::new(move |_| {
+        let count = gpus.with(|g| g.trim().parse::<i64>().unwrap_or(0));
+        nodes.with(|n| r.with_value(|r| predict_launch(r, n.as_ref(), count, interruptible.get())))
+    });
+    let fit = move || {
+        nodes.with(|n| {
+            n.as_ref().map(|n| match totals(n).largest_fit {
+                Some(largest) => format!("Largest launch that fits on one node now: {largest} GPUs."),
+                None => "Free GPUs are unknown: the region cannot be reached.".to_owned(),
+            })
+        })
+    };
+
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if pending.get_untracked() {
+            return;
+        }
+        shown_problems.set(true);
+        let (Ok(count), None) = (gpus_value(), name_problem(&name.get_untracked())) else { return };
+        let (region_id, gpu_type) = r.with_value(|r| (r.region_id.clone(), r.gpu_type.clone()));
+        let request = LaunchRequest {
+            region_id,
+            gpu_type,
+            gpus: count,
+            name: name.get_untracked().trim().to_owned(),
+            interruptible: interruptible.get_untracked().then_some(true),
+        };
+        last_request.set_value(Some(request.clone()));
+        submit.run(request);
+    };
+    let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
+    let name_error = move || shown_problems.get().then(|| name_problem(&name.get())).flatten();
+    let context = r.with_value(context_of);
+
+    view! {
+        <section class="panel launch-panel" aria-labelledby="launch-heading">
+            <h2 id="launch-heading">"New GPU instance"</h2>
+            <form class="launch-form" on:submit=on_submit novalidate=true aria-busy=move || pending.get().to_string()>
+                <dl class="facts launch-fixed">
+                    <div><dt>"GPU type"</dt><dd>{r.with_value(|r| r.gpu_type.clone())}</dd></div>
+                    <div><dt>"Region"</dt><dd>{r.with_value(|r| r.region_id.clone())}</dd></div>
+                    <div><dt>"GPUs per node"</dt><dd class="num">{per_node.to_string()}</dd></div>
+                </dl>
+                <p class="field-help">"GPU type and region are the reservation's; a launch elsewhere is not covered by it."</p>
+                <div class="field">
+                    <label for="launch-gpus">"GPUs"</label>
+                    <input
+                        id="launch-gpus"
+                        name="gpus"
+                        type="number"
+                        inputmode="numeric"
+                        min="1"
+                        max=per_node.max(1).to_string()
+                        step="1"
+                        aria-describedby="launch-gpus-help"
+                        aria-invalid=move || gpus_error().is_some().to_string()
+                        bind:value=gpus
+                    />
+                    {move || gpus_error().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
+                    <p id="launch-gpus-help" class="field-help">{fit}" All GPUs of a launch are on one node."</p>
+                </div>
+                <div class="field">
+                    <label for="launch-name">"Name"</label>
+                    <input
+                        id="launch-name"
+                        name="name"
+                        type="text"
+                        autocomplete="off"
+                        spellcheck="false"
+                        maxlength=MAX_NAME.to_string()
+                        aria-invalid=move || name_error().is_some().to_string()
+                        bind:value=name
+                    />
+                    {move || name_error().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
+                </div>
+                <div class="field">
+                    <label class="check">
+                        <input type="checkbox" name="interruptible" aria-describedby="launch-int-help" bind:checked=interruptible/>
+                        <span class="field-label">"Interruptible"</span>
+                    </label>
+                    <p id="launch-int-help" class="field-help">
+                        "Reserved capacity is never interruptible: the API refuses a launch that asks for it."
+                    </p>
+                </div>
+                <p
+                    class=move || format!("prediction tone-{}", prediction_text(&prediction.get()).0)
+                    role="status"
+                    aria-live="polite"
+                >
+                    <strong>"Predicted answer: "</strong>
+                    {move || prediction_text(&prediction.get()).1}
+                </p>
+                <button type="submit" class="button" disabled=move || pending.get()>
+                    {move || if pending.get() { "Launching…" } else { "Launch" }}
+                </button>
+            </form>
+            {move || outcome.get().map(|result| match result {
+                Ok(instance) => view! { <Launched instance/> }.into_any(),
+                Err(error) => {
+                    let retry = Callback::new(move |()| {
+                        if let Some(request) = last_request.get_value().filter(|_| !pending.get_untracked()) {
+                            submit.run(request);
+                        }
+                    });
+                    view! { <ErrorPanel error context=context.clone() retry/> }.into_any()
+                }
+            })}
+        </section>
+    }
+}
+
+/// The new instance, and how it is billed: by the reservation at $0/h, or — should the
+/// answer say otherwise — what it says, flagged.
+#[component]
+fn Launched(instance: LaunchedInstance) -> impl IntoView {
+    let reserved = instance.billing == Some(Billing::Reserved);
+    let free = instance.rate_usd_per_hour.is_none_or(|rate| rate.is_zero());
+    let billing = match (&instance.billing, &instance.rate_usd_per_hour) {
+        (Some(Billing::Reserved), _) if free => "billed by reservation, $0/h".to_owned(),
+        (billing, rate) => format!(
+            "billing {}, {}",
+            billing.as_ref().map_or("not stated", |b| b.as_str()),
+            rate.as_ref().map_or_else(|| "no rate stated".to_owned(), |r| format!("{r}/h"))
+        ),
+    };
+    let gpus = if instance.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", instance.gpus) };
+    view! {
+        <div class=if reserved && free { "banner tone-ok launched" } else { "banner tone-warning launched" } role="status">
+            <strong class="banner-title">"Launched"</strong>
+            <span class="banner-body">
+                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{instance.name.clone()}</a>
+                {format!(" (#{}) · {gpus} · {billing}", instance.id)}
+                {(!(reserved && free)).then_some(" — not what a launch on the reservation should answer.")}
+            </span>
+        </div>
+    }
 }

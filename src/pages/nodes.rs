@@ -1,8 +1,363 @@
-//! Placeholder until UI helper B's page lands; B overwrites this file.
+//! Nodes, live: a card per node with a cell per GPU, totals that add up, and the
+//! placement polled on the schedule of CONTRACT.md (see `crate::live`). When the region
+//! cannot be reached the last known placement stays on screen, marked stale, never zeros.
 
+use crate::api::client;
+use crate::api::error::{ApiError, ErrorContext};
+use crate::api::models::{NodesResponse, ReservationDetail};
+use crate::components::csv_button::CsvButton;
+use crate::components::error_panel::ErrorPanel;
+use crate::components::gpu_grid::{GpuGrid, NodeStore};
+use crate::components::remote::{Fetched, Remote};
+use crate::components::status_badge::StatusBadge;
+use crate::components::time::Time;
+use crate::domain::capacity::{inconsistencies, totals, Totals};
+use crate::domain::csv::placement_csv;
+use crate::domain::status::reservation_status;
+use crate::domain::time::{ago_seconds, relative};
+use crate::live::{page_interval, Live, LiveStatus};
+use crate::state::{use_clock, use_connection, Role};
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use std::sync::Arc;
 
 #[component]
 pub fn NodesPage() -> impl IntoView {
-    view! { <div class="panel"><h1>"Coming soon"</h1></div> }
+    let params = use_params_map();
+    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    // A new id is a new page: the previous one's poll loop stops with it.
+    move || match raw_id.get().parse::<i64>() {
+        Ok(id) => view! { <NodesLive id/> }.into_any(),
+        Err(_) => {
+            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
+            view! { <ErrorPanel error/> }.into_any()
+        }
+    }
+}
+
+/// What the page knows of the placement: the cards, the latest answer, the latest answer
+/// with the placement known, and the latest failure. Copy; no network of its own, so
+/// tests feed it answers directly.
+#[derive(Clone, Copy)]
+pub struct NodesModel {
+    pub store: NodeStore,
+    latest: RwSignal<Option<Fetched<Arc<NodesResponse>>>>,
+    known: RwSignal<Option<Fetched<Arc<NodesResponse>>>>,
+    error: RwSignal<Option<ApiError>>,
+}
+
+impl Default for NodesModel {
+    fn default() -> Self {
+        NodesModel {
+            store: NodeStore::default(),
+            latest: RwSignal::new(None),
+            known: RwSignal::new(None),
+            error: RwSignal::new(None),
+        }
+    }
+}
+
+impl NodesModel {
+    /// One poll's answer, received at `at`. A failure keeps everything already shown.
+    pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
+        match result {
+            Ok(response) => {
+                self.store.apply(&response);
+                let response = Arc::new(response);
+                if !response.workloads_unknown {
+                    self.known.set(Some(Fetched { value: Arc::clone(&response), at }));
+                }
+                self.latest.set(Some(Fetched { value: response, at }));
+                if self.error.with_untracked(Option::is_some) {
+                    self.error.set(None);
+                }
+            }
+            Err(error) => self.error.set(Some(error)),
+        }
+    }
+
+    pub fn error(&self) -> Option<ApiError> {
+        self.error.get()
+    }
+
+    fn latest_at(&self) -> Option<DateTime<Utc>> {
+        self.latest.with(|l| l.as_ref().map(|f| f.at))
+    }
+
+    /// The region could not be read in the latest answer.
+    fn unreachable(&self) -> bool {
+        self.latest.with(|l| l.as_ref().is_some_and(|f| f.value.workloads_unknown))
+    }
+
+    /// What is on screen may be out of date: the region is unreachable or the latest poll failed.
+    fn stale(&self) -> bool {
+        self.unreachable() || self.error.with(Option::is_some)
+    }
+
+    /// The placement file of the latest answer (GPUs in use say `unknown` while the
+    /// region cannot be read).
+    fn csv(&self) -> String {
+        self.latest.with_untracked(|l| match l {
+            Some(f) => placement_csv(&f.value),
+            None => placement_csv(&NodesResponse { nodes: Vec::new(), workloads_unknown: true }),
+        })
+    }
+}
+
+/// The live page of one reservation.
+#[component]
+fn NodesLive(id: i64) -> impl IntoView {
+    let state = use_connection();
+    let reservation = Remote::new(move |conn| async move {
+        let detail = client::reservation(&conn, id).await?;
+        state.learn_role(&conn, Role::of(&detail));
+        Ok(detail)
+    });
+    let model = NodesModel::default();
+    let live = Live::start(
+        page_interval(),
+        move || {
+            let connection = untrack(|| state.connection());
+            async move {
+                let connection = connection.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
+                client::nodes(&connection, id).await
+            }
+        },
+        move |result| {
+            if let Err(error) = &result {
+                state.report_unauthorized(error);
+            }
+            model.receive(result, Utc::now());
+        },
+    );
+    let context = Signal::derive(move || {
+        reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext {
+            region_id: Some(d.reservation.region_id.clone()),
+            gpu_type: Some(d.reservation.gpu_type.clone()),
+        })
+    });
+    let csv = Callback::new(move |()| model.csv());
+    view! {
+        <section class="nodes-page" data-poll-count=move || live.polls().to_string()>
+            <nav class="breadcrumbs" aria-label="Breadcrumb">
+                <a href="/reservations">"Reservations"</a>
+                " / "
+                <a href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+                " / "
+                <span aria-current="page">"Nodes"</span>
+            </nav>
+            <div class="page-head">
+                <div>
+                    <h1>{format!("Nodes of reservation #{id}")}</h1>
+                    {move || reservation.data().map(|detail| view! { <ReservationLine detail/> })}
+                </div>
+                <div class="page-actions">
+                    <CsvButton label="Download placement (CSV)" filename=format!("placement-{id}.csv") contents=csv/>
+                    <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a>
+                </div>
+            </div>
+            <LiveBar live model/>
+            {move || {
+                model.error().filter(|e| !e.is_unauthorized()).map(|error| {
+                    view! { <ErrorPanel error context=context.get() retry=Callback::new(move |()| live.resume())/> }
+                })
+            }}
+            <NodesBoard model/>
+        </section>
+    }
+}
+
+/// "12 active · atl · 4 nodes × 8 GPUs of NVIDIA-…": what the grid is of.
+#[component]
+fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
+    let r = detail.reservation;
+    let status = reservation_status(&r, use_clock().now_untracked());
+    view! {
+        <p class="subtitle">
+            <StatusBadge label=status.label tone=status.tone/>
+            {format!(" {} nodes × {} GPUs of {} in region {}", r.node_count, r.gpus_per_node, r.gpu_type, r.region_id)}
+        </p>
+    }
+}
+
+/// "Updated 4 s ago" under a minute, the coarse relative time after.
+fn updated_ago(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
+    match ago_seconds(now, at) {
+        s if s < 60 => format!("{s} s ago"),
+        _ => relative(now, at),
+    }
+}
+
+/// The polling state in words (polite live region), with pause/resume.
+#[component]
+fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
+    let clock = use_clock();
+    let words = move || match live.status() {
+        LiveStatus::Live => ("live", "Live"),
+        LiveStatus::Retrying { .. } => ("retrying", "Retrying"),
+        LiveStatus::Hidden => ("paused", "Paused while this tab is hidden"),
+        LiveStatus::Paused => ("paused", "Paused"),
+        LiveStatus::Idle => ("stopped", "Stopped after 30 minutes without activity"),
+        LiveStatus::Failed => ("stopped", "Stopped after an error"),
+    };
+    let detail = move || {
+        let age = model.latest_at().map(|at| updated_ago(clock.now(), at));
+        let stale = model.stale();
+        let mut text = match (age, stale) {
+            (Some(age), false) => format!("updated {age}"),
+            (Some(age), true) => format!("last updated {age} — shown as stale"),
+            (None, _) => "loading…".to_owned(),
+        };
+        if let LiveStatus::Retrying { failures, wait } = live.status() {
+            text.push_str(&format!("; attempt {} failed, next in {} s", failures, wait.as_secs().max(1)));
+        }
+        text
+    };
+    let control = move || {
+        let status = live.status();
+        let (label, action): (&str, fn(&Live)) = match status {
+            LiveStatus::Idle | LiveStatus::Failed => ("Resume polling", Live::resume),
+            LiveStatus::Paused => ("Resume", Live::resume),
+            _ => ("Pause", Live::pause),
+        };
+        view! {
+            <button type="button" class="button button-secondary" on:click=move |_| action(&live)>{label}</button>
+        }
+    };
+    view! {
+        <div class="live-bar">
+            <p class="live-status" aria-live="polite">
+                <span class=move || format!("live-dot {}", words().0) aria-hidden="true"></span>
+                <strong>{move || words().1}</strong>
+                " · "
+                <span class="num">{detail}</span>
+            </p>
+            {control}
+        </div>
+    }
+}
+
+/// Everything drawn from the model: the unreachable notice, the totals, the key and the
+/// grid. Tests mount this on fixture answers.
+#[component]
+pub fn NodesBoard(model: NodesModel) -> impl IntoView {
+    let latest_totals = Memo::new(move |_| model.latest.with(|l| l.as_ref().map(|f| totals(&f.value))));
+    let known_totals = Memo::new(move |_| model.known.with(|k| k.as_ref().map(|f| (totals(&f.value), f.at))));
+    let flagged = Memo::new(move |_| {
+        model.latest.with(|l| {
+            l.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count())
+        })
+    });
+    let unreachable = move || {
+        model.unreachable().then(|| {
+            let last = model.known.with(|k| k.as_ref().map(|f| f.at));
+            view! {
+                <div class="banner tone-warning unreachable" role="status">
+                    <strong class="banner-title">
+                        "Region unreachable — placement unknown"
+                        {last.map(|at| view! { ", last known at " <Time at/> })}
+                    </strong>
+                    <span class="banner-body">
+                        {if last.is_some() {
+                            "The cards keep the last known placement, marked stale, until the region answers again."
+                        } else {
+                            "The placement has not been read yet; GPUs in use and free are unknown."
+                        }}
+                    </span>
+                </div>
+            }
+        })
+    };
+    view! {
+        {unreachable}
+        {move || latest_totals.get().map(|t| view! {
+            <TotalsPanel totals=t last_known=known_totals.get() flagged=flagged.get()/>
+        })}
+        {move || model.latest.with(Option::is_none).then(|| view! { <p class="muted">"Reading the nodes…"</p> })}
+        <section class="panel nodes-panel" aria-labelledby="nodes-heading" hidden=move || model.store.is_empty()>
+            <div class="panel-head">
+                <h2 id="nodes-heading">"Nodes"</h2>
+                <Key/>
+            </div>
+            <GpuGrid store=model.store stale=Signal::derive(move || model.stale())/>
+        </section>
+    }
+}
+
+/// A figure, or "unknown" (never zero) when the region could not be read.
+fn figure(value: Option<i64>) -> String {
+    value.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
+}
+
+#[component]
+fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flagged: usize) -> impl IntoView {
+    let Totals { gpus, in_use, free, unavailable, largest_fit } = totals;
+    let sum = match (in_use, free, unavailable) {
+        (Some(u), Some(f), Some(n)) => format!("{gpus} GPUs = {u} in use + {f} free + {n} not available"),
+        _ => format!("{gpus} GPUs; use and free are unknown while the region cannot be reached"),
+    };
+    let last = last_known.filter(|_| in_use.is_none()).map(|(t, at)| {
+        view! {
+            <p class="totals-last">
+                "Last known at " <Time at/> ": "
+                {format!(
+                    "{} in use, {} free, largest launch on one node {}.",
+                    figure(t.in_use),
+                    figure(t.free),
+                    figure(t.largest_fit)
+                )}
+            </p>
+        }
+    });
+    view! {
+        <section class="panel totals-panel" aria-labelledby="totals-heading">
+            <h2 id="totals-heading">"Capacity"</h2>
+            <dl class="facts totals">
+                <div><dt>"GPUs"</dt><dd class="num">{gpus.to_string()}</dd></div>
+                <div><dt>"In use"</dt><dd class="num">{figure(in_use)}</dd></div>
+                <div><dt>"Free on ready nodes"</dt><dd class="num">{figure(free)}</dd></div>
+                <div>
+                    <dt>"Not available"</dt>
+                    <dd class="num">{figure(unavailable)}<span class="sub">"on nodes preparing or under maintenance"</span></dd>
+                </div>
+                <div>
+                    <dt>"Largest launch on one node"</dt>
+                    <dd class="num">{largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{n} GPUs"))}</dd>
+                </div>
+            </dl>
+            <p class="totals-sum num">{sum}</p>
+            {last}
+            {(flagged > 0).then(|| view! {
+                <p class="totals-flag" role="note">
+                    {format!(
+                        "{flagged} node{} report figures that do not add up; they are shown as reported and flagged on their cards.",
+                        if flagged == 1 { "" } else { "s" }
+                    )}
+                </p>
+            })}
+        </section>
+    }
+}
+
+/// What the cell colours mean (each cell also carries its workload's number and a title).
+#[component]
+fn Key() -> impl IntoView {
+    const ENTRIES: [(&str, &str); 8] = [
+        ("k-gpu-instance", "GPU instance"),
+        ("k-gpu-cluster", "GPU cluster"),
+        ("k-inference", "Model instance"),
+        ("k-fine-tune", "Fine-tune"),
+        ("k-unknown", "Unrecognised kind"),
+        ("unlisted", "In use, no workload listed"),
+        ("free", "Free"),
+        ("unknown", "Unknown"),
+    ];
+    view! {
+        <ul class="grid-key" aria-label="Cell colours">
+            {ENTRIES.iter().map(|(class, label)| view! {
+                <li><span class=format!("gpu-cell key-cell {class}") aria-hidden="true"></span>{*label}</li>
+            }).collect::<Vec<_>>()}
+        </ul>
+    }
 }

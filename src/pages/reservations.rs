@@ -64,7 +64,7 @@ pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
         list.iter()
             .filter_map(|r| needs_action(r).map(|b| (r.id, b)))
             .map(|(id, banner)| {
-                view! { <ActionBanner banner href=format!("/reservations/{id}")/> }
+                view! { <ActionBanner banner link=(format!("/reservations/{id}"), format!("Open reservation #{id}"))/> }
             })
             .collect::<Vec<_>>()
     });
@@ -220,6 +220,6 @@ pub fn TermDates(r: Reservation) -> impl IntoView {
         }
         .into_any(),
         (Some(start), None) => view! { <UtcDate at=start/> " → no end set" }.into_any(),
-        (None, _) => view! { <span class="muted">"Starts when the first invoice is paid"</span> }.into_any(),
+        (None, _) => view! { <span class="muted">"Set when the first invoice is paid"</span> }.into_any(),
     }
 }

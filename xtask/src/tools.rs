@@ -36,7 +36,8 @@ pub fn ensure_build_tools() -> Result {
         locked: true,
     })?;
     // wasm-bindgen's CLI (and its test runner) must equal the library exactly.
-    // Its published lock file is not used: a plain install is the recipe known to build here.
+    // Not --locked: 0.2.130's published lock file pins webpki-roots 1.0.11, which
+    // the crates.io index doesn't offer (yanked), so a locked install can't resolve.
     ensure_cargo_tool(CargoTool {
         binary: "wasm-bindgen",
         krate: "wasm-bindgen-cli",
@@ -58,11 +59,18 @@ pub fn ensure_test_tools() -> Result {
     })
 }
 
+fn home() -> PathBuf {
+    std::env::home_dir().expect("HOME is set")
+}
+
 /// npm's binaryen lives here: per user and outside the clone, so it survives `git clean`.
-pub fn tools_dir() -> PathBuf {
-    std::env::home_dir()
-        .expect("HOME is set")
-        .join(".cache/reservations-console/tools")
+fn tools_dir() -> PathBuf {
+    home().join(".cache/reservations-console/tools")
+}
+
+/// Where npm puts binaryen's executables, wasm-opt among them.
+fn binaryen_bin() -> PathBuf {
+    tools_dir().join("node_modules/.bin")
 }
 
 /// binaryen first (ahead of any system wasm-opt), then cargo's bin directory
@@ -70,14 +78,11 @@ pub fn tools_dir() -> PathBuf {
 pub fn search_path() -> OsString {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::home_dir().expect("HOME is set").join(".cargo"));
+        .unwrap_or_else(|| home().join(".cargo"));
     let inherited = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = [
-        tools_dir().join("node_modules/.bin"),
-        cargo_home.join("bin"),
-    ]
-    .into_iter()
-    .chain(std::env::split_paths(&inherited));
+    let dirs = [binaryen_bin(), cargo_home.join("bin")]
+        .into_iter()
+        .chain(std::env::split_paths(&inherited));
     std::env::join_paths(dirs).expect("PATH entries contain no separator")
 }
 
@@ -113,21 +118,22 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
 }
 
 fn ensure_wasm_opt() -> Result {
-    let wasm_opt = tools_dir().join("node_modules/.bin/wasm-opt");
-    if stdout_of(command(&wasm_opt).arg("--version"))
+    if stdout_of(command(binaryen_bin().join("wasm-opt")).arg("--version"))
         .is_some_and(|output| reports_version(&output, BINARYEN_VERSION))
     {
         return Ok(());
     }
-    std::fs::create_dir_all(tools_dir())
-        .map_err(|error| format!("cannot create {}: {error}", tools_dir().display()))?;
+    let dir = tools_dir();
+    std::fs::create_dir_all(&dir)
+        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     run(command("npm")
         .args(["install", "--no-audit", "--no-fund"])
         .arg(format!("binaryen@{BINARYEN_VERSION}"))
-        .current_dir(tools_dir()))
+        .current_dir(dir))
 }
 
-/// Debian packages, keyed by the binary each one provides.
+/// Debian packages, keyed by the binary each one provides (firefox-esr also
+/// provides the `firefox` that geckodriver looks for).
 const BROWSER_PACKAGES: [(&str, &str); 3] = [
     ("chromium", "chromium"),
     ("chromedriver", "chromium-driver"),

@@ -1,0 +1,78 @@
+//! Issue 2's "done when": the optimised release build loads from the simulator and starts
+//! in headless Chromium without a console error.
+
+use e2e::{http, Console};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn release_build_loads_without_console_errors() {
+    let console = Console::start().await;
+    console.open("/").await;
+    // The Connect page rendered: the wasm ran, the router matched `/`.
+    console.browser.wait_for("#connect-title").await;
+
+    let fetched = console
+        .browser
+        .script(
+            "return performance.getEntriesByType('resource')
+                .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
+        )
+        .await;
+    let fetched: Vec<&str> = fetched.as_array().into_iter().flatten().filter_map(|v| v.as_str()).collect();
+    let [wasm_url] = fetched.as_slice() else {
+        panic!("the page should fetch exactly one .wasm, fetched {fetched:?}")
+    };
+    let served = http::get(wasm_url).await.expect("the simulator serves the wasm");
+    assert_eq!(served.status, 200, "GET {wasm_url}");
+    assert_eq!(
+        served.header("content-type"),
+        Some("application/wasm"),
+        "the wasm must be served as application/wasm so it is compiled while streaming"
+    );
+    let built = std::fs::read(console.dist.wasm()).expect("the dist's wasm is readable");
+    assert!(served.body == built, "the page loaded the dist's wasm ({} bytes), got {} bytes", built.len(), served.body.len());
+    let sections = custom_sections(&built);
+    assert!(
+        !sections.iter().any(|name| name == "name" || name.starts_with(".debug")),
+        "an optimised release wasm carries no names or debug info; custom sections: {sections:?}"
+    );
+
+    let errors = console.browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors at start:\n{}", lines(&errors));
+    console.screenshots("start-connect").await;
+}
+
+/// The names of a wasm module's custom sections (id 0), in order.
+fn custom_sections(wasm: &[u8]) -> Vec<String> {
+    assert_eq!(wasm.get(..4), Some(&b"\0asm"[..]), "not a wasm module");
+    let mut names = Vec::new();
+    let mut at = 8;
+    while at < wasm.len() {
+        let id = wasm[at];
+        let (size, body) = leb128(wasm, at + 1);
+        if id == 0 {
+            let (len, name) = leb128(wasm, body);
+            names.push(String::from_utf8_lossy(&wasm[name..name + len]).into_owned());
+        }
+        at = body + size;
+    }
+    names
+}
+
+/// An unsigned LEB128 at `at`: its value and the offset just after it.
+fn leb128(bytes: &[u8], mut at: usize) -> (usize, usize) {
+    let mut value = 0usize;
+    let mut shift = 0;
+    loop {
+        let byte = bytes[at];
+        at += 1;
+        value |= usize::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return (value, at);
+        }
+        shift += 7;
+    }
+}
+
+fn lines(entries: &[e2e::ConsoleEntry]) -> String {
+    entries.iter().map(|e| format!("  {e}\n")).collect()
+}

@@ -1,0 +1,314 @@
+//! Faults for tests, switched at run time through `/api/__sim/faults` (off by default): what a
+//! flaky provider or proxy does to a response. A fault applies to requests whose path starts
+//! with its `path_prefix` (default `/api/`; never the hooks), `count` times or until cleared.
+//! Every response a fault touched carries `x-sim-fault: <kind>`.
+
+use crate::error::{parse_body, ApiError};
+use crate::ratelimit::Verdict;
+use crate::state::Sim;
+use axum::body::{to_bytes, Body};
+use axum::extract::{OriginalUri, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Paths faults never touch.
+pub const HOOKS_PREFIX: &str = "/api/__sim";
+const DEFAULT_PREFIX: &str = "/api/";
+const DEFAULT_DELAY_MS: u64 = 15_000;
+/// What `unknown_enum` puts in place of a `status`, `state` or `kind`.
+pub const UNKNOWN_ENUM_VALUE: &str = "hibernating";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// `500` with a JSON error body.
+    Internal,
+    /// `502` with an HTML page, as a proxy sends it.
+    BadGatewayHtml,
+    /// `503` with `retry-after: 2`.
+    Unavailable,
+    /// `429` exactly like the real rate limit.
+    RateLimited,
+    /// The real answer after `delay_ms`.
+    Slow { delay_ms: u64 },
+    /// `200` with the first half of the real JSON.
+    Truncated,
+    /// `200` with a body that is not JSON.
+    Malformed,
+    /// `200` with one number of the real JSON turned into a string.
+    WrongType,
+    /// `200` with one `status`/`state`/`kind` replaced by [`UNKNOWN_ENUM_VALUE`].
+    UnknownEnum,
+    /// Every region's `/nodes` answers `workloads_unknown: true`.
+    Unreachable,
+    /// The key answers `401` until cleared.
+    RevokeKey { key: String },
+}
+
+impl FaultKind {
+    fn name(&self) -> &'static str {
+        match self {
+            FaultKind::Internal => "500",
+            FaultKind::BadGatewayHtml => "502_html",
+            FaultKind::Unavailable => "503",
+            FaultKind::RateLimited => "429",
+            FaultKind::Slow { .. } => "slow",
+            FaultKind::Truncated => "truncated",
+            FaultKind::Malformed => "malformed",
+            FaultKind::WrongType => "wrong_type",
+            FaultKind::UnknownEnum => "unknown_enum",
+            FaultKind::Unreachable => "unreachable",
+            FaultKind::RevokeKey { .. } => "revoke_key",
+        }
+    }
+
+    fn is_canned(&self) -> bool {
+        matches!(self, FaultKind::Internal | FaultKind::BadGatewayHtml | FaultKind::Unavailable | FaultKind::RateLimited)
+    }
+
+    fn is_body_rewrite(&self) -> bool {
+        matches!(self, FaultKind::Truncated | FaultKind::Malformed | FaultKind::WrongType | FaultKind::UnknownEnum)
+    }
+}
+
+/// Body of `POST /api/__sim/faults`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultRequest {
+    kind: String,
+    path_prefix: Option<String>,
+    count: Option<u32>,
+    delay_ms: Option<u64>,
+    key: Option<String>,
+}
+
+struct Fault {
+    kind: FaultKind,
+    path_prefix: String,
+    /// `None` = until cleared.
+    remaining: Option<u32>,
+}
+
+#[derive(Default)]
+pub struct Faults {
+    active: Vec<Fault>,
+}
+
+impl Faults {
+    /// Adds the fault a hook request describes.
+    pub fn add(&mut self, body: &[u8]) -> Result<(), ApiError> {
+        let request: FaultRequest = parse_body(body)?;
+        let kind = match request.kind.as_str() {
+            "500" => FaultKind::Internal,
+            "502_html" => FaultKind::BadGatewayHtml,
+            "503" => FaultKind::Unavailable,
+            "429" => FaultKind::RateLimited,
+            "slow" => FaultKind::Slow { delay_ms: request.delay_ms.unwrap_or(DEFAULT_DELAY_MS) },
+            "truncated" => FaultKind::Truncated,
+            "malformed" => FaultKind::Malformed,
+            "wrong_type" => FaultKind::WrongType,
+            "unknown_enum" => FaultKind::UnknownEnum,
+            "unreachable" => FaultKind::Unreachable,
+            "revoke_key" => FaultKind::RevokeKey {
+                key: request.key.ok_or_else(|| ApiError::invalid("revoke_key needs \"key\""))?,
+            },
+            other => {
+                return Err(ApiError::invalid(format!(
+                    "Unknown fault kind {other:?}; one of 500, 502_html, 503, 429, slow, truncated, malformed, \
+                     wrong_type, unknown_enum, unreachable, revoke_key"
+                )))
+            }
+        };
+        if request.count == Some(0) {
+            return Err(ApiError::invalid("count must be at least 1 (omit it for \"until cleared\")"));
+        }
+        let path_prefix = request.path_prefix.unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
+        self.active.push(Fault { kind, path_prefix, remaining: request.count });
+        Ok(())
+    }
+
+    pub fn clear(&mut self) {
+        self.active.clear();
+    }
+
+    /// `{"faults":[{"kind","path_prefix","count"(left; null = until cleared),"delay_ms"?,"key"?}]}`
+    pub fn describe(&self) -> Value {
+        let faults: Vec<Value> = self
+            .active
+            .iter()
+            .map(|fault| {
+                let mut entry = json!({ "kind": fault.kind.name(), "path_prefix": fault.path_prefix, "count": fault.remaining });
+                match &fault.kind {
+                    FaultKind::Slow { delay_ms } => entry["delay_ms"] = json!(delay_ms),
+                    FaultKind::RevokeKey { key } => entry["key"] = json!(key),
+                    _ => {}
+                }
+                entry
+            })
+            .collect();
+        json!({ "faults": faults })
+    }
+
+    /// The first fault for `path` that `apply` accepts, counted as used.
+    fn take<R>(&mut self, path: &str, mut apply: impl FnMut(&FaultKind) -> Option<R>) -> Option<(FaultKind, R)> {
+        let (index, result) = self
+            .active
+            .iter()
+            .enumerate()
+            .filter(|(_, fault)| path.starts_with(&fault.path_prefix))
+            .find_map(|(index, fault)| apply(&fault.kind).map(|result| (index, result)))?;
+        let fault = &mut self.active[index];
+        let kind = fault.kind.clone();
+        if let Some(left) = fault.remaining.as_mut() {
+            *left -= 1;
+            if *left == 0 {
+                self.active.remove(index);
+            }
+        }
+        Some((kind, result))
+    }
+
+    fn take_if(&mut self, path: &str, wanted: impl Fn(&FaultKind) -> bool) -> Option<FaultKind> {
+        self.take(path, |kind| wanted(kind).then_some(())).map(|(kind, ())| kind)
+    }
+
+    fn has(&self, path: &str, wanted: impl Fn(&FaultKind) -> bool) -> bool {
+        self.active.iter().any(|f| path.starts_with(&f.path_prefix) && wanted(&f.kind))
+    }
+
+    /// Whether a `revoke_key` fault refuses `key` on this request.
+    pub fn revoked(&mut self, key: &str, path: &str) -> bool {
+        self.take_if(path, |kind| matches!(kind, FaultKind::RevokeKey { key: revoked } if revoked == key)).is_some()
+    }
+
+    /// Whether an `unreachable` fault hides the workloads of this `/nodes` read.
+    pub fn unreachable(&mut self, path: &str) -> bool {
+        self.take_if(path, |kind| *kind == FaultKind::Unreachable).is_some()
+    }
+}
+
+/// The request's whole path: inside the `/api` router axum strips the prefix from the URI.
+pub fn full_path(request: &Request) -> String {
+    let uri = request.extensions().get::<OriginalUri>().map_or(request.uri(), |original| &original.0);
+    uri.path().to_owned()
+}
+
+/// Outer layer of `/api`: delays, canned answers and body rewrites.
+pub async fn inject(State(sim): State<Arc<Sim>>, request: Request, next: Next) -> Response {
+    let path = full_path(&request);
+    if path.starts_with(HOOKS_PREFIX) {
+        return next.run(request).await;
+    }
+    let slow = sim.faults().take(&path, |kind| match kind {
+        FaultKind::Slow { delay_ms } => Some(*delay_ms),
+        _ => None,
+    });
+    if let Some((_, delay_ms)) = &slow {
+        tokio::time::sleep(Duration::from_millis(*delay_ms)).await;
+    }
+    let canned = sim.faults().take_if(&path, FaultKind::is_canned);
+    if let Some(kind) = canned {
+        let key = crate::auth::bearer(request.headers()).unwrap_or_default().to_owned();
+        let verdict = sim.limiter().exhausted(&key);
+        return marked(canned_response(&kind, verdict), &kind);
+    }
+    let response = next.run(request).await;
+    let response = match slow {
+        Some((kind, _)) => marked(response, &kind),
+        None => response,
+    };
+    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !response.status().is_success() || !is_json || !sim.faults().has(&path, FaultKind::is_body_rewrite) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = to_bytes(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let rewritten = sim.faults().take(&path, |kind| rewrite(kind, &bytes));
+    let Some((kind, (body, field))) = rewritten else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    if let Some(field) = field.and_then(|f| HeaderValue::from_str(&f).ok()) {
+        parts.headers.insert("x-sim-fault-field", field);
+    }
+    marked(Response::from_parts(parts, Body::from(body)), &kind)
+}
+
+fn marked(mut response: Response, kind: &FaultKind) -> Response {
+    response.headers_mut().insert("x-sim-fault", HeaderValue::from_static(kind.name()));
+    response
+}
+
+fn canned_response(kind: &FaultKind, verdict: Verdict) -> Response {
+    match kind {
+        FaultKind::BadGatewayHtml => (
+            StatusCode::BAD_GATEWAY,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+        )
+            .into_response(),
+        FaultKind::Unavailable => {
+            let mut response = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "service_unavailable", "The service is temporarily unavailable; retry in a few seconds.").into_response();
+            response.headers_mut().insert("retry-after", HeaderValue::from_static("2"));
+            response
+        }
+        FaultKind::RateLimited => verdict.refusal(),
+        _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Simulated internal error; quote the request id to support.").into_response(),
+    }
+}
+
+/// The rewritten body (and the JSON pointer of the field changed), or `None` when the
+/// fault does not apply to this body.
+fn rewrite(kind: &FaultKind, body: &[u8]) -> Option<(Vec<u8>, Option<String>)> {
+    match kind {
+        FaultKind::Truncated => Some((body[..body.len() / 2].to_vec(), None)),
+        FaultKind::Malformed => {
+            let text = String::from_utf8_lossy(body);
+            let broken = match text.find(':') {
+                Some(at) => format!("{};{}", &text[..at], &text[at + 1..]),
+                None => format!("{{{text}"),
+            };
+            Some((broken.into_bytes(), None))
+        }
+        FaultKind::WrongType => rewrite_field(body, |key, value| value.is_number() && key.contains("gpus"))
+            .or_else(|| rewrite_field(body, |_, value| value.is_number())),
+        FaultKind::UnknownEnum => {
+            rewrite_field(body, |key, value| value.is_string() && matches!(key, "status" | "state" | "kind"))
+        }
+        _ => None,
+    }
+}
+
+/// Changes the first field (depth first) `pick` chooses: a number becomes its text, a
+/// string becomes [`UNKNOWN_ENUM_VALUE`].
+fn rewrite_field(body: &[u8], pick: impl Fn(&str, &Value) -> bool + Copy) -> Option<(Vec<u8>, Option<String>)> {
+    let mut value: Value = serde_json::from_slice(body).ok()?;
+    let pointer = find_field(&value, String::new(), pick)?;
+    let field = value.pointer_mut(&pointer)?;
+    *field = match field {
+        Value::Number(n) => Value::String(n.to_string()),
+        _ => Value::String(UNKNOWN_ENUM_VALUE.to_owned()),
+    };
+    Some((serde_json::to_vec(&value).ok()?, Some(pointer)))
+}
+
+fn find_field(value: &Value, at: String, pick: impl Fn(&str, &Value) -> bool + Copy) -> Option<String> {
+    match value {
+        Value::Object(map) => map.iter().find_map(|(key, child)| {
+            let pointer = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+            if pick(key, child) {
+                Some(pointer)
+            } else {
+                find_field(child, pointer, pick)
+            }
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| find_field(child, format!("{at}/{i}"), pick)),
+        _ => None,
+    }
+}

@@ -1,0 +1,168 @@
+//! Test and benchmark hooks under `/api/__sim`, for loopback peers only: faults, the request
+//! log, the simulated clock, workload churn and reset. Not authenticated, not rate limited,
+//! not logged, never faulted.
+
+use crate::assumptions::{node_presence, NodePresence};
+use crate::clock;
+use crate::error::{parse_body, ApiError};
+use crate::placement::Placement;
+use crate::reservation::NodeState;
+use crate::state::{Sim, World};
+use axum::body::Bytes;
+use axum::extract::connect_info::ConnectInfo;
+use axum::extract::{Query, Request, State};
+use axum::middleware::{from_fn, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// A churned node is re-rolled until its workloads differ; this bounds the attempts.
+const CHURN_ATTEMPTS: u32 = 64;
+
+pub fn routes() -> Router<Arc<Sim>> {
+    Router::new()
+        .route("/faults", get(list_faults).post(add_fault).delete(clear_faults))
+        .route("/requests", get(requests).delete(clear_requests))
+        .route("/clock", get(clock_state).post(set_clock))
+        .route("/churn", post(churn))
+        .route("/reset", post(reset))
+        .route_layer(from_fn(loopback_only))
+}
+
+/// `403` unless the peer is 127.0.0.0/8 or ::1 (or the server was started without peer info).
+async fn loopback_only(request: Request, next: Next) -> Response {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    if !peer.is_some_and(|ip| ip.is_loopback()) {
+        return ApiError::forbidden("Simulator hooks answer loopback peers only").into_response();
+    }
+    next.run(request).await
+}
+
+async fn list_faults(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(sim.faults().describe())
+}
+
+async fn add_fault(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
+    let mut faults = sim.faults();
+    faults.add(&body)?;
+    Ok(Json(faults.describe()))
+}
+
+async fn clear_faults(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    let mut faults = sim.faults();
+    faults.clear();
+    Json(faults.describe())
+}
+
+async fn requests(State(sim): State<Arc<Sim>>, Query(query): Query<HashMap<String, String>>) -> Json<Value> {
+    Json(sim.log().describe(query.get("path_prefix").map_or("", String::as_str)))
+}
+
+async fn clear_requests(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    let mut log = sim.log();
+    log.clear();
+    Json(log.describe(""))
+}
+
+/// Body of `POST /api/__sim/clock`; the parts present apply in this order (so that
+/// `{"freeze":true,"set":…}` stops the clock exactly at `set`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockRequest {
+    freeze: Option<bool>,
+    set: Option<DateTime<Utc>>,
+    advance_secs: Option<f64>,
+}
+
+/// `{"now","frozen","tick","tick_ms"}`
+fn describe_clock(sim: &Sim) -> Json<Value> {
+    let clock = sim.clock();
+    let now = clock.now();
+    Json(json!({
+        "now": now,
+        "frozen": clock.is_frozen(),
+        "tick": clock::tick(now, sim.config.tick),
+        "tick_ms": sim.config.tick.as_millis() as u64,
+    }))
+}
+
+async fn clock_state(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    describe_clock(&sim)
+}
+
+async fn set_clock(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
+    let request: ClockRequest = parse_body(&body)?;
+    {
+        let mut clock = sim.clock();
+        if let Some(frozen) = request.freeze {
+            clock.freeze(frozen);
+        }
+        if let Some(at) = request.set {
+            clock.set(at);
+        }
+        if let Some(secs) = request.advance_secs {
+            let by = TimeDelta::try_milliseconds((secs * 1000.0) as i64).ok_or_else(|| ApiError::invalid("advance_secs is out of range"))?;
+            clock.advance(by);
+        }
+    }
+    Ok(describe_clock(&sim))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChurnRequest {
+    reservation_id: u64,
+    nodes: usize,
+}
+
+/// Changes the workloads on exactly `nodes` ready nodes of a running reservation, now; the
+/// next churn of the same reservation moves on to the following nodes.
+async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
+    let request: ChurnRequest = parse_body(&body)?;
+    let now = sim.now();
+    let mut world = sim.world();
+    let World { reservations, launched, churn, churn_cursor, .. } = &mut *world;
+    let id = request.reservation_id;
+    let reservation = reservations
+        .iter()
+        .find(|r| r.spec.id == id)
+        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    if node_presence(reservation.spec.status) != NodePresence::Running {
+        return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
+    }
+    let ready: Vec<usize> = Placement::of(&sim.config, now, launched, churn)
+        .nodes(reservation)
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| node.state == NodeState::Ready)
+        .map(|(i, _)| i)
+        .collect();
+    if request.nodes > ready.len() {
+        return Err(ApiError::invalid(format!("Reservation {id} has {} ready nodes", ready.len())));
+    }
+    let cursor = churn_cursor.entry(id).or_default();
+    let chosen: Vec<usize> = (0..request.nodes).map(|j| ready[(*cursor + j) % ready.len()]).collect();
+    *cursor += request.nodes;
+    for &node in &chosen {
+        let before = Placement::of(&sim.config, now, launched, churn).node(reservation, node);
+        for _ in 0..CHURN_ATTEMPTS {
+            *churn.entry((id, node)).or_default() += 1;
+            if Placement::of(&sim.config, now, launched, churn).node(reservation, node) != before {
+                break;
+            }
+        }
+    }
+    let changed: Vec<String> = chosen.iter().map(|i| format!("node-{}", i + 1)).collect();
+    Ok(Json(json!({ "reservation_id": id, "changed": changed, "tick": clock::tick(now, sim.config.tick) })))
+}
+
+async fn reset(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    sim.reset();
+    Json(json!({ "reset": true, "now": sim.now() }))
+}

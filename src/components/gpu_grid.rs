@@ -1,0 +1,276 @@
+//! The node grid of the live view: a card per node, a cell per GPU coloured by the
+//! workload on it, and the workloads listed with links to their pages.
+//!
+//! Built to be cheap per poll: [`NodeStore`] keeps one row per node key, created once,
+//! whose fields are signals set only when the value changed. `<For>` then never recreates
+//! a card while the keys stay the same (each card created and removed would also keep
+//! ~85 bytes of wasm memory in Leptos 0.8), and a poll in which k nodes changed touches
+//! only those k cards. The cells of a card are rebuilt in place from its placement
+//! signal, so only the attributes and texts that differ are written.
+
+use crate::api::enums::{Billing, NodeState, WorkloadKind};
+use crate::api::models::{Node, NodesResponse, Workload};
+use crate::components::status_badge::tone_name;
+use crate::domain::capacity::inconsistencies;
+use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
+use leptos::prelude::*;
+use std::collections::HashMap;
+
+/// One node's card data. Clones share the signals.
+#[derive(Clone)]
+pub struct NodeRow {
+    key: String,
+    name: String,
+    /// Another node earlier in the answer has the same `display_name`.
+    repeated: bool,
+    state: ArcRwSignal<NodeState>,
+    gpus: ArcRwSignal<i64>,
+    /// The last known placement; `None` until the region has been read once.
+    placement: ArcRwSignal<Option<Placement>>,
+}
+
+/// Sets `signal` only when `value` differs, so that unchanged fields notify nobody.
+fn set_if_changed<T: PartialEq + Send + Sync + 'static>(signal: &ArcRwSignal<T>, value: T) {
+    if signal.with_untracked(|old| *old != value) {
+        signal.set(value);
+    }
+}
+
+impl NodeRow {
+    fn new(key: String, node: &Node, workloads_unknown: bool) -> Self {
+        NodeRow {
+            repeated: key != node.display_name,
+            key,
+            name: node.display_name.clone(),
+            state: ArcRwSignal::new(node.state.clone()),
+            gpus: ArcRwSignal::new(node.gpus),
+            placement: ArcRwSignal::new((!workloads_unknown).then(|| Placement::of(node))),
+        }
+    }
+
+    /// While the region is unreachable the placement is left as last known.
+    fn update(&self, node: &Node, workloads_unknown: bool) {
+        if self.state.with_untracked(|s| *s != node.state) {
+            self.state.set(node.state.clone());
+        }
+        set_if_changed(&self.gpus, node.gpus);
+        if workloads_unknown {
+            return;
+        }
+        let same = self.placement.with_untracked(|p| {
+            p.as_ref().is_some_and(|p| p.gpus_in_use == node.gpus_in_use && p.workloads == node.workloads)
+        });
+        if !same {
+            self.placement.set(Some(Placement::of(node)));
+        }
+    }
+}
+
+/// The cards of the grid, keyed by node name.
+#[derive(Clone, Copy)]
+pub struct NodeStore {
+    rows: RwSignal<Vec<NodeRow>>,
+}
+
+impl Default for NodeStore {
+    fn default() -> Self {
+        NodeStore { rows: RwSignal::new(Vec::new()) }
+    }
+}
+
+impl NodeStore {
+    /// Brings the rows up to date with an answer. The row list itself is replaced only
+    /// when nodes appear, disappear or move.
+    pub fn apply(&self, response: &NodesResponse) {
+        let keys = node_keys(&response.nodes);
+        let unknown = response.workloads_unknown;
+        let same_keys = self.rows.with_untracked(|rows| {
+            rows.len() == keys.len() && rows.iter().zip(&keys).all(|(row, key)| row.key == *key)
+        });
+        if same_keys {
+            self.rows.with_untracked(|rows| {
+                for (row, node) in rows.iter().zip(&response.nodes) {
+                    row.update(node, unknown);
+                }
+            });
+            return;
+        }
+        let mut old: HashMap<String, NodeRow> =
+            self.rows.with_untracked(|rows| rows.iter().map(|r| (r.key.clone(), r.clone())).collect());
+        let rows = keys
+            .into_iter()
+            .zip(&response.nodes)
+            .map(|(key, node)| match old.remove(&key) {
+                Some(row) => {
+                    row.update(node, unknown);
+                    row
+                }
+                None => NodeRow::new(key, node, unknown),
+            })
+            .collect();
+        self.rows.set(rows);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.with(Vec::is_empty)
+    }
+}
+
+/// CSS class of what a cell (or a workload's swatch) shows.
+fn use_class(usage: Use, workloads: &[Workload]) -> &'static str {
+    match usage {
+        Use::Workload(i) => workloads.get(i).map_or("k-unknown", |w| kind_class(&w.kind)),
+        Use::Unlisted => "unlisted",
+        Use::Free => "free",
+        Use::Unknown => "unknown",
+    }
+}
+
+fn kind_class(kind: &WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::GpuInstance => "k-gpu-instance",
+        WorkloadKind::GpuCluster => "k-gpu-cluster",
+        WorkloadKind::InferenceInstance => "k-inference",
+        WorkloadKind::FineTune => "k-fine-tune",
+        WorkloadKind::Unknown(_) => "k-unknown",
+    }
+}
+
+/// One GPU: its class, hover text and the number of its workload in the list below.
+fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload]) -> impl IntoView {
+    let what = match cell.usage {
+        Use::Workload(i) => workloads
+            .get(i)
+            .map_or_else(String::new, |w| format!("{} ({} #{})", w.name, kind_label(&w.kind), w.id)),
+        Use::Unlisted => "in use by no listed workload".to_owned(),
+        Use::Free => "free".to_owned(),
+        Use::Unknown => "placement unknown".to_owned(),
+    };
+    let beyond = if cell.beyond { format!(" — beyond the node's {gpus} GPUs") } else { String::new() };
+    let title = format!("GPU {} · {what}{beyond}", index + 1);
+    let label = match cell.usage {
+        Use::Workload(i) => (i + 1).to_string(),
+        Use::Unknown => "?".to_owned(),
+        Use::Unlisted | Use::Free => String::new(),
+    };
+    let class = format!("gpu-cell {}{}", use_class(cell.usage, workloads), if cell.beyond { " beyond" } else { "" });
+    view! { <li class=class title=title>{label}</li> }
+}
+
+/// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
+fn workload_view(index: usize, w: &Workload) -> impl IntoView {
+    let billing = match &w.billing {
+        Some(Billing::Reserved) => " · billed by reservation".to_owned(),
+        Some(Billing::Unknown(raw)) => format!(" · billing {raw} (unrecognised)"),
+        None => String::new(),
+    };
+    let gpus = if w.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", w.gpus) };
+    view! {
+        <li class="workload">
+            <span class=format!("swatch {}", kind_class(&w.kind)) aria-hidden="true">{(index + 1).to_string()}</span>
+            <a class="workload-name" href=workload_page_path(&w.kind, w.id)>{w.name.clone()}</a>
+            <span class="workload-meta">{format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id)}</span>
+        </li>
+    }
+}
+
+/// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read.
+fn use_text(gpus: i64, placement: Option<&Placement>) -> String {
+    match placement {
+        Some(p) => format!("{} of {gpus} in use · {} free", p.in_use(), gpus - p.in_use()),
+        None => format!("{gpus} GPUs · use unknown"),
+    }
+}
+
+#[component]
+fn NodeCard(row: NodeRow) -> impl IntoView {
+    let NodeRow { name, repeated, state, gpus, placement, .. } = row;
+    let badge = {
+        let state = state.clone();
+        move || {
+            let (label, tone) = state.with(state_label);
+            view! { <span class=format!("badge tone-{}", tone_name(tone))>{label}</span> }
+        }
+    };
+    let usage = {
+        let (gpus, placement) = (gpus.clone(), placement.clone());
+        move || placement.with(|p| use_text(gpus.get(), p.as_ref()))
+    };
+    let cells = {
+        let (gpus, placement) = (gpus.clone(), placement.clone());
+        move || {
+            let gpus = gpus.get();
+            placement.with(|p| {
+                let workloads = p.as_ref().map_or(&[][..], |p| &p.workloads[..]);
+                let drawn = grid::cells(gpus, p.as_ref());
+                let clipped = (drawn.clipped > 0).then(|| format!("+{} more", drawn.clipped));
+                let cells = drawn
+                    .cells
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, cell)| cell_view(i, cell, gpus, workloads))
+                    .collect::<Vec<_>>();
+                (cells, clipped.map(|text| view! { <li class="gpu-more">{text}</li> }))
+            })
+        }
+    };
+    let workloads = {
+        let placement = placement.clone();
+        move || {
+            placement.with(|p| {
+                p.as_ref().map_or_else(Vec::new, |p| p.workloads.iter().enumerate().map(|(i, w)| workload_view(i, w)).collect())
+            })
+        }
+    };
+    let flags = {
+        let (name, state) = (name.clone(), state.clone());
+        move || {
+            let mut flags = placement.with(|p| {
+                p.as_ref().map_or_else(Vec::new, |p| {
+                    inconsistencies(&Node {
+                        display_name: name.clone(),
+                        state: state.get_untracked(),
+                        gpus: gpus.get(),
+                        gpus_in_use: p.gpus_in_use,
+                        workloads: p.workloads.clone(),
+                    })
+                })
+            });
+            if repeated {
+                flags.push(format!("The API lists a node named {name} more than once."));
+            }
+            (!flags.is_empty()).then(|| {
+                view! {
+                    <ul class="node-flags" role="note">
+                        {flags.into_iter().map(|f| view! { <li>{f}</li> }).collect::<Vec<_>>()}
+                    </ul>
+                }
+            })
+        }
+    };
+    view! {
+        <article class="node-card">
+            <header class="node-head">
+                <h3 class="node-name">{name.clone()}</h3>
+                {badge}
+                <span class="node-use num">{usage}</span>
+            </header>
+            <ol class="gpu-cells" aria-hidden="true">{cells}</ol>
+            <ol class="node-workloads">{workloads}</ol>
+            {flags}
+        </article>
+    }
+}
+
+/// Every card, in the order the API lists the nodes. `stale` marks the whole grid (the
+/// region is unreachable or the latest poll failed) with one class, not per card.
+#[component]
+pub fn GpuGrid(store: NodeStore, #[prop(into)] stale: Signal<bool>) -> impl IntoView {
+    view! {
+        <div class="node-grid" class:stale=move || stale.get()>
+            <For each=move || store.rows.get() key=|row| row.key.clone() let(row)>
+                <NodeCard row/>
+            </For>
+        </div>
+    }
+}

@@ -1,0 +1,178 @@
+//! The typed client in a real browser against the simulator: list, detail as owner and as
+//! member, nodes, launch errors, and the simulator's faults (slow, HTML 502, truncated 200,
+//! 503 with retry-after), through `fetch`, the AbortController timer and the browser's
+//! `Headers`.
+//!
+//! The simulator's API base URL is fixed at build time: `SIM_BASE_URL=http://127.0.0.1:8080/api`.
+//! The test page is served by wasm-bindgen-test-runner on another origin, so the simulator
+//! must answer CORS for this run (allowing the `authorization` and `content-type` request
+//! headers and exposing `x-ecolink-request-id`, `retry-after` and `x-ratelimit-*`), hooks
+//! under `/__sim` included. The timeout test waits the client's whole timeout. Without
+//! `SIM_BASE_URL` every test here says why it is skipped and passes.
+#![cfg(target_arch = "wasm32")]
+
+use reservations_console::api::assumptions::REQUEST_TIMEOUT;
+use reservations_console::api::client::{self, Connection};
+use reservations_console::api::enums::ReservationStatus;
+use reservations_console::api::error::{explain, ErrorContext, ErrorKind};
+use reservations_console::api::models::{LaunchRequest, Reservation};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const OWNER: &str = "eco_demo_owner";
+const MEMBER: &str = "eco_demo_member";
+
+/// A connection to the simulator with `key`, or `None` after printing why `test` is skipped.
+fn simulator(test: &str, key: &str) -> Option<Connection> {
+    match option_env!("SIM_BASE_URL") {
+        Some(base) => Some(Connection::new(base, key)),
+        None => {
+            console_log!("{test}: skipped, SIM_BASE_URL was not set when the tests were built (e.g. SIM_BASE_URL=http://127.0.0.1:8080/api)");
+            None
+        }
+    }
+}
+
+/// The first active reservation of the demo account, read through the client.
+async fn active_reservation(conn: &Connection) -> Reservation {
+    let list = client::list_reservations(conn).await.expect("the list");
+    list.into_iter().find(|r| r.status == ReservationStatus::Active).expect("an active reservation in the demo data")
+}
+
+/// Arms one simulator fault (`{"kind":…}` of `/api/__sim/faults`) for the next request
+/// under `path` (below the API base URL).
+async fn fault(conn: &Connection, kind: serde_json::Value, path: &str) {
+    let mut body = kind;
+    body["path_prefix"] = format!("/api{path}").into();
+    body["count"] = 1.into();
+    let url = format!("{}/__sim/faults", conn.base_url());
+    let response = gloo_net::http::Request::post(&url).json(&body).unwrap().send().await.expect("the fault hook");
+    assert!(response.ok(), "fault hook answered {}", response.status());
+}
+
+/// A launch of one GPU on `r`, named for this test.
+fn launch_on(r: &Reservation) -> LaunchRequest {
+    LaunchRequest { region_id: r.region_id.clone(), gpu_type: r.gpu_type.clone(), gpus: 1, name: "api-client-test".into(), interruptible: None }
+}
+
+#[wasm_bindgen_test]
+async fn lists_reservations_newest_first() {
+    let Some(conn) = simulator("lists_reservations_newest_first", OWNER) else { return };
+    let list = client::list_reservations(&conn).await.expect("the list");
+    assert!(!list.is_empty());
+    let ids: Vec<i64> = list.iter().map(|r| r.id).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest (highest id) first: {ids:?}");
+    assert!(list.iter().all(|r| r.status.is_known()), "the demo data uses documented statuses");
+}
+
+#[wasm_bindgen_test]
+async fn the_owner_sees_the_payment_schedule() {
+    let Some(conn) = simulator("the_owner_sees_the_payment_schedule", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    let detail = client::reservation(&conn, r.id).await.expect("the detail");
+    assert_eq!(detail.reservation.id, r.id);
+    let payment = detail.payment.expect("payment for the owner");
+    assert!(!payment.charges.is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn a_member_gets_no_payment_and_no_rates() {
+    let Some(conn) = simulator("a_member_gets_no_payment_and_no_rates", MEMBER) else { return };
+    let r = active_reservation(&conn).await;
+    let detail = client::reservation(&conn, r.id).await.expect("the detail");
+    assert!(detail.payment.is_none());
+    assert!(detail.amendments.iter().all(|a| a.rate_usd_per_gpu_hour_before.is_none() && a.rate_usd_per_gpu_hour_after.is_none()));
+}
+
+#[wasm_bindgen_test]
+async fn nodes_of_an_active_reservation() {
+    let Some(conn) = simulator("nodes_of_an_active_reservation", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    let nodes = client::nodes(&conn, r.id).await.expect("the nodes");
+    assert_eq!(nodes.nodes.len() as i64, r.node_count);
+    assert_eq!(nodes.nodes.iter().map(|n| n.gpus).sum::<i64>(), r.reserved_gpus);
+}
+
+#[wasm_bindgen_test]
+async fn an_interruptible_launch_is_the_code_less_409() {
+    let Some(conn) = simulator("an_interruptible_launch_is_the_code_less_409", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    let request = LaunchRequest { interruptible: Some(true), ..launch_on(&r) };
+    let err = client::launch(&conn, &request).await.expect_err("interruptible is refused");
+    assert_eq!((err.kind, err.status, err.code.as_deref()), (ErrorKind::Http, Some(409), None));
+    assert!(err.request_id.is_some(), "x-ecolink-request-id is exposed to the console");
+    assert_eq!(explain(&err, &ErrorContext::default()).title, "Reserved capacity is never interruptible");
+}
+
+#[wasm_bindgen_test]
+async fn a_launch_outside_the_reservation_is_reservation_only() {
+    let Some(conn) = simulator("a_launch_outside_the_reservation_is_reservation_only", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    let request = LaunchRequest { region_id: "nowhere".into(), ..launch_on(&r) };
+    let err = client::launch(&conn, &request).await.expect_err("outside the reservation");
+    assert_eq!((err.status, err.code.as_deref()), (Some(403), Some("reservation_only")));
+    let context = ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) };
+    assert!(explain(&err, &context).explanation.contains(&r.region_id));
+}
+
+#[wasm_bindgen_test]
+async fn a_wrong_key_is_unauthorized_and_never_shown() {
+    let key = "eco_not_a_real_key_1234";
+    let Some(conn) = simulator("a_wrong_key_is_unauthorized_and_never_shown", key) else { return };
+    let err = client::list_reservations(&conn).await.expect_err("a wrong key");
+    assert!(err.is_unauthorized());
+    assert!(!format!("{err:?} {err}").contains(key));
+}
+
+#[wasm_bindgen_test]
+async fn an_unreachable_api_is_a_network_error() {
+    // Port 9 (discard) on loopback refuses connections; no simulator is needed for this one.
+    let err = client::list_reservations(&Connection::new("http://127.0.0.1:9/api", OWNER)).await.expect_err("refused");
+    assert_eq!(err.kind, ErrorKind::Network);
+    assert_eq!(explain(&err, &ErrorContext::default()).title, "Could not reach the API");
+}
+
+#[wasm_bindgen_test]
+async fn a_slow_answer_is_aborted_as_a_timeout() {
+    let Some(conn) = simulator("a_slow_answer_is_aborted_as_a_timeout", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    let delay_ms = REQUEST_TIMEOUT.as_millis() as u64 + 1_000;
+    fault(&conn, serde_json::json!({ "kind": "slow", "delay_ms": delay_ms }), &format!("/gpu-reservations/{}/nodes", r.id)).await;
+    let err = client::nodes(&conn, r.id).await.expect_err("aborted");
+    assert_eq!((err.kind, err.status), (ErrorKind::Timeout, None));
+    assert_eq!(explain(&err, &ErrorContext::default()).title, "The API did not answer in time");
+}
+
+#[wasm_bindgen_test]
+async fn a_proxy_html_502_is_described_not_shown() {
+    let Some(conn) = simulator("a_proxy_html_502_is_described_not_shown", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    fault(&conn, serde_json::json!({ "kind": "502_html" }), &format!("/gpu-reservations/{}", r.id)).await;
+    let err = client::reservation(&conn, r.id).await.expect_err("502");
+    assert_eq!((err.kind, err.status), (ErrorKind::Http, Some(502)));
+    let message = err.message.unwrap_or_default();
+    assert!(message.contains("web page instead of JSON") && !message.contains('<'), "{message}");
+}
+
+#[wasm_bindgen_test]
+async fn a_truncated_200_is_a_decode_error_with_the_request_id() {
+    let Some(conn) = simulator("a_truncated_200_is_a_decode_error_with_the_request_id", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    fault(&conn, serde_json::json!({ "kind": "truncated" }), &format!("/gpu-reservations/{}", r.id)).await;
+    let err = client::reservation(&conn, r.id).await.expect_err("truncated");
+    assert_eq!((err.kind, err.status), (ErrorKind::Decode, Some(200)));
+    assert!(err.request_id.is_some());
+    assert!(err.message.unwrap_or_default().contains("was cut off"));
+}
+
+#[wasm_bindgen_test]
+async fn a_503_carries_its_retry_after() {
+    let Some(conn) = simulator("a_503_carries_its_retry_after", OWNER) else { return };
+    let r = active_reservation(&conn).await;
+    fault(&conn, serde_json::json!({ "kind": "503" }), &format!("/gpu-reservations/{}/nodes", r.id)).await;
+    let err = client::nodes(&conn, r.id).await.expect_err("503");
+    assert_eq!(err.status, Some(503));
+    assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(2)));
+    assert_eq!(explain(&err, &ErrorContext::default()).remedy, "Wait 2 s, then try again.");
+}

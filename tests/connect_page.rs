@@ -1,0 +1,125 @@
+//! Connect and the header: how the key is asked for and kept, what a rejected key shows,
+//! and how the header names the key's role.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, now, provide_console, settle, text};
+use leptos::prelude::*;
+use leptos_router::components::Router;
+use reservations_console::api::client::Connection;
+use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::components::header::Header;
+use reservations_console::pages::connect::ConnectPage;
+use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const KEPT: &str = "reservations-console.connection";
+
+fn disconnected() -> ConnectionState {
+    let state = ConnectionState::new();
+    provide_context(state);
+    provide_context(TimeZoneChoice(RwSignal::new(TimeZone::Utc)));
+    provide_context(Clock::fixed(now()));
+    state
+}
+
+fn attribute(host: &web_sys::HtmlElement, selector: &str, name: &str) -> Option<String> {
+    host.query_selector(selector).unwrap().expect(selector).get_attribute(name)
+}
+
+#[wasm_bindgen_test]
+async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
+    let host = mount(|| {
+        disconnected();
+        view! { <Router><ConnectPage/></Router> }
+    });
+    settle().await;
+    assert_eq!(attribute(&host, "#api-key", "type").as_deref(), Some("password"));
+    assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("off"));
+    let base: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
+    assert_eq!(base.value(), "/api");
+    let keep: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("input[type=checkbox]").unwrap().unwrap());
+    assert!(!keep.checked(), "keeping the key is opt-in");
+    let page = text(&host);
+    assert!(page.contains("Keep the key for this tab"), "{page}");
+    assert!(page.contains("any script running on this page could read it there"), "the risk is explained: {page}");
+}
+
+#[wasm_bindgen_test]
+async fn an_empty_key_is_refused_before_anything_is_sent() {
+    let host = mount(|| {
+        disconnected();
+        view! { <Router><ConnectPage/></Router> }
+    });
+    let form: web_sys::HtmlFormElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    form.request_submit().unwrap();
+    settle().await;
+    assert!(text(&host).contains("Enter an API key."));
+    assert_eq!(attribute(&host, "#api-key", "aria-invalid").as_deref(), Some("true"));
+}
+
+#[wasm_bindgen_test]
+fn a_revoked_key_returns_to_connect_with_the_401_explained_and_the_page_to_go_back_to() {
+    let host = mount(|| {
+        let state = provide_console(Role::Owner);
+        let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-7f3a")]);
+        let err = ApiError::from_response(401, &headers, r#"{"error":"unauthorized"}"#, now());
+        assert!(state.report_unauthorized(&err));
+        assert!(!state.is_connected_untracked());
+        view! { <Router><ConnectPage/></Router> }
+    });
+    let page = text(&host);
+    assert!(page.contains("The API key was not accepted"), "{page}");
+    assert!(page.contains("missing, malformed or revoked"), "{page}");
+    assert!(page.contains("req-7f3a"), "the request id: {page}");
+    assert!(page.contains("After connecting again you return to"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn other_errors_do_not_end_the_session() {
+    mount(|| {
+        let state = provide_console(Role::Owner);
+        let err = ApiError::from_response(503, &ResponseHeaders::default(), "", now());
+        assert!(!state.report_unauthorized(&err));
+        assert!(state.is_connected_untracked());
+    });
+}
+
+#[wasm_bindgen_test]
+fn a_kept_key_lives_in_session_storage_only_and_goes_on_disconnect() {
+    let window = web_sys::window().unwrap();
+    let session = window.session_storage().unwrap().unwrap();
+    let local = window.local_storage().unwrap().unwrap();
+    mount(move || {
+        let state = disconnected();
+        state.connect(Connection::new("/api", "eco_kept"), true, Role::Member);
+        let kept = session.get_item(KEPT).unwrap().expect("kept for the tab");
+        assert!(kept.contains("eco_kept"));
+        assert_eq!(local.length().unwrap(), 0, "never localStorage");
+        assert!(!window.location().href().unwrap().contains("eco_kept"), "never in the address");
+
+        state.disconnect();
+        assert!(session.get_item(KEPT).unwrap().is_none());
+
+        state.connect(Connection::new("/api", "eco_not_kept"), false, Role::Member);
+        assert!(session.get_item(KEPT).unwrap().is_none(), "not kept without the opt-in");
+    });
+}
+
+#[wasm_bindgen_test]
+fn the_header_names_the_role_and_what_it_sees() {
+    let owner = mount(|| {
+        provide_console(Role::Owner);
+        view! { <Router><Header/></Router> }
+    });
+    assert!(text(&owner).contains("Ownersees payments"), "{}", text(&owner));
+    let member = mount(|| {
+        provide_console(Role::Member);
+        view! { <Router><Header/></Router> }
+    });
+    assert!(text(&member).contains("Memberbilling is the account owner's"), "{}", text(&member));
+    assert!(text(&member).contains("Disconnect"));
+}

@@ -1,0 +1,186 @@
+//! The reservation detail as a person reads it, for the owner and for a member.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{charge, member_detail, mount, owner_detail, provide_console, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::client::Connection;
+use reservations_console::components::remote::Remote;
+use reservations_console::pages::reservation::ReservationView;
+use reservations_console::state::Role;
+use std::cell::Cell;
+use std::rc::Rc;
+use serde_json::json;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn the_owner_sees_rates_advance_and_checked_charges() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("$1.25 per GPU-hour"), "{page}");
+    assert!(page.contains("InvoiceEach period is invoiced; pay it under Billing → Invoices."), "{page}");
+    assert!(page.contains("$29,200.00"), "advance: {page}");
+    assert!(page.contains("One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00."), "{page}");
+    assert!(page.contains("Period 1 · 1 Dec 2026 – 31 Dec 2026 · $29,760.00"), "next charge: {page}");
+    assert!(page.contains("31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00."), "{page}");
+    assert!(host.query_selector(".charges-table .check-ok").unwrap().is_some());
+    assert!(host.query_selector(".charges-table .check-off").unwrap().is_none());
+    assert!(host.query_selector(".bar-chart svg").unwrap().is_some(), "the chart of charges per period");
+    assert!(page.contains("Download charges (CSV)"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn a_member_sees_no_payment_figure_anywhere() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationView detail=member_detail()/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("Billing is the account owner's."), "{page}");
+    assert!(!page.contains('$'), "no amount of money on a member's page: {page}");
+    assert!(!page.contains("CSV"), "{page}");
+    assert!(page.contains("4 nodes→6 nodes"), "amendments still show what changed: {page}");
+}
+
+#[wasm_bindgen_test]
+fn rates_in_a_member_answer_are_still_not_shown() {
+    let mut detail = owner_detail(json!({}));
+    detail.payment = None;
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <ReservationView detail/> }
+    });
+    assert!(!text(&host).contains('$'));
+}
+
+#[wasm_bindgen_test]
+fn a_charge_that_is_not_hours_times_gpus_times_rate_is_flagged() {
+    let mut wrong = charge(1, "invoiced");
+    wrong["gpu_amount_usd"] = json!(29000);
+    wrong["amount_usd"] = json!(29000);
+    let host = mount(move || {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "payment": { "charges": [wrong] } }))/> }
+    });
+    let check = host.query_selector(".charges-table .check-off").unwrap().expect("a warning on the row");
+    let check = check.text_content().unwrap();
+    assert!(check.contains("does not match the terms"), "{check}");
+    assert!(check.contains("$760.00 less"), "{check}");
+}
+
+#[wasm_bindgen_test]
+fn adjustment_rows_are_marked() {
+    let adjustment = json!({
+        "period_index": 3, "adjustment": true,
+        "period_start": "2027-01-20T00:00:00Z", "period_end": "2027-02-01T00:00:00Z",
+        "gpu_amount_usd": 5760, "storage_amount_usd": 0, "amount_usd": 5760,
+        "advance_applied_usd": 0, "status": "scheduled"
+    });
+    let host = mount(move || {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "payment": { "charges": [charge(1, "paid"), adjustment] } }))/> }
+    });
+    let row = host.query_selector(".charges-table tr.adjustment").unwrap().expect("an adjustment row");
+    assert!(row.text_content().unwrap().contains("Adjustment"));
+}
+
+#[wasm_bindgen_test]
+fn a_first_invoice_still_being_created_says_so() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! {
+            <ReservationView detail=owner_detail(json!({
+                "status": "awaiting_payment", "starts_at": null, "ends_at": null,
+                "payment": { "charges": [], "next_charge": null,
+                             "first_invoice": { "amount_usd": 2.34, "issued": false } }
+            }))/>
+        }
+    });
+    let page = text(&host);
+    assert!(page.contains("First invoice (advance + period 1)$2.34Being created"), "{page}");
+    assert!(page.contains("No charges yet"), "{page}");
+    assert!(page.contains("Set when the first invoice is paid"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn unknown_charge_status_and_funding_are_shown_as_sent() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! {
+            <ReservationView detail=owner_detail(json!({
+                "payment": { "funding": "crypto", "charges": [charge(1, "disputed")], "next_charge": null }
+            }))/>
+        }
+    });
+    let page = text(&host);
+    assert!(page.contains("crypto (unrecognised)"), "{page}");
+    assert!(page.contains("disputed (unrecognised)"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn storage_and_amendments_read_as_figures() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("Cloud drive1,200 GiB of 5,000 GiB · 24%"), "{page}");
+    assert!(page.contains("Shared filesystem8,000 GiB of 20,000 GiB · 40%"), "{page}");
+    assert!(page.contains("Shared filesystem20,000 GiB→30,000 GiB"), "{page}");
+    assert!(!page.contains("Rate$1.25"), "an unchanged rate is not a difference: {page}");
+    assert!(page.contains("Upcoming"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn the_term_timeline_marks_today_and_the_amendment() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationView detail=member_detail()/> }
+    });
+    let svg = host.query_selector(".timeline svg").unwrap().expect("a timeline");
+    let label = svg.get_attribute("aria-label").unwrap();
+    assert_eq!(label, "Term from 1 Nov 2026 to 1 Nov 2027; today, 9% through; 1 amendment.");
+    assert!(svg.query_selector(".timeline-mark").unwrap().is_some());
+}
+
+#[wasm_bindgen_test]
+fn markup_in_names_is_text() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "contract_ref": "<img src=x onerror=alert(1)>" }))/> }
+    });
+    assert!(host.query_selector("img").unwrap().is_none());
+    assert!(text(&host).contains("contract <img src=x onerror=alert(1)>"));
+}
+
+/// The real path: data read with an owner's key, then the tab switches to a member's key.
+/// The owner's payments must vanish at once, before the member's answer even arrives.
+#[wasm_bindgen_test]
+async fn switching_from_an_owner_key_to_a_member_key_drops_the_payments() {
+    let mounted = Rc::new(Cell::new(None));
+    let out = mounted.clone();
+    let host = mount(move || {
+        out.set(Some(provide_console(Role::Owner)));
+        let detail = Remote::new(|conn: Connection| async move {
+            if conn.expose_key() == "eco_test_key" {
+                Ok(owner_detail(json!({})))
+            } else {
+                std::future::pending().await
+            }
+        });
+        view! { {move || detail.data().map(|detail| view! { <ReservationView detail/> })} }
+    });
+    settle().await;
+    assert!(text(&host).contains("$29,760.00"), "the owner's page first: {}", text(&host));
+
+    let state = mounted.get().unwrap();
+    state.connect(Connection::new("/api", "eco_member_key"), false, Role::Member);
+    settle().await;
+    assert!(!text(&host).contains('$'), "nothing of the owner's left: {}", text(&host));
+}
