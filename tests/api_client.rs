@@ -14,7 +14,7 @@
 use reservations_console::api::assumptions::REQUEST_TIMEOUT;
 use reservations_console::api::client::{self, Connection};
 use reservations_console::api::enums::ReservationStatus;
-use reservations_console::api::error::{explain, ErrorContext, ErrorKind};
+use reservations_console::api::error::{explain, ApiError, ErrorContext, ErrorKind};
 use reservations_console::api::models::{LaunchRequest, Reservation};
 use wasm_bindgen_test::*;
 
@@ -40,15 +40,31 @@ async fn active_reservation(conn: &Connection) -> Reservation {
     list.into_iter().find(|r| r.status == ReservationStatus::Active).expect("an active reservation in the demo data")
 }
 
-/// Arms one simulator fault (`{"kind":…}` of `/api/__sim/faults`) for the next request
-/// under `path` (below the API base URL).
-async fn fault(conn: &Connection, kind: serde_json::Value, path: &str) {
-    let mut body = kind;
-    body["path_prefix"] = format!("/api{path}").into();
-    body["count"] = 1.into();
-    let url = format!("{}/__sim/faults", conn.base_url());
-    let response = gloo_net::http::Request::post(&url).json(&body).unwrap().send().await.expect("the fault hook");
-    assert!(response.ok(), "fault hook answered {}", response.status());
+/// The two reads the fault tests break.
+#[derive(Clone, Copy)]
+enum Read {
+    Detail,
+    Nodes,
+}
+
+/// Arms one simulator fault (`{"kind":…}` of `/api/__sim/faults`) for the next `read` of an
+/// active reservation, makes that read and returns its error.
+async fn read_with_fault(conn: &Connection, mut fault: serde_json::Value, read: Read) -> ApiError {
+    let r = active_reservation(conn).await;
+    let path = match read {
+        Read::Detail => format!("/api/gpu-reservations/{}", r.id),
+        Read::Nodes => format!("/api/gpu-reservations/{}/nodes", r.id),
+    };
+    fault["path_prefix"] = path.into();
+    fault["count"] = 1.into();
+    let hook = format!("{}/__sim/faults", conn.base_url());
+    let armed = gloo_net::http::Request::post(&hook).json(&fault).unwrap().send().await.expect("the fault hook");
+    assert!(armed.ok(), "fault hook answered {}", armed.status());
+    let result = match read {
+        Read::Detail => client::reservation(conn, r.id).await.map(drop),
+        Read::Nodes => client::nodes(conn, r.id).await.map(drop),
+    };
+    result.expect_err("the armed fault")
 }
 
 /// A launch of one GPU on `r`, named for this test.
@@ -136,10 +152,8 @@ async fn an_unreachable_api_is_a_network_error() {
 #[wasm_bindgen_test]
 async fn a_slow_answer_is_aborted_as_a_timeout() {
     let Some(conn) = simulator("a_slow_answer_is_aborted_as_a_timeout", OWNER) else { return };
-    let r = active_reservation(&conn).await;
     let delay_ms = REQUEST_TIMEOUT.as_millis() as u64 + 1_000;
-    fault(&conn, serde_json::json!({ "kind": "slow", "delay_ms": delay_ms }), &format!("/gpu-reservations/{}/nodes", r.id)).await;
-    let err = client::nodes(&conn, r.id).await.expect_err("aborted");
+    let err = read_with_fault(&conn, serde_json::json!({ "kind": "slow", "delay_ms": delay_ms }), Read::Nodes).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Timeout, None));
     assert_eq!(explain(&err, &ErrorContext::default()).title, "The API did not answer in time");
 }
@@ -147,9 +161,7 @@ async fn a_slow_answer_is_aborted_as_a_timeout() {
 #[wasm_bindgen_test]
 async fn a_proxy_html_502_is_described_not_shown() {
     let Some(conn) = simulator("a_proxy_html_502_is_described_not_shown", OWNER) else { return };
-    let r = active_reservation(&conn).await;
-    fault(&conn, serde_json::json!({ "kind": "502_html" }), &format!("/gpu-reservations/{}", r.id)).await;
-    let err = client::reservation(&conn, r.id).await.expect_err("502");
+    let err = read_with_fault(&conn, serde_json::json!({ "kind": "502_html" }), Read::Detail).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Http, Some(502)));
     let message = err.message.unwrap_or_default();
     assert!(message.contains("web page instead of JSON") && !message.contains('<'), "{message}");
@@ -158,9 +170,7 @@ async fn a_proxy_html_502_is_described_not_shown() {
 #[wasm_bindgen_test]
 async fn a_truncated_200_is_a_decode_error_with_the_request_id() {
     let Some(conn) = simulator("a_truncated_200_is_a_decode_error_with_the_request_id", OWNER) else { return };
-    let r = active_reservation(&conn).await;
-    fault(&conn, serde_json::json!({ "kind": "truncated" }), &format!("/gpu-reservations/{}", r.id)).await;
-    let err = client::reservation(&conn, r.id).await.expect_err("truncated");
+    let err = read_with_fault(&conn, serde_json::json!({ "kind": "truncated" }), Read::Detail).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Decode, Some(200)));
     assert!(err.request_id.is_some());
     assert!(err.message.unwrap_or_default().contains("was cut off"));
@@ -169,9 +179,7 @@ async fn a_truncated_200_is_a_decode_error_with_the_request_id() {
 #[wasm_bindgen_test]
 async fn a_503_carries_its_retry_after() {
     let Some(conn) = simulator("a_503_carries_its_retry_after", OWNER) else { return };
-    let r = active_reservation(&conn).await;
-    fault(&conn, serde_json::json!({ "kind": "503" }), &format!("/gpu-reservations/{}/nodes", r.id)).await;
-    let err = client::nodes(&conn, r.id).await.expect_err("503");
+    let err = read_with_fault(&conn, serde_json::json!({ "kind": "503" }), Read::Nodes).await;
     assert_eq!(err.status, Some(503));
     assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(2)));
     assert_eq!(explain(&err, &ErrorContext::default()).remedy, "Wait 2 s, then try again.");

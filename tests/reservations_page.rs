@@ -75,6 +75,18 @@ fn banners_on_top_for_past_due_awaiting_payment_and_suspended() {
     assert!(past_due.contains("stopped on 4 Dec 2026, 09:30 UTC"), "{past_due}");
     let link = banners.item(1).unwrap().dyn_into::<web_sys::Element>().unwrap().query_selector("a").unwrap().unwrap();
     assert_eq!(link.get_attribute("href").as_deref(), Some("/reservations/11"));
+    assert_eq!(link.text_content().as_deref(), Some("reservation #11"));
+}
+
+#[wasm_bindgen_test]
+fn identical_banners_are_merged_with_a_link_to_each_reservation() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        let awaiting = |id| reservation(json!({ "id": id, "status": "awaiting_payment", "starts_at": null, "ends_at": null }));
+        view! { <ReservationsView reservations=vec![awaiting(17), awaiting(16)]/> }
+    });
+    assert_eq!(host.query_selector_all(".banner").unwrap().length(), 1);
+    assert!(text(&host).contains("Open reservation #17, reservation #16"), "{}", text(&host));
 }
 
 #[wasm_bindgen_test]

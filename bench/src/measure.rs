@@ -303,11 +303,16 @@ async fn polls_done(browser: &Browser) -> Option<u64> {
     count.as_u64()
 }
 
+/// Waits until the page has done `polls` polls, or until `deadline`; returns the count then.
 async fn wait_for_polls(browser: &Browser, polls: u64, deadline: Instant) -> Result<u64, String> {
+    // The hook appears once the page has rendered; give it as long as any in-page wait.
+    let appear_by = Instant::now() + Duration::from_millis(PAGE_WAIT_MS);
     loop {
-        let done = polls_done(browser)
-            .await
-            .ok_or("the nodes page has no [data-poll-count] to tell polls done")?;
+        let done = match polls_done(browser).await {
+            Some(done) => done,
+            None if Instant::now() < appear_by => 0,
+            None => return Err("the nodes page has no [data-poll-count] to tell polls done".into()),
+        };
         if done >= polls || Instant::now() >= deadline {
             return Ok(done);
         }

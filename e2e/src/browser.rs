@@ -140,27 +140,30 @@ impl Browser {
         }
     }
 
-    /// Resizes the window so the page's own viewport (`innerWidth` × `innerHeight`) is
-    /// exactly `viewport`, whatever the window frame takes.
+    /// Resizes the window to `viewport`; in headless Chromium the window has no frame,
+    /// so the page's own viewport (`innerWidth` × `innerHeight`) is exactly that size.
     pub async fn set_viewport(&self, viewport: Viewport) {
         let (width, height) = viewport.size();
-        must("resizing the window", self.client.set_window_size(width, height).await);
-        let inner = self.script("return [window.innerWidth, window.innerHeight]").await;
-        let (inner_w, inner_h) = (inner[0].as_u64().unwrap_or(0), inner[1].as_u64().unwrap_or(0));
-        let (frame_w, frame_h) = (u64::from(width) - inner_w.min(width.into()), u64::from(height) - inner_h.min(height.into()));
-        if frame_w + frame_h > 0 {
-            must(
-                "resizing the window",
-                self.client
-                    .set_window_size(width + frame_w as u32, height + frame_h as u32)
-                    .await,
-            );
-        }
+        must(
+            "resizing the window",
+            self.client.set_window_size(width, height).await,
+        );
+        let inner = self
+            .script("return [window.innerWidth, window.innerHeight]")
+            .await;
+        assert_eq!(
+            inner,
+            json!([width, height]),
+            "the page's viewport after resizing the window"
+        );
     }
 
     /// Runs `body` as a function in the page and returns what it returns.
     pub async fn script(&self, body: &str) -> Value {
-        must(format!("running `{body}`"), self.client.execute(body, Vec::new()).await)
+        must(
+            format!("running `{body}`"),
+            self.client.execute(body, Vec::new()).await,
+        )
     }
 
     /// Polls `probe` until it gives a value, failing the test after [`WAIT`] with `what`
@@ -255,10 +258,17 @@ impl Browser {
             char::from(fantoccini::key::Key::Control),
             char::from(fantoccini::key::Key::Null)
         );
-        must(format!("typing into `{css}`"), element.send_keys(&select_all).await);
         must(
             format!("typing into `{css}`"),
-            element.send_keys(&format!("{}{text}", char::from(fantoccini::key::Key::Backspace)))
+            element.send_keys(&select_all).await,
+        );
+        must(
+            format!("typing into `{css}`"),
+            element
+                .send_keys(&format!(
+                    "{}{text}",
+                    char::from(fantoccini::key::Key::Backspace)
+                ))
                 .await,
         );
         let value = must(format!("reading `{css}`"), element.prop("value").await);
@@ -268,6 +278,8 @@ impl Browser {
     /// Saves a PNG of the whole page (not only the viewport) at the current width to
     /// `target/e2e-screenshots/<name>.png` and returns its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
+        // A sticky header is drawn where the page is scrolled to: at the top, it is on top.
+        self.script("window.scrollTo(0, 0)").await;
         let metrics = self.cdp("Page.getLayoutMetrics", json!({})).await;
         let size = &metrics["cssContentSize"];
         let (width, height) = (size["width"].as_f64(), size["height"].as_f64());
@@ -298,13 +310,16 @@ impl Browser {
 
     /// Runs a Chrome DevTools Protocol command through chromedriver and returns its result.
     pub async fn cdp(&self, command: &str, params: Value) -> Value {
-        let cmd = Cdp { command: command.to_owned(), params };
+        let cmd = ChromedriverPost::cdp(command, params);
         must(format!("CDP {command}"), self.client.issue_cmd(cmd).await)
     }
 
     /// Every console entry since the session started.
     pub async fn console(&self) -> Vec<ConsoleEntry> {
-        let fresh = must("reading the browser console", self.client.issue_cmd(BrowserLog).await);
+        let fresh = must(
+            "reading the browser console",
+            self.client.issue_cmd(ChromedriverPost::browser_log()).await,
+        );
         let mut seen = self.console.lock().expect("console log lock");
         seen.extend(fresh.as_array().into_iter().flatten().map(|entry| {
             let field = |name: &str| entry[name].as_str().unwrap_or_default().to_owned();
@@ -337,8 +352,10 @@ impl Drop for Browser {
         );
         if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.driver.port)) {
             let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+            // chromedriver answers once Chromium has quit; the first bytes are enough (it
+            // may keep the connection open, so reading to the end would wait the timeout).
             if stream.write_all(request.as_bytes()).is_ok() {
-                let _ = stream.read_to_end(&mut Vec::new());
+                let _ = stream.read(&mut [0; 64]);
             }
         }
     }
@@ -357,43 +374,46 @@ pub fn screenshot_dir() -> PathBuf {
         .join("target/e2e-screenshots")
 }
 
-/// chromedriver's legacy log endpoint, the one way it exposes `goog:loggingPrefs` output.
+/// A chromedriver command outside the W3C set: a POST to `session/{id}/{path}`.
 #[derive(Debug)]
-struct BrowserLog;
+struct ChromedriverPost {
+    path: &'static str,
+    body: Value,
+}
 
-impl WebDriverCompatibleCommand for BrowserLog {
+impl ChromedriverPost {
+    /// The legacy log endpoint, the one way chromedriver hands out `goog:loggingPrefs` output.
+    fn browser_log() -> Self {
+        ChromedriverPost {
+            path: "se/log",
+            body: json!({ "type": "browser" }),
+        }
+    }
+
+    /// The door to the DevTools protocol (full-page screenshots need it).
+    fn cdp(command: &str, params: Value) -> Self {
+        ChromedriverPost {
+            path: "goog/cdp/execute",
+            body: json!({ "cmd": command, "params": params }),
+        }
+    }
+}
+
+impl WebDriverCompatibleCommand for ChromedriverPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or_default()))
+        base_url.join(&format!(
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
+        ))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
-        (Method::POST, Some(json!({ "type": "browser" }).to_string()))
-    }
-}
-
-/// chromedriver's door to the DevTools protocol (full-page screenshots need it).
-#[derive(Debug)]
-struct Cdp {
-    command: String,
-    params: Value,
-}
-
-impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
-        let body = json!({ "cmd": self.command, "params": self.params });
-        (Method::POST, Some(body.to_string()))
+        (Method::POST, Some(self.body.to_string()))
     }
 }
 
@@ -414,7 +434,9 @@ impl Driver {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|error| panic!("cannot start chromedriver `{program}` (CHROMEDRIVER): {error}"));
+            .unwrap_or_else(|error| {
+                panic!("cannot start chromedriver `{program}` (CHROMEDRIVER): {error}")
+            });
         let mut driver = Driver {
             child,
             port,
@@ -437,7 +459,10 @@ impl Driver {
                     return;
                 }
             }
-            assert!(Instant::now() < deadline, "chromedriver not ready on {status_url} after {WAIT:?}");
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver not ready on {status_url} after {WAIT:?}"
+            );
             tokio::time::sleep(POLL).await;
         }
     }

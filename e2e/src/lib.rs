@@ -4,9 +4,11 @@
 //! so tests read as a person's steps.
 
 pub mod browser;
+pub mod gate;
 pub mod http;
 pub mod sim;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use browser::{Browser, ConsoleEntry, Viewport, WAIT};
@@ -28,19 +30,23 @@ impl Dist {
     /// Fails the test when `CONSOLE_DIST` is unset or holds no `index.html`: an end-to-end
     /// test without a build must never pass by doing nothing.
     pub fn from_env() -> Dist {
-        let dir = std::env::var_os("CONSOLE_DIST").map(PathBuf::from).unwrap_or_else(|| {
-            panic!(
-                "CONSOLE_DIST is not set: it must name the console's release build (dist/). \
-                 Run `cargo xtask test`, or `cargo xtask dist` then \
-                 `CONSOLE_DIST=$PWD/dist cargo test -p e2e`."
-            )
-        });
-        assert!(
-            dir.join("index.html").is_file(),
-            "CONSOLE_DIST={} has no index.html: build it with `cargo xtask dist`",
-            dir.display()
-        );
-        Dist { dir }
+        Dist::named(std::env::var_os("CONSOLE_DIST")).unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// The build `CONSOLE_DIST`'s value names, or why there is none.
+    fn named(value: Option<OsString>) -> Result<Dist, String> {
+        let dir = PathBuf::from(value.ok_or(
+            "CONSOLE_DIST is not set: it must name the console's release build (dist/). \
+             Run `cargo xtask test`, or `cargo xtask dist` then \
+             `CONSOLE_DIST=$PWD/dist cargo test -p e2e`.",
+        )?);
+        if !dir.join("index.html").is_file() {
+            return Err(format!(
+                "CONSOLE_DIST={} has no index.html: build it with `cargo xtask dist`",
+                dir.display()
+            ));
+        }
+        Ok(Dist { dir })
     }
 
     pub fn dir(&self) -> &Path {
@@ -57,7 +63,10 @@ impl Dist {
             .collect();
         match wasm.as_slice() {
             [one] => one.clone(),
-            other => panic!("{} should hold exactly one .wasm, found {other:?}", self.dir.display()),
+            other => panic!(
+                "{} should hold exactly one .wasm, found {other:?}",
+                self.dir.display()
+            ),
         }
     }
 }
@@ -92,7 +101,9 @@ impl Console {
     /// Opens `path` (e.g. `/reservations/12`) on the simulator and waits until the app
     /// has mounted its layout.
     pub async fn open(&self, path: &str) {
-        self.browser.goto(&format!("{}{path}", self.sim.url())).await;
+        self.browser
+            .goto(&format!("{}{path}", self.sim.url()))
+            .await;
         self.browser.wait_for("main#main").await;
     }
 
@@ -101,7 +112,9 @@ impl Console {
         self.open("/").await;
         self.browser.type_into("#base-url", "/api").await;
         self.browser.type_into("#api-key", key).await;
-        self.browser.click("form.connect-form button[type=submit]").await;
+        self.browser
+            .click("form.connect-form button[type=submit]")
+            .await;
     }
 
     /// Connects with `key` through the Connect page and waits until the header shows the
@@ -110,10 +123,17 @@ impl Console {
         self.submit_key(key).await;
         self.browser.wait_for("header .session .badge").await;
         self.browser
-            .eventually(format!("leaving Connect after connecting with {key}"), || async {
-                let path = self.browser.current_path().await;
-                if path == "/" { Err(path) } else { Ok(()) }
-            })
+            .eventually(
+                format!("leaving Connect after connecting with {key}"),
+                || async {
+                    let path = self.browser.current_path().await;
+                    if path == "/" {
+                        Err(path)
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
             .await;
     }
 
@@ -128,7 +148,11 @@ impl Console {
         self.browser
             .eventually(format!("the address to become {path}"), || async {
                 let now = self.browser.current_path().await;
-                if now == path { Ok(()) } else { Err(now) }
+                if now == path {
+                    Ok(())
+                } else {
+                    Err(now)
+                }
             })
             .await;
     }
@@ -141,5 +165,58 @@ impl Console {
                 .screenshot(&format!("{name}-{}", viewport.name()))
                 .await;
         }
+    }
+
+    /// Fails the test on any `SEVERE` console entry, except a failed load answering one
+    /// of `expected_statuses` (Chromium logs every HTTP error response it fetched).
+    pub async fn assert_no_console_errors(&self, expected_statuses: &[u16]) {
+        let unexpected: Vec<ConsoleEntry> = self
+            .browser
+            .console_errors()
+            .await
+            .into_iter()
+            .filter(|entry| {
+                let expected = entry.source == "network"
+                    && expected_statuses
+                        .iter()
+                        .any(|status| entry.message.contains(&format!("status of {status} ")));
+                !expected
+            })
+            .collect();
+        let listed: String = unexpected
+            .iter()
+            .map(|entry| format!("\n  {entry}"))
+            .collect();
+        assert!(unexpected.is_empty(), "unexpected console errors:{listed}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dist;
+
+    #[test]
+    fn an_unset_console_dist_is_refused_naming_the_variable() {
+        let why = Dist::named(None).unwrap_err();
+        assert!(why.contains("CONSOLE_DIST is not set"), "{why}");
+    }
+
+    #[test]
+    fn a_console_dist_without_index_html_is_refused() {
+        let empty = std::env::temp_dir().join(format!("e2e-empty-dist-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let why = Dist::named(Some(empty.clone().into())).unwrap_err();
+        std::fs::remove_dir(&empty).unwrap();
+        assert!(why.contains("has no index.html"), "{why}");
+    }
+
+    #[test]
+    fn a_console_dist_with_index_html_is_used() {
+        let dist = std::env::temp_dir().join(format!("e2e-dist-{}", std::process::id()));
+        std::fs::create_dir_all(&dist).unwrap();
+        std::fs::write(dist.join("index.html"), "<!DOCTYPE html>").unwrap();
+        let found = Dist::named(Some(dist.clone().into())).map(|d| d.dir().to_owned());
+        std::fs::remove_dir_all(&dist).unwrap();
+        assert_eq!(found, Ok(dist));
     }
 }

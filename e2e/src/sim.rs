@@ -48,7 +48,11 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(kind: FaultKind) -> Fault {
-        Fault { kind, path_prefix: None, count: None }
+        Fault {
+            kind,
+            path_prefix: None,
+            count: None,
+        }
     }
 
     pub fn on(mut self, path_prefix: &str) -> Fault {
@@ -152,7 +156,8 @@ impl Simulator {
     }
 
     pub async fn add_fault(&self, fault: Fault) {
-        self.hook(Method::POST, "/faults", Some(fault.to_json())).await;
+        self.hook(Method::POST, "/faults", Some(fault.to_json()))
+            .await;
     }
 
     pub async fn clear_faults(&self) {
@@ -161,7 +166,8 @@ impl Simulator {
 
     /// Stops the simulated clock: placement stays as it is until the clock moves.
     pub async fn freeze_clock(&self) {
-        self.hook(Method::POST, "/clock", Some(json!({ "freeze": true }))).await;
+        self.hook(Method::POST, "/clock", Some(json!({ "freeze": true })))
+            .await;
     }
 
     /// Moves the simulated clock (frozen or not) forward.

@@ -17,11 +17,18 @@ async fn release_build_loads_without_console_errors() {
                 .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
         )
         .await;
-    let fetched: Vec<&str> = fetched.as_array().into_iter().flatten().filter_map(|v| v.as_str()).collect();
+    let fetched: Vec<&str> = fetched
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str())
+        .collect();
     let [wasm_url] = fetched.as_slice() else {
         panic!("the page should fetch exactly one .wasm, fetched {fetched:?}")
     };
-    let served = http::get(wasm_url).await.expect("the simulator serves the wasm");
+    let served = http::get(wasm_url)
+        .await
+        .expect("the simulator serves the wasm");
     assert_eq!(served.status, 200, "GET {wasm_url}");
     assert_eq!(
         served.header("content-type"),
@@ -29,15 +36,26 @@ async fn release_build_loads_without_console_errors() {
         "the wasm must be served as application/wasm so it is compiled while streaming"
     );
     let built = std::fs::read(console.dist.wasm()).expect("the dist's wasm is readable");
-    assert!(served.body == built, "the page loaded the dist's wasm ({} bytes), got {} bytes", built.len(), served.body.len());
+    assert!(
+        served.body == built,
+        "the page loaded the dist's wasm ({} bytes), got {} bytes",
+        built.len(),
+        served.body.len()
+    );
     let sections = custom_sections(&built);
     assert!(
-        !sections.iter().any(|name| name == "name" || name.starts_with(".debug")),
+        !sections
+            .iter()
+            .any(|name| name == "name" || name.starts_with(".debug")),
         "an optimised release wasm carries no names or debug info; custom sections: {sections:?}"
     );
 
     let errors = console.browser.console_errors().await;
-    assert!(errors.is_empty(), "console errors at start:\n{}", lines(&errors));
+    assert!(
+        errors.is_empty(),
+        "console errors at start:\n{}",
+        lines(&errors)
+    );
     console.screenshots("start-connect").await;
 }
 

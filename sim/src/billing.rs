@@ -140,7 +140,9 @@ pub fn schedule(spec: &Spec, as_of: DateTime<Utc>) -> Schedule {
     let months = spec.billing_period.months();
     let Some(start) = spec.starts_at else {
         // Not started: no schedule yet; the first invoice prices period 1 without dates.
-        let period_one = spec.rate.times(assumptions::UNSTARTED_HOURS_PER_MONTH * i64::from(months) * gpus(spec, spec.initial.node_count))
+        let period_one = spec
+            .rate
+            .times(assumptions::UNSTARTED_HOURS_PER_MONTH * i64::from(months) * gpus(spec, spec.initial.node_count))
             + storage_cost(spec, spec.initial, months);
         return Schedule {
             advance,
@@ -162,7 +164,14 @@ fn first_invoice(terms: FirstInvoiceTerms, amount: Usd) -> FirstInvoice {
     FirstInvoice { amount_usd: amount, due_at: terms.due_at, paid_at: terms.paid_at, issued: terms.issued }
 }
 
-fn charge(index: u32, adjustment: bool, (start, end): (DateTime<Utc>, DateTime<Utc>), gpu: Usd, storage: Usd, charged_at: DateTime<Utc>) -> Charge {
+fn charge(
+    index: u32,
+    adjustment: bool,
+    (start, end): (DateTime<Utc>, DateTime<Utc>),
+    gpu: Usd,
+    storage: Usd,
+    charged_at: DateTime<Utc>,
+) -> Charge {
     Charge {
         period_index: index,
         adjustment,

@@ -206,7 +206,9 @@ fn visible<'w>(world: &'w World, principal: &Principal, id: &str) -> Result<&'w 
 fn json_body(value: &impl Serialize) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        Err(error) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", error.to_string()).into_response(),
+        Err(error) => {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", error.to_string()).into_response()
+        }
     }
 }
 

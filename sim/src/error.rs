@@ -2,7 +2,8 @@
 //! `{"error":"unauthorized"}` for a bad key, and the free-text `{"error":"…"}` some
 //! endpoints answer with.
 
-use axum::http::{StatusCode, Uri};
+use axum::extract::OriginalUri;
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -54,11 +55,21 @@ impl IntoResponse for ApiError {
 }
 
 /// JSON 404 for any path no route answers (under `/api`, and everywhere without `--dist`).
-pub async fn unknown_endpoint(uri: Uri) -> ApiError {
+pub async fn unknown_endpoint(OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::not_found(format!("No endpoint at {}", uri.path()))
+}
+
+/// JSON 405 for a known path asked with another method.
+pub async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
 }
 
 /// Parses a JSON request body, answering `400 invalid_request` when it is not.
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError::invalid(format!("The body is not valid JSON of the expected shape: {e}")))
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::invalid(format!("The body is not valid JSON of the expected shape: {e}")))
 }

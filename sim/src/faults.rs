@@ -20,6 +20,7 @@ use std::time::Duration;
 pub const HOOKS_PREFIX: &str = "/api/__sim";
 const DEFAULT_PREFIX: &str = "/api/";
 const DEFAULT_DELAY_MS: u64 = 15_000;
+const DEFAULT_UNAVAILABLE_RETRY_SECS: u64 = 2;
 /// What `unknown_enum` puts in place of a `status`, `state` or `kind`.
 pub const UNKNOWN_ENUM_VALUE: &str = "hibernating";
 
@@ -29,10 +30,11 @@ pub enum FaultKind {
     Internal,
     /// `502` with an HTML page, as a proxy sends it.
     BadGatewayHtml,
-    /// `503` with `retry-after: 2`.
-    Unavailable,
-    /// `429` exactly like the real rate limit.
-    RateLimited,
+    /// `503` with `retry-after` (2 s unless the fault says otherwise).
+    Unavailable { retry_after_secs: u64 },
+    /// `429` exactly like the real rate limit: `retry-after` and `x-ratelimit-reset` are the
+    /// key's window's, unless the fault sets them (so a test need not wait a minute).
+    RateLimited { retry_after_secs: Option<u64> },
     /// The real answer after `delay_ms`.
     Slow { delay_ms: u64 },
     /// `200` with the first half of the real JSON.
@@ -54,8 +56,8 @@ impl FaultKind {
         match self {
             FaultKind::Internal => "500",
             FaultKind::BadGatewayHtml => "502_html",
-            FaultKind::Unavailable => "503",
-            FaultKind::RateLimited => "429",
+            FaultKind::Unavailable { .. } => "503",
+            FaultKind::RateLimited { .. } => "429",
             FaultKind::Slow { .. } => "slow",
             FaultKind::Truncated => "truncated",
             FaultKind::Malformed => "malformed",
@@ -67,7 +69,13 @@ impl FaultKind {
     }
 
     fn is_canned(&self) -> bool {
-        matches!(self, FaultKind::Internal | FaultKind::BadGatewayHtml | FaultKind::Unavailable | FaultKind::RateLimited)
+        matches!(
+            self,
+            FaultKind::Internal
+                | FaultKind::BadGatewayHtml
+                | FaultKind::Unavailable { .. }
+                | FaultKind::RateLimited { .. }
+        )
     }
 
     fn is_body_rewrite(&self) -> bool {
@@ -84,6 +92,8 @@ struct FaultRequest {
     count: Option<u32>,
     delay_ms: Option<u64>,
     key: Option<String>,
+    /// Seconds of `retry-after` for `503` and `429`.
+    retry_after: Option<u64>,
 }
 
 struct Fault {
@@ -105,17 +115,19 @@ impl Faults {
         let kind = match request.kind.as_str() {
             "500" => FaultKind::Internal,
             "502_html" => FaultKind::BadGatewayHtml,
-            "503" => FaultKind::Unavailable,
-            "429" => FaultKind::RateLimited,
+            "503" => FaultKind::Unavailable {
+                retry_after_secs: request.retry_after.unwrap_or(DEFAULT_UNAVAILABLE_RETRY_SECS),
+            },
+            "429" => FaultKind::RateLimited { retry_after_secs: request.retry_after },
             "slow" => FaultKind::Slow { delay_ms: request.delay_ms.unwrap_or(DEFAULT_DELAY_MS) },
             "truncated" => FaultKind::Truncated,
             "malformed" => FaultKind::Malformed,
             "wrong_type" => FaultKind::WrongType,
             "unknown_enum" => FaultKind::UnknownEnum,
             "unreachable" => FaultKind::Unreachable,
-            "revoke_key" => FaultKind::RevokeKey {
-                key: request.key.ok_or_else(|| ApiError::invalid("revoke_key needs \"key\""))?,
-            },
+            "revoke_key" => {
+                FaultKind::RevokeKey { key: request.key.ok_or_else(|| ApiError::invalid("revoke_key needs \"key\""))? }
+            }
             other => {
                 return Err(ApiError::invalid(format!(
                     "Unknown fault kind {other:?}; one of 500, 502_html, 503, 429, slow, truncated, malformed, \
@@ -123,6 +135,10 @@ impl Faults {
                 )))
             }
         };
+        let takes_retry_after = matches!(kind, FaultKind::Unavailable { .. } | FaultKind::RateLimited { .. });
+        if request.retry_after.is_some() && !takes_retry_after {
+            return Err(ApiError::invalid("retry_after applies to the 503 and 429 faults only"));
+        }
         if request.count == Some(0) {
             return Err(ApiError::invalid("count must be at least 1 (omit it for \"until cleared\")"));
         }
@@ -141,10 +157,13 @@ impl Faults {
             .active
             .iter()
             .map(|fault| {
-                let mut entry = json!({ "kind": fault.kind.name(), "path_prefix": fault.path_prefix, "count": fault.remaining });
+                let mut entry =
+                    json!({ "kind": fault.kind.name(), "path_prefix": fault.path_prefix, "count": fault.remaining });
                 match &fault.kind {
                     FaultKind::Slow { delay_ms } => entry["delay_ms"] = json!(delay_ms),
                     FaultKind::RevokeKey { key } => entry["key"] = json!(key),
+                    FaultKind::Unavailable { retry_after_secs } => entry["retry_after"] = json!(retry_after_secs),
+                    FaultKind::RateLimited { retry_after_secs: Some(secs) } => entry["retry_after"] = json!(secs),
                     _ => {}
                 }
                 entry
@@ -221,7 +240,8 @@ pub async fn inject(State(sim): State<Arc<Sim>>, request: Request, next: Next) -
         Some((kind, _)) => marked(response, &kind),
         None => response,
     };
-    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let is_json =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !response.status().is_success() || !is_json || !sim.faults().has(&path, FaultKind::is_body_rewrite) {
         return response;
     }
@@ -253,12 +273,15 @@ fn canned_response(kind: &FaultKind, verdict: Verdict) -> Response {
             "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
         )
             .into_response(),
-        FaultKind::Unavailable => {
+        FaultKind::Unavailable { retry_after_secs } => {
             let mut response = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "service_unavailable", "The service is temporarily unavailable; retry in a few seconds.").into_response();
-            response.headers_mut().insert("retry-after", HeaderValue::from_static("2"));
+            response.headers_mut().insert("retry-after", HeaderValue::from(*retry_after_secs));
             response
         }
-        FaultKind::RateLimited => verdict.refusal(),
+        FaultKind::RateLimited { retry_after_secs } => match retry_after_secs {
+            Some(secs) => verdict.resetting_in(*secs).refusal(),
+            None => verdict.refusal(),
+        },
         _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Simulated internal error; quote the request id to support.").into_response(),
     }
 }
@@ -308,7 +331,9 @@ fn find_field(value: &Value, at: String, pick: impl Fn(&str, &Value) -> bool + C
                 find_field(child, pointer, pick)
             }
         }),
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| find_field(child, format!("{at}/{i}"), pick)),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, child)| find_field(child, format!("{at}/{i}"), pick))
+        }
         _ => None,
     }
 }

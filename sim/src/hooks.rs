@@ -107,7 +107,8 @@ async fn set_clock(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Valu
             clock.set(at);
         }
         if let Some(secs) = request.advance_secs {
-            let by = TimeDelta::try_milliseconds((secs * 1000.0) as i64).ok_or_else(|| ApiError::invalid("advance_secs is out of range"))?;
+            let by = TimeDelta::try_milliseconds((secs * 1000.0) as i64)
+                .ok_or_else(|| ApiError::invalid("advance_secs is out of range"))?;
             clock.advance(by);
         }
     }

@@ -6,7 +6,7 @@ use crate::assumptions::{LaunchCheck, INSTANCE_LIFETIME, LAUNCH_CHECKS, PAYMENT_
 use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::placement::{Launched, Placement};
-use crate::reservation::{Reservation, Status};
+use crate::reservation::{NodeState, Reservation, Status};
 use crate::state::Sim;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -53,7 +53,7 @@ impl Attempt<'_> {
         self.placement
             .nodes(reservation)
             .iter()
-            .position(|n| n.state == crate::reservation::NodeState::Ready && n.gpus - n.gpus_in_use() >= gpus)
+            .position(|n| n.state == NodeState::Ready && n.gpus.saturating_sub(n.gpus_in_use()) >= gpus)
     }
 
     fn check(&self, check: LaunchCheck) -> Result<(), ApiError> {
@@ -62,9 +62,12 @@ impl Attempt<'_> {
             LaunchCheck::WellFormed if ["region_id", "gpu_type", "name"].iter().any(|f| self.text(f).is_none()) => {
                 Err(ApiError::invalid("The body must be a JSON object with text fields region_id, gpu_type and name"))
             }
-            LaunchCheck::Interruptible if self.body.get("interruptible") == Some(&Value::Bool(true)) => Err(
-                ApiError::free_text(StatusCode::CONFLICT, "Reserved capacity is never interruptible; omit the interruptible field"),
-            ),
+            LaunchCheck::Interruptible if self.body.get("interruptible") == Some(&Value::Bool(true)) => {
+                Err(ApiError::free_text(
+                    StatusCode::CONFLICT,
+                    "Reserved capacity is never interruptible; omit the interruptible field",
+                ))
+            }
             LaunchCheck::ReservationOnly if status.is_none() => Err(self.reservation_only()),
             LaunchCheck::PaymentDue if status.is_some_and(|s| PAYMENT_DUE_STATUSES.contains(&s)) => Err(ApiError::new(
                 StatusCode::PAYMENT_REQUIRED,
@@ -80,13 +83,11 @@ impl Attempt<'_> {
                 Err(ApiError::invalid("gpus must be a whole number of at least 1"))
             }
             LaunchCheck::Capacity => match (self.reservation(), self.gpus()) {
-                (Some(reservation), Some(gpus)) if self.free_node(reservation, gpus).is_none() => {
-                    Err(ApiError::new(
-                        StatusCode::CONFLICT,
-                        "gpu_capacity",
-                        format!("No single ready node of reservation {} has {gpus} free GPUs", reservation.spec.id),
-                    ))
-                }
+                (Some(reservation), Some(gpus)) if self.free_node(reservation, gpus).is_none() => Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "gpu_capacity",
+                    format!("No single ready node of reservation {} has {gpus} free GPUs", reservation.spec.id),
+                )),
                 _ => Ok(()),
             },
             _ => Ok(()),
@@ -99,8 +100,15 @@ impl Attempt<'_> {
         let (gpu_type, region) = (self.text("gpu_type").unwrap_or("?"), self.text("region_id").unwrap_or("?"));
         let of_type: Vec<&Reservation> = self.account_reservations().filter(|r| r.spec.gpu_type == gpu_type).collect();
         let in_region: Vec<&Reservation> = self.account_reservations().filter(|r| r.spec.region_id == region).collect();
-        let relevant = if !of_type.is_empty() { of_type } else if !in_region.is_empty() { in_region } else { self.account_reservations().collect() };
-        let places: Vec<String> = relevant.iter().map(|r| format!("{} in {}", r.spec.gpu_type, r.spec.region_id)).collect();
+        let relevant = if !of_type.is_empty() {
+            of_type
+        } else if !in_region.is_empty() {
+            in_region
+        } else {
+            self.account_reservations().collect()
+        };
+        let places: Vec<String> =
+            relevant.iter().map(|r| format!("{} in {}", r.spec.gpu_type, r.spec.region_id)).collect();
         let asked = format!("{gpu_type} in {region}");
         let message = match places.as_slice() {
             [] => format!("{asked} is not in a reservation, and this account has no current reservation"),
@@ -120,8 +128,12 @@ async fn launch(
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut world = sim.world();
     let (reservation_id, node, gpus) = {
-        let attempt =
-            Attempt { body: &body, principal, reservations: &world.reservations, placement: world.placement(&sim, now) };
+        let attempt = Attempt {
+            body: &body,
+            principal,
+            reservations: &world.reservations,
+            placement: world.placement(&sim, now),
+        };
         for check in LAUNCH_CHECKS {
             attempt.check(check)?;
         }

@@ -11,6 +11,7 @@ mod auth;
 mod billing;
 mod clock;
 mod compute;
+mod cors;
 mod error;
 mod faults;
 mod hash;
@@ -73,6 +74,8 @@ pub struct Config {
     pub now: Option<DateTime<Utc>>,
     /// Placement changes at most once per tick.
     pub tick: Duration,
+    /// Answer CORS for loopback origins (the console's browser tests only; see `cors`).
+    pub cors_for_tests: bool,
 }
 
 impl Default for Config {
@@ -84,6 +87,7 @@ impl Default for Config {
             rate_limit_per_min: 200,
             now: None,
             tick: Duration::from_secs(4),
+            cors_for_tests: false,
         }
     }
 }
@@ -119,6 +123,7 @@ impl SimHandle {
 /// loopback peers only and refuse requests whose peer is unknown.
 pub fn app(config: Config) -> (Router, SimHandle) {
     let dist = config.dist.clone();
+    let cors = config.cors_for_tests;
     let sim = Arc::new(Sim::new(config));
     let authenticated = Router::new()
         .merge(compute::routes())
@@ -128,15 +133,16 @@ pub fn app(config: Config) -> (Router, SimHandle) {
     let api = authenticated
         .nest("/__sim", hooks::routes())
         .fallback(error::unknown_endpoint)
+        .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn_with_state(sim.clone(), faults::inject));
     let root = Router::new().nest("/api", api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
         None => root.fallback(error::unknown_endpoint),
     };
-    let router = root
-        .layer(from_fn_with_state(sim.clone(), requests::observe))
-        .with_state(sim.clone());
+    let root = root.layer(from_fn_with_state(sim.clone(), requests::observe));
+    let root = if cors { root.layer(axum::middleware::from_fn(cors::allow_loopback_origins)) } else { root };
+    let router = root.with_state(sim.clone());
     (router, SimHandle(sim))
 }
 

@@ -1,5 +1,5 @@
 //! `reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N]
-//! [--rate-limit N] [--now RFC3339]`: serves the simulator on 127.0.0.1 until Ctrl-C.
+//! [--rate-limit N] [--now RFC3339] [--cors-for-tests]`: serves the simulator on 127.0.0.1 until Ctrl-C.
 //! Flags are parsed by hand to keep the build small.
 
 use reservations_sim::{serve, Config};
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N] \
-[--rate-limit N] [--now RFC3339]";
+[--rate-limit N] [--now RFC3339] [--cors-for-tests]";
 
 struct Options {
     port: u16,
@@ -37,6 +37,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--seed" => config.seed = value(&flag, args.next())?,
             "--rate-limit" => config.rate_limit_per_min = value(&flag, args.next())?,
             "--now" => config.now = Some(value(&flag, args.next())?),
+            "--cors-for-tests" => config.cors_for_tests = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown flag {other}\n{USAGE}")),
         }
@@ -68,6 +69,52 @@ async fn main() -> ExitCode {
         Err(error) => {
             eprintln!("reservations-sim: {error}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_args(args: &[&str]) -> Result<Options, String> {
+        parse(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn defaults_to_port_8080_the_demo_and_200_requests_a_minute() {
+        let options = parse_args(&[]).unwrap();
+        assert_eq!((options.port, options.config.rate_limit_per_min, options.config.now), (8080, 200, None));
+        assert_eq!(options.config.scenario, reservations_sim::Scenario::Demo);
+    }
+
+    #[test]
+    fn reads_every_flag_and_refuses_bad_values() {
+        let options = parse_args(&[
+            "--port",
+            "9000",
+            "--scenario",
+            "large",
+            "--seed",
+            "7",
+            "--rate-limit",
+            "5",
+            "--now",
+            "2027-01-10T08:00:00Z",
+        ])
+        .unwrap();
+        assert_eq!((options.port, options.config.seed, options.config.rate_limit_per_min), (9000, 7, 5));
+        assert_eq!(options.config.scenario, reservations_sim::Scenario::Large);
+        assert_eq!(options.config.now.unwrap().to_rfc3339(), "2027-01-10T08:00:00+00:00");
+        for bad in [
+            &["--port", "80808"][..],
+            &["--scenario", "huge"],
+            &["--now", "tomorrow"],
+            &["--dist", "/no/such/dir"],
+            &["--seed"],
+            &["--verbose"],
+        ] {
+            assert!(parse_args(bad).is_err(), "{bad:?}");
         }
     }
 }

@@ -141,7 +141,11 @@ async fn reclaim(
     if !reservation.managing_org_ids.contains(&org_id.as_str()) {
         return Err(ApiError::forbidden(format!(
             "{org_id} is in the audience of {id} but does not manage it; only its managing orgs ({}) may reclaim units",
-            if reservation.managing_org_ids.is_empty() { "none".to_owned() } else { reservation.managing_org_ids.join(", ") }
+            if reservation.managing_org_ids.is_empty() {
+                "none".to_owned()
+            } else {
+                reservation.managing_org_ids.join(", ")
+            }
         )));
     }
     let mut request: ReclaimRequest = parse_body(&body)?;
@@ -166,7 +170,13 @@ async fn reclaim(
     let (terminate, skip) = (ids(spot), ids(other));
     if request.dry_run {
         let reservation = state.reservations[index].clone();
-        return Ok(Json(Reclaimed { reservation, terminated: None, skipped: None, would_terminate: Some(terminate), would_skip: Some(skip) }));
+        return Ok(Json(Reclaimed {
+            reservation,
+            terminated: None,
+            skipped: None,
+            would_terminate: Some(terminate),
+            would_skip: Some(skip),
+        }));
     }
     for unit in &request.unit_ids {
         if let Some(vms) = state.vms.get_mut(unit) {
@@ -177,5 +187,11 @@ async fn reclaim(
     reservation.released_unit_ids.retain(|u| !request.unit_ids.contains(u));
     reservation.updated_at = now;
     let reservation = reservation.clone();
-    Ok(Json(Reclaimed { reservation, terminated: Some(terminate), skipped: Some(skip), would_terminate: None, would_skip: None }))
+    Ok(Json(Reclaimed {
+        reservation,
+        terminated: Some(terminate),
+        skipped: Some(skip),
+        would_terminate: None,
+        would_skip: None,
+    }))
 }

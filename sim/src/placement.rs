@@ -108,7 +108,12 @@ struct Context<'a> {
 }
 
 impl<'a> Placement<'a> {
-    pub fn of(config: &Config, now: DateTime<Utc>, launched: &'a [Launched], churn: &'a HashMap<(u64, usize), u32>) -> Self {
+    pub fn of(
+        config: &Config,
+        now: DateTime<Utc>,
+        launched: &'a [Launched],
+        churn: &'a HashMap<(u64, usize), u32>,
+    ) -> Self {
         Placement { seed: config.seed, tick: crate::clock::tick(now, config.tick), now, launched, churn }
     }
 
@@ -149,7 +154,9 @@ impl<'a> Placement<'a> {
             let mut free = gpus.saturating_sub(workloads.iter().map(|w| w.gpus).sum());
             let anchor = context.anchors.contains(&index);
             for (lane, cap) in lane_caps(gpus).into_iter().enumerate() {
-                if let Some(workload) = self.lane(reservation.spec.id, index, lane, cap, anchor).filter(|w| w.gpus <= free) {
+                if let Some(workload) =
+                    self.lane(reservation.spec.id, index, lane, cap, anchor).filter(|w| w.gpus <= free)
+                {
                     free -= workload.gpus;
                     workloads.push(workload);
                 }

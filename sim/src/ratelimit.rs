@@ -54,7 +54,6 @@ impl RateLimiter {
         let window = self.windows.get(key).filter(|w| now.duration_since(w.opened) < RATE_WINDOW);
         Verdict { remaining: 0, ..verdict(self.limit, false, window, now) }
     }
-
 }
 
 fn verdict(limit: u32, allowed: bool, window: Option<&Window>, now: Instant) -> Verdict {
@@ -75,12 +74,15 @@ impl Verdict {
         headers.insert("x-ratelimit-reset", HeaderValue::from(self.reset_secs));
     }
 
+    /// The same verdict with its window resetting in `secs` (a fault's shorter wait).
+    pub fn resetting_in(self, secs: u64) -> Verdict {
+        Verdict { reset_secs: secs, ..self }
+    }
+
     /// `429 {"error":"rate_limit_exceeded",…}` with the `x-ratelimit-*` headers and `retry-after`.
     pub fn refusal(&self) -> Response {
-        let message = format!(
-            "Rate limit of {} requests per minute exceeded; retry in {} s.",
-            self.limit, self.reset_secs
-        );
+        let message =
+            format!("Rate limit of {} requests per minute exceeded; retry in {} s.", self.limit, self.reset_secs);
         let mut response = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", message).into_response();
         self.write_headers(response.headers_mut());
         response.headers_mut().insert("retry-after", HeaderValue::from(self.reset_secs));

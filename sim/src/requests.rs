@@ -85,7 +85,11 @@ impl RequestLog {
     pub fn describe(&self, prefix: &str) -> Value {
         let requests: Vec<&Entry> = self.entries.iter().filter(|e| e.path.starts_with(prefix)).collect();
         let per_path = |counts: &HashMap<String, u32>| -> HashMap<String, u32> {
-            counts.iter().filter(|(path, n)| path.starts_with(prefix) && **n > 0).map(|(p, n)| (p.clone(), *n)).collect()
+            counts
+                .iter()
+                .filter(|(path, n)| path.starts_with(prefix) && **n > 0)
+                .map(|(p, n)| (p.clone(), *n))
+                .collect()
         };
         json!({
             "requests": requests,

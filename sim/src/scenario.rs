@@ -1,6 +1,6 @@
 //! The demo data, laid out from a base instant — the first of the simulator's start month,
 //! 00:00 UTC — so that it looks realistic whatever the date. Ids grow with creation (newest
-//! first = descending id). See the report in the crate README for what each one is.
+//! first = descending id):
 //!
 //! Demo account (`eco_demo_owner`, `eco_demo_member`):
 //! - 4  ended, ord, 2×8 H100, 6 months monthly, wallet; its last month covered by the advance
@@ -309,7 +309,10 @@ fn org_data(base: DateTime<Utc>, seed: u64) -> OrgState {
                 // Every released unit runs a spot VM; every second one also a non-spot VM.
                 let count = 1 + j % 2;
                 let unit_vms = (0..count)
-                    .map(|v| Vm { id: format!("vm-{:012x}", mix(&[seed, n as u64, j as u64, v as u64]) >> 16), spot: v == 0 })
+                    .map(|v| Vm {
+                        id: format!("vm-{:012x}", mix(&[seed, n as u64, j as u64, v as u64]) >> 16),
+                        spot: v == 0,
+                    })
                     .collect();
                 vms.insert(unit.clone(), unit_vms);
             }

@@ -18,8 +18,20 @@ fn by_status<'a>(list: &'a [Value], status: &str) -> Vec<&'a Value> {
 }
 
 const LIST_FIELDS: [&str; 14] = [
-    "id", "status", "region_id", "gpu_type", "node_count", "gpus_per_node", "reserved_gpus", "term_months",
-    "billing_period", "starts_at", "ends_at", "drive_quota_gib", "fs_quota_gib", "contract_ref",
+    "id",
+    "status",
+    "region_id",
+    "gpu_type",
+    "node_count",
+    "gpus_per_node",
+    "reserved_gpus",
+    "term_months",
+    "billing_period",
+    "starts_at",
+    "ends_at",
+    "drive_quota_gib",
+    "fs_quota_gib",
+    "contract_ref",
 ];
 
 #[tokio::test]
@@ -68,7 +80,8 @@ async fn reservation_12_is_seed_004s_example() {
     let payment = &r["payment"];
     assert_eq!((&payment["funding"], &payment["rate_usd_per_gpu_hour"]), (&json!("invoice"), &json!(1.25)));
     assert_eq!((&payment["advance_usd"], &payment["advance_remaining_usd"]), (&json!(29200), &json!(29200)));
-    let december = payment["charges"].as_array().unwrap().iter().find(|c| c["period_start"] == "2026-12-01T00:00:00Z").unwrap();
+    let december =
+        payment["charges"].as_array().unwrap().iter().find(|c| c["period_start"] == "2026-12-01T00:00:00Z").unwrap();
     assert_eq!((&december["gpu_amount_usd"], &december["amount_usd"]), (&json!(29760), &json!(29760)));
     assert_eq!(payment["next_charge"], *december);
     let amendment = &r["amendments"][0];
@@ -93,7 +106,11 @@ async fn owner_sees_payment_and_rates_member_does_not_other_account_is_forbidden
     let other_ids: Vec<&Value> = other_list.as_array().unwrap().iter().map(|r| &r["id"]).collect();
     assert_eq!(other_ids, [&json!(11)]);
     assert!(sim.read_as("/api/gpu-reservations/11", OTHER).await["payment"].is_object());
-    for (path, key) in [("/api/gpu-reservations/12", OTHER), ("/api/gpu-reservations/12/nodes", OTHER), ("/api/gpu-reservations/11", OWNER)] {
+    for (path, key) in [
+        ("/api/gpu-reservations/12", OTHER),
+        ("/api/gpu-reservations/12/nodes", OTHER),
+        ("/api/gpu-reservations/11", OWNER),
+    ] {
         let reply = sim.get(path, Some(key)).await;
         assert_eq!((reply.status, &reply.json()["error"]), (403, &json!("forbidden")), "{path}");
         assert!(reply.json()["message"].is_string());
@@ -113,7 +130,8 @@ fn terms_at(r: &Value, at: DateTime<Utc>) -> (i64, i64, i64) {
     let pick = |a: &Value, side: &str| {
         (["node_count", "drive_quota_gib", "fs_quota_gib"]).map(|f| a[format!("{f}_{side}")].as_i64().unwrap())
     };
-    let in_force = amendments.iter().filter(|a| time(&a["effective_at"]) <= at).max_by_key(|a| time(&a["effective_at"]));
+    let in_force =
+        amendments.iter().filter(|a| time(&a["effective_at"]) <= at).max_by_key(|a| time(&a["effective_at"]));
     let [n, d, f] = match (in_force, amendments.iter().min_by_key(|a| time(&a["effective_at"]))) {
         (Some(a), _) => pick(a, "after"),
         (None, Some(first)) => pick(first, "before"),
@@ -128,7 +146,13 @@ fn hours(from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
 
 #[tokio::test]
 async fn every_charge_is_hours_times_gpus_times_rate_and_the_advance_adds_up_whatever_the_date() {
-    for now in ["2026-12-17T10:00:00Z", "2027-01-01T00:00:00Z", "2027-03-31T23:59:59Z", "2027-08-15T12:00:00Z", "2028-02-29T08:00:00Z"] {
+    for now in [
+        "2026-12-17T10:00:00Z",
+        "2027-01-01T00:00:00Z",
+        "2027-03-31T23:59:59Z",
+        "2027-08-15T12:00:00Z",
+        "2028-02-29T08:00:00Z",
+    ] {
         let sim = sim_with(Config { now: Some(now.parse().unwrap()), ..config() }).await;
         check_billing(&sim).await;
     }
@@ -141,7 +165,11 @@ async fn check_billing(sim: &Sim) {
     for item in list.as_array().unwrap() {
         let r = sim.read(&format!("/api/gpu-reservations/{}", item["id"])).await;
         let p = &r["payment"];
-        let (rate, drive_rate, fs_rate) = (cents(&p["rate_usd_per_gpu_hour"]), cents(&p["drive_rate_usd_per_gib_month"]), cents(&p["fs_rate_usd_per_gib_month"]));
+        let (rate, drive_rate, fs_rate) = (
+            cents(&p["rate_usd_per_gpu_hour"]),
+            cents(&p["drive_rate_usd_per_gib_month"]),
+            cents(&p["fs_rate_usd_per_gib_month"]),
+        );
         let per_node = r["gpus_per_node"].as_i64().unwrap();
         let months = if r["billing_period"] == "quarterly" { 3 } else { 1 };
         funding.insert(p["funding"].as_str().unwrap().to_owned());
@@ -156,8 +184,14 @@ async fn check_billing(sim: &Sim) {
             let gpu = cents(&c["gpu_amount_usd"]);
             if c["adjustment"] == true {
                 adjustments += 1;
-                let a = r["amendments"].as_array().unwrap().iter().find(|a| (from..to).contains(&time(&a["effective_at"]))).expect("its amendment");
-                let added = (a["node_count_after"].as_i64().unwrap() - a["node_count_before"].as_i64().unwrap()) * per_node;
+                let a = r["amendments"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|a| (from..to).contains(&time(&a["effective_at"])))
+                    .expect("its amendment");
+                let added =
+                    (a["node_count_after"].as_i64().unwrap() - a["node_count_before"].as_i64().unwrap()) * per_node;
                 assert_eq!(gpu, hours(time(&a["effective_at"]), to) * added * rate, "prorated {c}");
             } else {
                 let (nodes, drive, fs) = terms_at(&r, from);
@@ -168,7 +202,11 @@ async fn check_billing(sim: &Sim) {
             assert_eq!(cents(&c["amount_usd"]), gpu + cents(&c["storage_amount_usd"]));
             assert!(cents(&c["advance_applied_usd"]) <= cents(&c["amount_usd"]));
             let status = c["status"].as_str().unwrap();
-            assert_eq!(status == "covered_by_advance", c["advance_applied_usd"] == c["amount_usd"] && status != "waived", "{c}");
+            assert_eq!(
+                status == "covered_by_advance",
+                c["advance_applied_usd"] == c["amount_usd"] && status != "waived",
+                "{c}"
+            );
             assert_eq!(c.get("paid_at").is_some(), status == "paid", "{c}");
             assert!(c.get("due_at").is_some() || !matches!(status, "invoiced" | "past_due"), "{c}");
             statuses.insert(status.to_owned());
@@ -177,7 +215,12 @@ async fn check_billing(sim: &Sim) {
         assert_eq!(p["next_charge"], next.cloned().unwrap_or(Value::Null), "next charge of {}", r["id"]);
         if let Some(invoice) = r.get("first_invoice") {
             let period_one = charges.first().map_or(730 * months * initial_gpus * rate, |c| cents(&c["amount_usd"]));
-            assert_eq!(cents(&invoice["amount_usd"]), cents(&p["advance_usd"]) + period_one, "first invoice of {}", r["id"]);
+            assert_eq!(
+                cents(&invoice["amount_usd"]),
+                cents(&p["advance_usd"]) + period_one,
+                "first invoice of {}",
+                r["id"]
+            );
         }
         if r["status"] == "awaiting_payment" {
             assert!(charges.is_empty() && r["first_invoice"]["paid_at"].is_null());
@@ -203,7 +246,10 @@ async fn renewal_amendments_first_invoices_and_storage_are_as_documented() {
 
     let issued = sim.read("/api/gpu-reservations/16").await;
     let pending = sim.read("/api/gpu-reservations/17").await;
-    assert_eq!((&issued["first_invoice"]["issued"], &pending["first_invoice"]["issued"]), (&json!(true), &json!(false)));
+    assert_eq!(
+        (&issued["first_invoice"]["issued"], &pending["first_invoice"]["issued"]),
+        (&json!(true), &json!(false))
+    );
     assert!(issued["first_invoice"]["due_at"].is_string());
     assert!(sim.read("/api/gpu-reservations/12").await["first_invoice"]["paid_at"].is_string());
 
@@ -211,7 +257,8 @@ async fn renewal_amendments_first_invoices_and_storage_are_as_documented() {
     for id in [5, 6, 8, 9, 12] {
         let s = &sim.read(&format!("/api/gpu-reservations/{id}")).await["storage"];
         for kind in ["drive", "fs"] {
-            let (used, quota) = (s[format!("{kind}_used_gib")].as_i64().unwrap(), s[format!("{kind}_quota_gib")].as_i64().unwrap());
+            let (used, quota) =
+                (s[format!("{kind}_used_gib")].as_i64().unwrap(), s[format!("{kind}_quota_gib")].as_i64().unwrap());
             assert!(used < quota, "{id} {kind}");
             near_quota |= used * 100 >= quota * 95;
         }
@@ -256,11 +303,20 @@ async fn placement_stays_consistent_and_changes_while_the_clock_moves() {
             assert_eq!(nodes["workloads_unknown"], false);
             states.extend(nodes["nodes"].as_array().unwrap().iter().map(|n| n["state"].as_str().unwrap().to_owned()));
             if [5, 14, 16].contains(&id) {
-                assert!(nodes["nodes"].as_array().unwrap().iter().all(|n| workloads_of(n).is_empty()), "{id} runs nothing");
+                assert!(
+                    nodes["nodes"].as_array().unwrap().iter().all(|n| workloads_of(n).is_empty()),
+                    "{id} runs nothing"
+                );
             }
         }
         let nodes = sim.read("/api/gpu-reservations/12/nodes").await;
-        let kinds: BTreeSet<&str> = nodes["nodes"].as_array().unwrap().iter().flat_map(workloads_of).map(|w| w["kind"].as_str().unwrap()).collect();
+        let kinds: BTreeSet<&str> = nodes["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(workloads_of)
+            .map(|w| w["kind"].as_str().unwrap())
+            .collect();
         assert_eq!(kinds, BTreeSet::from(["fine_tune", "gpu_cluster", "gpu_instance", "inference_instance"]));
         changes += usize::from(previous != Value::Null && previous != nodes);
         previous = nodes;
@@ -277,12 +333,19 @@ async fn a_frozen_clock_freezes_placement_and_nodes_depend_on_status_and_region(
     let first = sim.read("/api/gpu-reservations/12/nodes").await;
     assert_eq!(sim.read("/api/gpu-reservations/12/nodes").await, first);
     for id in [4, 15] {
-        assert_eq!(sim.read(&format!("/api/gpu-reservations/{id}/nodes")).await, json!({ "nodes": [], "workloads_unknown": false }));
+        assert_eq!(
+            sim.read(&format!("/api/gpu-reservations/{id}/nodes")).await,
+            json!({ "nodes": [], "workloads_unknown": false })
+        );
     }
     let unreachable = sim.read("/api/gpu-reservations/6/nodes").await;
     assert_eq!(unreachable["workloads_unknown"], true);
     assert_eq!(unreachable["nodes"].as_array().unwrap().len(), 3);
-    assert!(unreachable["nodes"].as_array().unwrap().iter().all(|n| n["gpus_in_use"] == 0 && workloads_of(n).is_empty()));
+    assert!(unreachable["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["gpus_in_use"] == 0 && workloads_of(n).is_empty()));
 }
 
 #[tokio::test]

@@ -22,7 +22,10 @@ async fn each_launch_error_comes_from_the_reservations_state_in_the_documented_o
     interruptible["interruptible"] = json!(true);
     let (status, body) = launch(&sim, OWNER, interruptible).await;
     assert_eq!(status, 409, "checked before the past-due reservation in sea");
-    assert!(body.as_object().unwrap().len() == 1 && body["error"].as_str().unwrap().contains("interruptible"), "{body}");
+    assert!(
+        body.as_object().unwrap().len() == 1 && body["error"].as_str().unwrap().contains("interruptible"),
+        "{body}"
+    );
 
     let (status, body) = launch(&sim, OWNER, launch_body("atl", H100, json!(1))).await;
     assert_eq!((status, &body["error"]), (403, &json!("reservation_only")));
@@ -71,12 +74,19 @@ async fn launches_take_free_gpus_until_none_is_left_show_on_nodes_then_end() {
             break;
         }
         assert_eq!(status, 201, "{body}");
-        assert_eq!((&body["billing"], &body["rate_usd_per_hour"], &body["gpus"], &body["name"]), (&json!("reserved"), &json!(0), &json!(1), &json!("nb-1")));
+        assert_eq!(
+            (&body["billing"], &body["rate_usd_per_hour"], &body["gpus"], &body["name"]),
+            (&json!("reserved"), &json!(0), &json!(1), &json!("nb-1"))
+        );
         launched.push(body["id"].clone());
         let nodes = sim.read("/api/gpu-reservations/12/nodes").await;
-        let shown: Vec<&Value> = nodes["nodes"].as_array().unwrap().iter().flat_map(|n| n["workloads"].as_array().unwrap()).collect();
+        let shown: Vec<&Value> =
+            nodes["nodes"].as_array().unwrap().iter().flat_map(|n| n["workloads"].as_array().unwrap()).collect();
         for id in &launched {
-            assert!(shown.iter().any(|w| w["id"] == *id && w["kind"] == "gpu_instance" && w["billing"] == "reserved"), "{id} not on /nodes");
+            assert!(
+                shown.iter().any(|w| w["id"] == *id && w["kind"] == "gpu_instance" && w["billing"] == "reserved"),
+                "{id} not on /nodes"
+            );
         }
         for node in nodes["nodes"].as_array().unwrap() {
             let sum: u64 = node["workloads"].as_array().unwrap().iter().map(|w| w["gpus"].as_u64().unwrap()).sum();
@@ -99,7 +109,20 @@ async fn org_lists_follow_audience_and_managers_with_every_schema_field() {
     let statuses: std::collections::BTreeSet<&str> = acme.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["active", "cancelled", "expired", "needs-review", "pending"].into());
     for r in acme {
-        for field in ["id", "status", "nodeId", "reservedUnitIds", "releasedUnitIds", "allowedOrgIds", "managingOrgIds", "startsAt", "contractRef", "createdAt", "updatedAt", "topologyGen"] {
+        for field in [
+            "id",
+            "status",
+            "nodeId",
+            "reservedUnitIds",
+            "releasedUnitIds",
+            "allowedOrgIds",
+            "managingOrgIds",
+            "startsAt",
+            "contractRef",
+            "createdAt",
+            "updatedAt",
+            "topologyGen",
+        ] {
             assert!(r.get(field).is_some(), "{field} missing: {r}");
         }
         for field in ["terminated", "skipped", "wouldTerminate", "wouldSkip"] {

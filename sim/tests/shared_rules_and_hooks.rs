@@ -14,7 +14,10 @@ async fn rate_limit_headers_count_down_then_429_with_retry_after() {
     for remaining in ["2", "1", "0"] {
         let reply = sim.get("/api/gpu-reservations", Some(OWNER)).await;
         assert_eq!(reply.status, 200);
-        assert_eq!((reply.header("x-ratelimit-limit"), reply.header("x-ratelimit-remaining")), (Some("3"), Some(remaining)));
+        assert_eq!(
+            (reply.header("x-ratelimit-limit"), reply.header("x-ratelimit-remaining")),
+            (Some("3"), Some(remaining))
+        );
         let reset: u64 = reply.header("x-ratelimit-reset").unwrap().parse().unwrap();
         assert!((1..=60).contains(&reset), "seconds, not an epoch: {reset}");
     }
@@ -120,7 +123,10 @@ async fn each_fault_kind_alters_one_answer_as_documented() {
     assert_eq!(sim.get(nodes, Some(MEMBER)).await.status, 200);
     assert_eq!(sim.hook("DELETE", "/faults", None).await, json!({ "faults": [] }));
     let normal = sim.get(nodes, Some(OWNER)).await;
-    assert_eq!((normal.status, normal.json()["workloads_unknown"].clone(), normal.header("x-sim-fault")), (200, json!(false), None));
+    assert_eq!(
+        (normal.status, normal.json()["workloads_unknown"].clone(), normal.header("x-sim-fault")),
+        (200, json!(false), None)
+    );
 }
 
 #[tokio::test]
@@ -151,7 +157,10 @@ async fn request_log_records_roles_times_statuses_and_concurrency_per_path() {
     assert_eq!(entries.len(), 3, "hooks are not logged: {log}");
     let roles: Vec<&Value> = entries.iter().map(|e| &e["role"]).collect();
     assert_eq!(roles, [&json!("owner"), &json!("member"), &Value::Null]);
-    assert_eq!((&entries[0]["method"], &entries[0]["path"], &entries[0]["status"]), (&json!("GET"), &json!(nodes), &json!(200)));
+    assert_eq!(
+        (&entries[0]["method"], &entries[0]["path"], &entries[0]["status"]),
+        (&json!("GET"), &json!(nodes), &json!(200))
+    );
     assert_eq!(entries[2]["status"], 401);
     for e in entries {
         assert!(e["id"].as_str().unwrap().starts_with("req_"));
@@ -174,7 +183,10 @@ async fn request_log_records_roles_times_statuses_and_concurrency_per_path() {
 async fn clock_hook_sets_advances_and_freezes_the_simulated_time() {
     let sim = sim().await;
     let set = sim.hook("POST", "/clock", Some(json!({ "set": "2027-01-10T00:00:00Z", "freeze": true }))).await;
-    assert_eq!((&set["now"], &set["frozen"], &set["tick_ms"]), (&json!("2027-01-10T00:00:00Z"), &json!(true), &json!(4000)));
+    assert_eq!(
+        (&set["now"], &set["frozen"], &set["tick_ms"]),
+        (&json!("2027-01-10T00:00:00Z"), &json!(true), &json!(4000))
+    );
     let advanced = sim.hook("POST", "/clock", Some(json!({ "advance_secs": 8 }))).await;
     assert_eq!(advanced["now"], "2027-01-10T00:00:08Z");
     assert_eq!(advanced["tick"].as_i64().unwrap() - set["tick"].as_i64().unwrap(), 2);
@@ -182,6 +194,11 @@ async fn clock_hook_sets_advances_and_freezes_the_simulated_time() {
     assert_eq!(sim.hook("GET", "/clock", None).await["now"], "2027-01-10T00:00:08Z");
     let running = sim.hook("POST", "/clock", Some(json!({ "freeze": false }))).await;
     assert_eq!(running["frozen"], false);
+    let handle = &sim.running.handle;
+    handle.freeze(true);
+    let frozen_at = handle.now();
+    handle.advance(Duration::from_secs(60));
+    assert_eq!(handle.now() - frozen_at, chrono::TimeDelta::seconds(60));
     assert_eq!(request(sim.addr(), "POST", "/api/__sim/clock", None, Some(r#"{"warp":1}"#)).await.status, 400);
 }
 
@@ -237,6 +254,9 @@ async fn static_console_has_spa_fallback_and_wasm_mime_while_api_stays_json() {
     assert_eq!((wasm.status, wasm.header("content-type")), (200, Some("application/wasm")));
     let unknown = sim.get("/api/reservations", Some(OWNER)).await;
     assert_eq!((unknown.status, &unknown.json()["error"]), (404, &json!("not_found")));
+    assert!(unknown.json()["message"].as_str().unwrap().contains("/api/reservations"));
+    let wrong_method = sim.post("/api/gpu-reservations", Some(OWNER), &json!({})).await;
+    assert_eq!((wrong_method.status, &wrong_method.json()["error"]), (405, &json!("method_not_allowed")));
     let _ = std::fs::remove_dir_all(dist);
 }
 
@@ -246,4 +266,26 @@ async fn a_stopped_simulator_refuses_connections() {
     let addr = sim.addr();
     sim.running.stop().await;
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+#[tokio::test]
+async fn cors_is_off_by_default_and_for_tests_answers_loopback_origins_only() {
+    let origin = [("origin", "http://127.0.0.1:9999")];
+    let plain = sim().await;
+    let reply = request_with_headers(plain.addr(), "GET", "/api/gpu-reservations", Some(OWNER), None, &origin).await;
+    assert_eq!(reply.header("access-control-allow-origin"), None);
+
+    let sim = sim_with(Config { cors_for_tests: true, ..config() }).await;
+    let preflight = request_with_headers(sim.addr(), "OPTIONS", "/api/gpu-reservations", None, None, &origin).await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("http://127.0.0.1:9999"));
+    assert!(preflight.header("access-control-allow-headers").unwrap().contains("authorization"));
+
+    let reply = request_with_headers(sim.addr(), "GET", "/api/gpu-reservations", Some(OWNER), None, &origin).await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.header("access-control-expose-headers").unwrap().contains("x-ecolink-request-id"));
+
+    let foreign = [("origin", "https://evil.example")];
+    let reply = request_with_headers(sim.addr(), "GET", "/api/gpu-reservations", Some(OWNER), None, &foreign).await;
+    assert_eq!(reply.header("access-control-allow-origin"), None);
 }

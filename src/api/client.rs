@@ -95,7 +95,7 @@ pub fn key_problem(key: &str) -> Option<&'static str> {
 /// A path segment as sent: unreserved characters as they are, everything else
 /// percent-encoded. Empty, `.` and `..` are refused: a URL parser would resolve them
 /// into another path.
-pub fn path_segment(raw: &str) -> Result<String, ApiError> {
+fn path_segment(raw: &str) -> Result<String, ApiError> {
     if raw.is_empty() || raw == "." || raw == ".." {
         return Err(ApiError::invalid_request(format!("“{raw}” is not a valid id.")));
     }
@@ -340,6 +340,92 @@ mod tests {
         let e = decode::<Vec<Reservation>>(503, &h, "[]", now()).unwrap_err();
         assert_eq!((e.kind, e.status), (ErrorKind::Http, Some(503)));
         assert_eq!(e.retry_after(), Some(std::time::Duration::from_secs(60)));
+    }
+
+    fn decode_value<T: DeserializeOwned>(v: serde_json::Value) -> T {
+        decode(200, &ResponseHeaders::default(), &v.to_string(), now()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn an_unknown_value_in_every_enumeration_still_decodes_the_page() {
+        use crate::api::enums::*;
+        use crate::api::models::tests::{SEED_DETAIL, SEED_NODES};
+        let mut detail: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
+        detail["status"] = "frozen".into();
+        detail["billing_period"] = "yearly".into();
+        detail["payment"]["funding"] = "card".into();
+        detail["payment"]["next_charge"]["status"] = "refunded".into();
+        let d: ReservationDetail = decode_value(detail);
+        assert_eq!(d.reservation.status, ReservationStatus::Unknown("frozen".into()));
+        assert_eq!(d.reservation.billing_period, BillingPeriod::Unknown("yearly".into()));
+        let p = d.payment.unwrap();
+        assert_eq!(p.funding, Funding::Unknown("card".into()));
+        assert_eq!(p.next_charge.unwrap().status, ChargeStatus::Unknown("refunded".into()));
+
+        let mut nodes: serde_json::Value = serde_json::from_str(SEED_NODES).unwrap();
+        nodes["nodes"][0]["state"] = "draining".into();
+        nodes["nodes"][0]["workloads"][0]["kind"] = "batch".into();
+        nodes["nodes"][0]["workloads"][0]["billing"] = "committed".into();
+        let n: NodesResponse = decode_value(nodes);
+        assert_eq!(n.nodes[0].state, NodeState::Unknown("draining".into()));
+        assert_eq!(n.nodes[0].workloads[0].kind, WorkloadKind::Unknown("batch".into()));
+        assert_eq!(n.nodes[0].workloads[0].billing, Some(Billing::Unknown("committed".into())));
+
+        let mut org: serde_json::Value = serde_json::from_str(crate::api::org::tests::ALL_FIELDS).unwrap();
+        org["status"] = "migrating".into();
+        let o: Vec<OrgReservation> = decode_value(serde_json::Value::Array(vec![org]));
+        assert_eq!(o[0].status, OrgReservationStatus::Unknown("migrating".into()));
+    }
+
+    #[test]
+    fn nulls_mean_absent_for_every_optional_field() {
+        use crate::api::models::tests::{SEED_DETAIL, SEED_NODES};
+        let mut detail: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
+        for field in ["starts_at", "ends_at", "contract_ref", "past_due_since", "stops_at", "ended_at", "payment", "first_invoice", "amendments"] {
+            detail[field] = serde_json::Value::Null;
+        }
+        let d: ReservationDetail = decode_value(detail.clone());
+        assert!(d.payment.is_none() && d.amendments.is_empty() && d.reservation.contract_ref.is_none());
+
+        detail = serde_json::from_str(SEED_DETAIL).unwrap();
+        for field in ["next_charge", "charges", "first_invoice"] {
+            detail["payment"][field] = serde_json::Value::Null;
+        }
+        let p = decode_value::<ReservationDetail>(detail).payment.unwrap();
+        assert!(p.next_charge.is_none() && p.charges.is_empty());
+
+        let mut nodes: serde_json::Value = serde_json::from_str(SEED_NODES).unwrap();
+        nodes["workloads_unknown"] = true.into();
+        nodes["nodes"][0]["gpus_in_use"] = serde_json::Value::Null;
+        nodes["nodes"][0]["workloads"] = serde_json::Value::Null;
+        nodes["nodes"][1]["workloads"] = serde_json::json!([{ "kind": "gpu_instance", "id": 1, "name": "x", "gpus": 1, "billing": null }]);
+        let n: NodesResponse = decode_value(nodes);
+        assert!(n.workloads_unknown);
+        assert_eq!((n.nodes[0].gpus_in_use, n.nodes[0].workloads.len()), (None, 0));
+        assert_eq!(n.nodes[1].workloads[0].billing, None);
+
+        let org = serde_json::json!({
+            "id": "r", "status": "active", "nodeId": "n", "reservedUnitIds": ["u1"], "allowedOrgIds": ["org_a"],
+            "startsAt": "2026-11-01T00:00:00Z", "endsAt": null, "releasedUnitIds": null, "managingOrgIds": null,
+            "topologyGen": null, "terminated": null, "wouldSkip": null
+        });
+        let o: OrgReservation = decode_value(org);
+        assert!(o.ends_at.is_none() && o.released_unit_ids.is_empty() && o.managing_org_ids.is_empty() && o.terminated.is_none());
+    }
+
+    #[test]
+    fn a_required_field_that_is_missing_or_null_is_a_decode_error() {
+        use crate::api::models::tests::SEED_LIST;
+        for (field, broken) in [("id", serde_json::Value::Null), ("gpu_type", serde_json::json!(7))] {
+            let mut list: serde_json::Value = serde_json::from_str(SEED_LIST).unwrap();
+            list[0][field] = broken;
+            let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), &list.to_string(), now()).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Decode, "{field}");
+        }
+        let mut list: serde_json::Value = serde_json::from_str(SEED_LIST).unwrap();
+        list[0].as_object_mut().unwrap().remove("region_id");
+        let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), &list.to_string(), now()).unwrap_err();
+        assert!(e.message.unwrap().contains("missing field `region_id`"));
     }
 
     #[test]

@@ -244,7 +244,7 @@ pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
 /// The three date forms RFC 9110 §5.6.7 requires a recipient to accept: IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
 /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
-pub fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
+fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
     let value = value.trim();
     if let Some(rest) = value.strip_suffix(" GMT") {
         if let Ok(t) = NaiveDateTime::parse_from_str(rest, "%a, %d %b %Y %H:%M:%S") {

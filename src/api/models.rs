@@ -7,9 +7,20 @@ use super::enums::{
 };
 use crate::domain::money::Usd;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 pub type Timestamp = DateTime<Utc>;
+
+/// An optional list or flag: absent and `null` both mean the default. Seed 004's unreachable
+/// region returns nodes "without … workloads", which an API may well write as `null`; one
+/// null must not fail the whole page.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
 
 /// An item of `GET /gpu-reservations` (and the common part of the detail).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -48,7 +59,7 @@ pub struct ReservationDetail {
     #[serde(flatten)]
     pub reservation: Reservation,
     pub storage: Storage,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub amendments: Vec<Amendment>,
     /// Present only for the account owner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,7 +115,7 @@ pub struct Payment {
     /// The earliest charge not yet paid, or null.
     #[serde(default)]
     pub next_charge: Option<Charge>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub charges: Vec<Charge>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_invoice: Option<FirstInvoice>,
@@ -115,7 +126,7 @@ pub struct Payment {
 pub struct Charge {
     pub period_index: i64,
     /// A prorated charge from an amendment within a period.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub adjustment: bool,
     pub period_start: Timestamp,
     pub period_end: Timestamp,
@@ -148,7 +159,7 @@ pub struct NodesResponse {
     pub nodes: Vec<Node>,
     /// True when the region could not be reached: no workloads and no GPUs in use are sent,
     /// which means "unknown", never "idle".
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub workloads_unknown: bool,
 }
 
@@ -160,7 +171,7 @@ pub struct Node {
     /// Omitted (or zero) while the region is unreachable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_in_use: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub workloads: Vec<Workload>,
 }
 

@@ -2,7 +2,7 @@
 //! and the reclaim call (**assumption** of CONTRACT.md). The wire names are camelCase.
 
 use super::enums::OrgReservationStatus;
-use super::models::Timestamp;
+use super::models::{null_as_default, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// What GPU capacity is reserved to an org, and until when: all 18 documented fields.
@@ -15,13 +15,13 @@ pub struct OrgReservation {
     pub reserved_unit_ids: Vec<String>,
     /// The subset of `reserved_unit_ids` on the spot market: still this reservation's,
     /// reclaimable at any time.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub released_unit_ids: Vec<String>,
     /// The audience: orgs that may place workloads on the reserved units.
     pub allowed_org_ids: Vec<String>,
     /// Orgs that may release, reclaim and terminate spot workloads. Being in the audience
     /// does not confer this.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub managing_org_ids: Vec<String>,
     pub starts_at: Timestamp,
     /// Absent = open-ended until cancelled.

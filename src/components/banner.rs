@@ -7,15 +7,23 @@ use leptos::prelude::*;
 #[component]
 pub fn ActionBanner(
     banner: Banner,
-    /// Where the user acts on it, and the link's words, when not already there.
+    /// Where the user acts on it (href, words), when not already there.
     #[prop(optional)]
-    link: Option<(String, String)>,
+    links: Vec<(String, String)>,
 ) -> impl IntoView {
     view! {
         <div class=format!("banner tone-{}", tone_name(banner.tone)) role="status">
             <strong class="banner-title">{banner.title}</strong>
             <span class="banner-body">{banner.body}</span>
-            {link.map(|(href, words)| view! { " " <a href=href>{words}</a> })}
+            {(!links.is_empty()).then(|| view! {
+                <span class="banner-links">
+                    {links
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (href, words))| view! { {if i == 0 { " Open " } else { ", " }} <a href=href>{words}</a> })
+                        .collect::<Vec<_>>()}
+                </span>
+            })}
         </div>
     }
 }

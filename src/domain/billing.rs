@@ -1,11 +1,14 @@
 //! The payment schedule checked against the terms: every period's GPU charge is
 //! hours × reserved GPUs × rate, exactly, and a prorated adjustment from an amendment is
 //! the hours from its `effective_at` to the period's end × the GPUs it added × the rate.
+//!
+//! `check_charge` takes the `Payment` beside the detail (the agreed interface left the
+//! second argument open): charges exist only where a payment does, so no rate is guessed.
 
 use super::money::Usd;
+use super::time::format_utc_date;
 use crate::api::enums::ChargeStatus;
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
-use super::time::format_utc_date;
 
 /// CONTRACT.md: the advance is one average month of the reserved GPUs, 730 h
 /// (365 d × 24 h / 12).

@@ -3,8 +3,8 @@
 //! `+`, `-`, `@`, tab or carriage return) is prefixed with `'`; numbers are written by the
 //! console itself and never need it.
 
-use crate::api::models::{NodesResponse, Payment, Timestamp};
 use super::capacity::in_use;
+use crate::api::models::{NodesResponse, Payment, Timestamp};
 
 /// A cell as written: `Text` goes through the formula guard, `Number` does not (a negative
 /// amount must stay a number).

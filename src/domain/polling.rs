@@ -50,7 +50,7 @@ impl Interval {
 }
 
 /// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.
-pub fn is_loopback(host: &str) -> bool {
+fn is_loopback(host: &str) -> bool {
     let name = if let Some(rest) = host.strip_prefix('[') {
         rest.split(']').next().unwrap_or("")
     } else {

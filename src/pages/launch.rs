@@ -274,6 +274,7 @@ fn Launched(instance: LaunchedInstance) -> impl IntoView {
     view! {
         <div class=if reserved && free { "banner tone-ok launched" } else { "banner tone-warning launched" } role="status">
             <strong class="banner-title">"Launched"</strong>
+            " "
             <span class="banner-body">
                 <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{instance.name.clone()}</a>
                 {format!(" (#{}) · {gpus} · {billing}", instance.id)}

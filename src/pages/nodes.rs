@@ -258,6 +258,7 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
                         "Region unreachable — placement unknown"
                         {last.map(|at| view! { ", last known at " <Time at/> })}
                     </strong>
+                    " "
                     <span class="banner-body">
                         {if last.is_some() {
                             "The cards keep the last known placement, marked stale, until the region answers again."
@@ -331,8 +332,8 @@ fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flag
             {(flagged > 0).then(|| view! {
                 <p class="totals-flag" role="note">
                     {format!(
-                        "{flagged} node{} report figures that do not add up; they are shown as reported and flagged on their cards.",
-                        if flagged == 1 { "" } else { "s" }
+                        "{flagged} {} figures that do not add up; they are shown as reported and flagged on their cards.",
+                        if flagged == 1 { "node reports" } else { "nodes report" }
                     )}
                 </p>
             })}
@@ -356,7 +357,7 @@ fn Key() -> impl IntoView {
     view! {
         <ul class="grid-key" aria-label="Cell colours">
             {ENTRIES.iter().map(|(class, label)| view! {
-                <li><span class=format!("gpu-cell key-cell {class}") aria-hidden="true"></span>{*label}</li>
+                <li><span class=format!("key-swatch {class}") aria-hidden="true"></span>{*label}</li>
             }).collect::<Vec<_>>()}
         </ul>
     }

@@ -122,6 +122,7 @@ fn OrgReservations(org_id: String) -> impl IntoView {
                 <strong class="banner-title">
                     {format!("Reclaimed {} on reservation {}", vm_list(&done.units), done.reservation_id)}
                 </strong>
+                " "
                 <span class="banner-body">
                     {format!(
                         "Terminated: {}. Skipped (not spot, left running): {}.",

@@ -476,22 +476,20 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
             let (status, tone) = charge_status(&c.status);
             view! {
                 <tr class:adjustment=c.adjustment>
-                    <td data-label="Period" class="num">
-                        {format!("#{}", c.period_index)}
-                        {c.adjustment.then(|| view! {
-                            <span class="cell-sub"><span class="badge tone-info">"Adjustment"</span></span>
-                        })}
+                    <td data-label="Period">
+                        <strong class="num">{format!("#{}", c.period_index)}</strong>
+                        " "
+                        {c.adjustment.then(|| view! { <span class="badge tone-info">"Adjustment"</span> })}
+                        <span class="cell-sub"><Period start=c.period_start end=c.period_end/></span>
                     </td>
-                    <td data-label="Dates (UTC)"><Period start=c.period_start end=c.period_end/></td>
                     <td data-label="GPUs" class="num"><Money amount=c.gpu_amount_usd/></td>
                     <td data-label="Storage" class="num"><Money amount=c.storage_amount_usd/></td>
                     <td data-label="Amount" class="num"><strong><Money amount=c.amount_usd/></strong></td>
                     <td data-label="Advance applied" class="num"><Money amount=c.advance_applied_usd/></td>
-                    <td data-label="Status"><StatusBadge label=status tone/></td>
-                    <td data-label="Due / paid" class="num">
-                        {c.due_at.map(|at| view! { <span class="nowrap">"due " <UtcDate at/></span> })}
+                    <td data-label="Status">
+                        <StatusBadge label=status tone/>
+                        {c.due_at.map(|at| view! { <span class="cell-sub nowrap">"due " <UtcDate at/></span> })}
                         {c.paid_at.map(|at| view! { <span class="cell-sub nowrap">"paid " <UtcDate at/></span> })}
-                        {(c.due_at.is_none() && c.paid_at.is_none()).then_some("—")}
                     </td>
                     <td data-label="Check"><Check matches=check.matches note=check.note/></td>
                 </tr>
@@ -504,14 +502,12 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 <caption>"Charges per billing period (dates in UTC, last day included)"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Period"</th>
-                        <th scope="col">"Dates (UTC)"</th>
+                        <th scope="col">"Period (UTC)"</th>
                         <th scope="col" class="num">"GPUs"</th>
                         <th scope="col" class="num">"Storage"</th>
                         <th scope="col" class="num">"Amount"</th>
                         <th scope="col" class="num">"Advance applied"</th>
                         <th scope="col">"Status"</th>
-                        <th scope="col" class="num">"Due / paid"</th>
                         <th scope="col">"Check: hours × GPUs × rate"</th>
                     </tr>
                 </thead>

@@ -7,7 +7,7 @@ use crate::components::banner::ActionBanner;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::UtcDate;
-use crate::domain::status::{needs_action, reservation_status};
+use crate::domain::status::{needs_action, reservation_status, Banner};
 use crate::domain::time::countdown;
 use crate::state::use_clock;
 use leptos::prelude::*;
@@ -61,14 +61,21 @@ pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
     });
     let total = all.with_value(Vec::len);
     let banners = all.with_value(|list| {
-        list.iter()
-            .filter_map(|r| needs_action(r).map(|b| (r.id, b)))
-            .map(|(id, banner)| {
-                view! { <ActionBanner banner link=(format!("/reservations/{id}"), format!("Open reservation #{id}"))/> }
-            })
+        // Identical banners (two reservations awaiting payment) become one with both links.
+        let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
+        for r in list {
+            let Some(banner) = needs_action(r) else { continue };
+            let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
+            match grouped.iter_mut().find(|(b, _)| *b == banner) {
+                Some((_, links)) => links.push(link),
+                None => grouped.push((banner, vec![link])),
+            }
+        }
+        grouped
+            .into_iter()
+            .map(|(banner, links)| view! { <ActionBanner banner links/> })
             .collect::<Vec<_>>()
     });
-
     if total == 0 {
         return view! {
             <div class="panel empty">

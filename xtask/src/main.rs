@@ -3,6 +3,7 @@
 //! Std only, so a cold `cargo xtask` compiles in seconds, before any tool is
 //! installed. Each subcommand lives in its own module with a `run` entry.
 
+mod csp;
 mod dist;
 mod proc;
 mod serve;
@@ -18,7 +19,9 @@ type Result<T = ()> = std::result::Result<T, String>;
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
-  dist     install missing tools, build the console in release into dist/
+  dist [--api-origin https://api.example.com]
+           install missing tools, build the console in release into dist/
+           with its Content-Security-Policy (connect-src adds the API origin)
   serve [--port N] [--scenario demo|large] [SIMULATOR FLAGS…]
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
@@ -30,7 +33,7 @@ usage: cargo xtask <command>
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let outcome = match args.split_first() {
-        Some((command, rest)) if command == "dist" && rest.is_empty() => dist::run(),
+        Some((command, rest)) if command == "dist" => dist::run_with(rest),
         Some((command, rest)) if command == "serve" => serve::run(rest),
         // `test` turns every error into a failed stage: its own last line is the summary.
         Some((command, rest)) if command == "test" && rest.is_empty() => return test::run(),

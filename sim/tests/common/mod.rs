@@ -103,8 +103,23 @@ impl Sim {
 
 /// One request on its own connection (`connection: close`), read to the end.
 pub async fn request(addr: SocketAddr, method: &str, path: &str, key: Option<&str>, body: Option<&str>) -> Reply {
+    request_with_headers(addr, method, path, key, body, &[]).await
+}
+
+/// [`request`] with extra request headers (e.g. `origin` for the CORS test).
+pub async fn request_with_headers(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    key: Option<&str>,
+    body: Option<&str>,
+    extra: &[(&str, &str)],
+) -> Reply {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let mut head = format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n");
+    for (name, value) in extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
     if let Some(key) = key {
         head.push_str(&format!("authorization: Bearer {key}\r\n"));
     }
@@ -139,7 +154,8 @@ fn parse(raw: &[u8]) -> Reply {
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..end]).split(';').next().unwrap().trim(), 16).unwrap();
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..end]).split(';').next().unwrap().trim(), 16).unwrap();
         if size == 0 {
             break;
         }

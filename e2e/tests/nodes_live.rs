@@ -1,0 +1,170 @@
+//! The live nodes view against the simulator's clock: a poll brings a placement change
+//! to the grid, and pausing really stops the requests.
+
+use std::time::Duration;
+
+use e2e::{Console, OWNER_KEY};
+use serde_json::Value;
+
+/// A fast poll, which the console honours on loopback hosts only.
+const NODES_PAGE: &str = "/reservations/12/nodes?poll_ms=300";
+const NODES_API: &str = "/api/gpu-reservations/12/nodes";
+
+/// Each node card's name and visible text.
+async fn cards(console: &Console) -> Vec<(String, String)> {
+    let found = console
+        .browser
+        .script(
+            "return [...document.querySelectorAll('article.node-card')]
+                .map(c => [c.querySelector('.node-name').textContent, c.innerText])",
+        )
+        .await;
+    found
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|pair| (text(&pair[0]), text(&pair[1])))
+        .collect()
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+async fn polls(console: &Console) -> u64 {
+    let element = console.browser.wait_for("section.nodes-page").await;
+    let count = element.attr("data-poll-count").await.ok().flatten();
+    count.and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+async fn open_nodes(console: &Console) {
+    console.connect(OWNER_KEY).await;
+    console.navigate(NODES_PAGE).await;
+    console.browser.wait_for("article.node-card").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_brings_a_placement_change_to_the_grid_and_only_that_card_is_redrawn() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    open_nodes(&console).await;
+    let browser = &console.browser;
+    browser
+        .eventually("two polls of the frozen placement", || async {
+            let n = polls(&console).await;
+            if n >= 2 {
+                Ok(())
+            } else {
+                Err(format!("{n} polls"))
+            }
+        })
+        .await;
+    let before = cards(&console).await;
+    assert_eq!(before.len(), 4, "reservation 12 has 4 nodes: {before:?}");
+    // Marks each card's DOM element: a card that is redrawn loses its mark.
+    browser
+        .script("document.querySelectorAll('article.node-card').forEach(c => c.dataset.e2eSeen = c.querySelector('.node-name').textContent)")
+        .await;
+
+    let changed = console.sim.churn(12, 1).await;
+    let [changed] = changed.as_slice() else {
+        panic!("one node churned, got {changed:?}")
+    };
+    let after = browser
+        .eventually(
+            format!("the grid to show the new workloads on {changed}"),
+            || async {
+                let now = cards(&console).await;
+                let moved = now
+                    .iter()
+                    .zip(&before)
+                    .any(|((name, a), (_, b))| name == changed && a != b);
+                if moved {
+                    Ok(now)
+                } else {
+                    Err(format!("{now:?}"))
+                }
+            },
+        )
+        .await;
+    for ((name, a), (_, b)) in after.iter().zip(&before) {
+        if name != changed {
+            assert_eq!(a, b, "{name} did not change at the simulator");
+        }
+    }
+    let kept = browser
+        .script("return [...document.querySelectorAll('article.node-card')].filter(c => c.dataset.e2eSeen).map(c => c.dataset.e2eSeen)")
+        .await;
+    let kept: Vec<String> = kept.as_array().into_iter().flatten().map(text).collect();
+    let unchanged: Vec<&String> = before
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|n| *n != changed)
+        .collect();
+    for name in unchanged {
+        assert!(
+            kept.contains(name),
+            "unchanged card {name} was redrawn; cards kept: {kept:?}"
+        );
+    }
+    console.screenshots("owner-nodes-12-after-churn").await;
+    console.assert_no_console_errors(&[]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pausing_stops_the_polls_until_resumed() {
+    let console = Console::start().await;
+    open_nodes(&console).await;
+    let browser = &console.browser;
+    browser.wait_for_text(".live-status", "Live").await;
+
+    browser.click(".live-bar button").await;
+    browser.wait_for_text(".live-status", "Paused").await;
+    assert_eq!(browser.text(".live-bar button").await, "Resume");
+    // A request that was in flight when the pause was clicked has ended by now.
+    browser
+        .eventually("no /nodes request in flight", || async {
+            let log = console.sim.requests(NODES_API).await;
+            let open = log
+                .requests
+                .iter()
+                .filter(|r| r.finished_ms.is_none())
+                .count();
+            if open == 0 {
+                Ok(())
+            } else {
+                Err(format!("{open} in flight"))
+            }
+        })
+        .await;
+    console.sim.clear_requests().await;
+    let polls_paused = polls(&console).await;
+    // Absence can only be seen over time: ten poll intervals.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let log = console.sim.requests(NODES_API).await;
+    assert!(
+        log.requests.is_empty(),
+        "no /nodes request while paused, saw {:?}",
+        log.requests
+    );
+    assert_eq!(
+        polls(&console).await,
+        polls_paused,
+        "the page counted no poll while paused"
+    );
+    console.screenshots("owner-nodes-12-paused").await;
+
+    browser.click(".live-bar button").await;
+    browser.wait_for_text(".live-status", "Live").await;
+    browser
+        .eventually("a /nodes request after resuming", || async {
+            let log = console.sim.requests(NODES_API).await;
+            if log.requests.is_empty() {
+                Err("none".to_owned())
+            } else {
+                Ok(())
+            }
+        })
+        .await;
+    console.assert_no_console_errors(&[]).await;
+}

@@ -1,0 +1,50 @@
+//! Every page, as the owner and then as a member in the same tab, in both layouts:
+//! each renders its data without a console error. The screenshots are for people to
+//! look at (target/e2e-screenshots).
+
+use e2e::{Console, MEMBER_KEY, OWNER_KEY};
+
+/// (screenshot name, path, what shows once the page has its data).
+const PAGES: [(&str, &str, &str); 6] = [
+    (
+        "reservations",
+        "/reservations",
+        "table.reservations-table tbody tr",
+    ),
+    ("reservation-12", "/reservations/12", "#terms-title"),
+    ("nodes-12", "/reservations/12/nodes", ".totals-panel"),
+    (
+        "nodes-6-unreachable",
+        "/reservations/6/nodes",
+        ".unreachable",
+    ),
+    ("launch-12", "/reservations/12/launch", "form.launch-form"),
+    ("org-acme", "/orgs/org_acme", "article.org-card"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_renders_for_the_owner_and_then_a_member_without_console_errors() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+    for (role, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
+        if browser.exists("header .session").await {
+            browser.click("header .session button").await;
+            browser.wait_for("#api-key").await;
+        }
+        console.connect(key).await;
+        for (name, path, ready) in PAGES {
+            console.navigate(path).await;
+            browser.wait_for(ready).await;
+            if name == "reservation-12" {
+                let billing = if role == "owner" {
+                    "section.payment"
+                } else {
+                    "section.member-billing"
+                };
+                browser.wait_for(billing).await;
+            }
+            console.screenshots(&format!("{role}-{name}")).await;
+        }
+    }
+    console.assert_no_console_errors(&[]).await;
+}

@@ -1,0 +1,186 @@
+//! The launch form as a person uses it, on fixture data: the answer it predicts before
+//! sending, one request per submit, and what a launch answers.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, now, provide_console, reservation, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::api::models::{LaunchRequest, LaunchedInstance, NodesResponse};
+use reservations_console::pages::launch::LaunchForm;
+use reservations_console::state::Role;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Two ready nodes with 2 and 3 GPUs free: 5 free in all, at most 3 on one node.
+fn scattered() -> NodesResponse {
+    serde_json::from_value(json!({ "nodes": [
+        { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
+            { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 6 } ] },
+        { "display_name": "node-2", "state": "ready", "gpus": 8, "gpus_in_use": 5, "workloads": [
+            { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 5 } ] }
+    ], "workloads_unknown": false }))
+    .unwrap()
+}
+
+struct Form {
+    host: web_sys::HtmlElement,
+    sent: Arc<Mutex<Vec<LaunchRequest>>>,
+    outcome: RwSignal<Option<Result<LaunchedInstance, ApiError>>>,
+}
+
+/// The form for a reservation with `status`, on [`scattered`] nodes. Submitting records
+/// the request and leaves it pending, as a launch in flight is.
+async fn form(status: &str) -> Form {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let outcome = RwSignal::new(None);
+    let r = reservation(json!({ "status": status }));
+    let host = {
+        let sent = Arc::clone(&sent);
+        mount(move || {
+            provide_console(Role::Member);
+            let pending = RwSignal::new(false);
+            let submit = Callback::new(move |request| {
+                pending.set(true);
+                sent.lock().unwrap().push(request);
+            });
+            view! {
+                <LaunchForm
+                    reservation=r
+                    nodes=Signal::stored(Some(scattered()))
+                    pending=pending.into()
+                    outcome=outcome.into()
+                    submit
+                />
+            }
+        })
+    };
+    settle().await;
+    Form { host, sent, outcome }
+}
+
+impl Form {
+    fn input(&self, name: &str) -> web_sys::HtmlInputElement {
+        self.host.query_selector(&format!("input[name={name}]")).unwrap().unwrap().unchecked_into()
+    }
+
+    async fn type_into(&self, name: &str, value: &str) {
+        let input = self.input(name);
+        input.set_value(value);
+        input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+        settle().await;
+    }
+
+    fn prediction(&self) -> String {
+        self.host.query_selector(".prediction").unwrap().unwrap().text_content().unwrap()
+    }
+
+    async fn submit(&self) {
+        self.host.query_selector("button[type=submit]").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+        settle().await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_launch_that_fits_on_one_node_is_predicted_to_succeed() {
+    let f = form("active").await;
+    f.type_into("gpus", "3").await;
+    assert_eq!(f.prediction(), "Predicted answer: Expected to succeed: it fits on node-2.");
+}
+
+#[wasm_bindgen_test]
+async fn gpus_free_only_across_nodes_predict_gpu_capacity() {
+    let f = form("active").await;
+    f.type_into("gpus", "4").await;
+    let p = f.prediction();
+    assert!(p.contains("Expected to fail with HTTP 409 gpu_capacity"), "{p}");
+    assert!(p.contains("5 GPUs are free in total, but no single node has 4 free together; the largest launch that fits now is 3."), "{p}");
+}
+
+#[wasm_bindgen_test]
+async fn a_past_due_reservation_predicts_reservation_payment_due() {
+    let f = form("past_due").await;
+    assert!(f.prediction().contains("Expected to fail with HTTP 402 reservation_payment_due"), "{}", f.prediction());
+}
+
+#[wasm_bindgen_test]
+async fn a_reservation_awaiting_payment_predicts_reservation_awaiting_payment() {
+    let f = form("awaiting_payment").await;
+    assert!(f.prediction().contains("Expected to fail with HTTP 402 reservation_awaiting_payment"), "{}", f.prediction());
+}
+
+#[wasm_bindgen_test]
+async fn asking_for_interruptible_predicts_the_409() {
+    let f = form("active").await;
+    f.input("interruptible").click();
+    settle().await;
+    let p = f.prediction();
+    assert!(p.contains("Expected to fail with HTTP 409: Reserved capacity is never interruptible"), "{p}");
+}
+
+#[wasm_bindgen_test]
+async fn region_and_gpu_type_come_from_the_reservation_and_a_second_click_sends_nothing() {
+    let f = form("active").await;
+    f.type_into("name", "  nb-1 ").await;
+    f.type_into("gpus", "2").await;
+    f.submit().await;
+    f.submit().await;
+    let sent = f.sent.lock().unwrap();
+    assert_eq!(sent.len(), 1, "one request per launch");
+    assert_eq!(
+        sent[0],
+        LaunchRequest {
+            region_id: "atl".into(),
+            gpu_type: "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition".into(),
+            gpus: 2,
+            name: "nb-1".into(),
+            interruptible: None,
+        }
+    );
+    let button = f.host.query_selector("button[type=submit]").unwrap().unwrap();
+    assert!(button.has_attribute("disabled"));
+    assert_eq!(button.text_content().unwrap(), "Launching…");
+}
+
+#[wasm_bindgen_test]
+async fn an_incomplete_form_says_what_is_missing_and_sends_nothing() {
+    let f = form("active").await;
+    f.type_into("gpus", "9").await;
+    f.submit().await;
+    assert!(f.sent.lock().unwrap().is_empty());
+    let page = text(&f.host);
+    assert!(page.contains("Enter a whole number of GPUs from 1 to 8."), "{page}");
+    assert!(page.contains("Give the instance a name."), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn the_new_instance_is_billed_by_the_reservation_at_zero_an_hour() {
+    let f = form("active").await;
+    let instance: LaunchedInstance =
+        serde_json::from_value(json!({ "id": 5001, "name": "nb-1", "gpus": 2, "billing": "reserved", "rate_usd_per_hour": 0 })).unwrap();
+    f.outcome.set(Some(Ok(instance)));
+    settle().await;
+    let page = text(&f.host);
+    assert!(page.contains("Launched nb-1 (#5001) · 2 GPUs · billed by reservation, $0/h"), "{page}");
+    let link = f.host.query_selector(".launched a").unwrap().unwrap();
+    assert_eq!(link.get_attribute("href").as_deref(), Some("/gpu-instances/5001"));
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_launch_shows_the_mapped_error_with_its_request_id() {
+    let f = form("active").await;
+    let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req_7f3a")]);
+    let error = ApiError::from_response(409, &headers, r#"{"error":"gpu_capacity","message":"no node has 4 free GPUs"}"#, now());
+    f.outcome.set(Some(Err(error)));
+    settle().await;
+    let page = text(&f.host);
+    assert!(page.contains("Not enough free GPUs on one node"), "{page}");
+    assert!(page.contains("in region atl with NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition GPUs"), "{page}");
+    assert!(page.contains("req_7f3a"), "{page}");
+    assert!(f.host.query_selector(".error-panel button").unwrap().is_some(), "a Retry is offered");
+}

@@ -1,0 +1,404 @@
+//! The live node view as a person reads it, fed fixture answers (no network), and the
+//! poll loop that drives it.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use chrono::{DateTime, Utc};
+use console_fixtures::{mount, now, provide_console, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::api::models::NodesResponse;
+use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
+use reservations_console::domain::polling::Interval;
+use reservations_console::live::{Live, LiveStatus};
+use reservations_console::pages::nodes::{NodesBoard, NodesModel};
+use reservations_console::state::Role;
+use serde_json::json;
+use std::cell::Cell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's MutationObserver, bound here (web-sys's needs a feature the crate
+    /// does not enable).
+    type MutationObserver;
+    #[wasm_bindgen(constructor)]
+    fn new(callback: &js_sys::Function) -> MutationObserver;
+    #[wasm_bindgen(method)]
+    fn observe(this: &MutationObserver, target: &web_sys::Node, options: &JsValue);
+    #[wasm_bindgen(method, js_name = takeRecords)]
+    fn take_records(this: &MutationObserver) -> js_sys::Array;
+    #[wasm_bindgen(method)]
+    fn disconnect(this: &MutationObserver);
+}
+
+/// Every change under an element, as MutationObserver records.
+struct Recorder {
+    observer: MutationObserver,
+    seen: Rc<std::cell::RefCell<Vec<JsValue>>>,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Recorder {
+    fn start(target: &web_sys::Element) -> Self {
+        let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let callback = {
+            let seen = Rc::clone(&seen);
+            Closure::<dyn FnMut(js_sys::Array)>::new(move |records: js_sys::Array| seen.borrow_mut().extend(records.iter()))
+        };
+        let observer = MutationObserver::new(callback.as_ref().unchecked_ref());
+        let options = js_sys::JSON::parse(r#"{"subtree":true,"childList":true,"attributes":true,"characterData":true}"#).unwrap();
+        observer.observe(target, &options);
+        Recorder { observer, seen, _callback: callback }
+    }
+
+    /// The nodes changed since the last call (for a text node, the node itself).
+    fn take(&self) -> Vec<web_sys::Node> {
+        let mut records: Vec<JsValue> = self.seen.borrow_mut().drain(..).collect();
+        records.extend(self.observer.take_records().iter());
+        records
+            .iter()
+            .map(|r| js_sys::Reflect::get(r, &"target".into()).unwrap().unchecked_into::<web_sys::Node>())
+            .collect()
+    }
+}
+
+fn nodes(value: serde_json::Value) -> NodesResponse {
+    serde_json::from_value(value).unwrap()
+}
+
+/// Seed 004's example: node-1 runs a cluster (4) and a notebook (2); node-2 is under
+/// maintenance.
+fn seed_nodes() -> NodesResponse {
+    nodes(json!({
+        "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4 },
+                { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2, "billing": "reserved" }
+            ] },
+            { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+        ],
+        "workloads_unknown": false
+    }))
+}
+
+fn unreachable_nodes() -> NodesResponse {
+    nodes(json!({
+        "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8 },
+            { "display_name": "node-2", "state": "under_maintenance", "gpus": 8 }
+        ],
+        "workloads_unknown": true
+    }))
+}
+
+fn at(minutes_before_now: i64) -> DateTime<Utc> {
+    now() - chrono::TimeDelta::minutes(minutes_before_now)
+}
+
+/// Mounts the board on `answers`, received one after the other.
+async fn board(answers: Vec<NodesResponse>) -> web_sys::HtmlElement {
+    let host = mount(move || {
+        provide_console(Role::Member);
+        let model = NodesModel::default();
+        let count = answers.len() as i64;
+        for (i, answer) in answers.into_iter().enumerate() {
+            model.receive(Ok(answer), at(count - i as i64));
+        }
+        view! { <NodesBoard model/> }
+    });
+    settle().await;
+    host
+}
+
+fn card(host: &web_sys::HtmlElement, name: &str) -> web_sys::Element {
+    let cards = host.query_selector_all(".node-card").unwrap();
+    (0..cards.length())
+        .map(|i| cards.item(i).unwrap().unchecked_into::<web_sys::Element>())
+        .find(|c| c.query_selector(".node-name").unwrap().unwrap().text_content().unwrap() == name)
+        .unwrap_or_else(|| panic!("no card for {name}"))
+}
+
+/// The value of the fact labelled `label` (a `dt`/`dd` pair).
+fn fact(host: &web_sys::HtmlElement, label: &str) -> String {
+    let terms = host.query_selector_all("dt").unwrap();
+    (0..terms.length())
+        .map(|i| terms.item(i).unwrap().unchecked_into::<web_sys::Element>())
+        .find(|dt| dt.text_content().unwrap() == label)
+        .and_then(|dt| dt.next_element_sibling())
+        .and_then(|dd| dd.text_content())
+        .unwrap_or_else(|| panic!("no fact {label}"))
+}
+
+fn cell_titles(card: &web_sys::Element) -> Vec<String> {
+    let cells = card.query_selector_all("li.gpu-cell").unwrap();
+    (0..cells.length())
+        .map(|i| cells.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("title").unwrap())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn every_gpu_is_a_cell_labelled_by_its_workload_and_free_cells_show() {
+    let host = board(vec![seed_nodes()]).await;
+    let node = card(&host, "node-1");
+    assert_eq!(
+        cell_titles(&node),
+        [
+            "GPU 1 · train-run-7 (GPU cluster #418)",
+            "GPU 2 · train-run-7 (GPU cluster #418)",
+            "GPU 3 · train-run-7 (GPU cluster #418)",
+            "GPU 4 · train-run-7 (GPU cluster #418)",
+            "GPU 5 · notebook (GPU instance #902)",
+            "GPU 6 · notebook (GPU instance #902)",
+            "GPU 7 · free",
+            "GPU 8 · free",
+        ]
+    );
+    assert_eq!(node.query_selector_all("li.gpu-cell.free").unwrap().length(), 2);
+    let links = node.query_selector_all("a.workload-name").unwrap();
+    let hrefs: Vec<String> =
+        (0..links.length()).map(|i| links.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("href").unwrap()).collect();
+    assert_eq!(hrefs, ["/gpu-clusters/418", "/gpu-instances/902"]);
+    let node_text = node.text_content().unwrap();
+    assert!(node_text.contains("6 of 8 in use · 2 free"), "{node_text}");
+    assert!(node_text.contains("GPU instance #902 · 2 GPUs · billed by reservation"), "{node_text}");
+    assert_eq!(card(&host, "node-2").query_selector_all("li.gpu-cell.free").unwrap().length(), 8);
+}
+
+#[wasm_bindgen_test]
+async fn totals_add_up_and_name_the_largest_launch_on_one_node() {
+    let host = board(vec![seed_nodes()]).await;
+    let page = text(&host);
+    assert!(page.contains("16 GPUs = 6 in use + 2 free + 8 not available"), "{page}");
+    assert_eq!(fact(&host, "GPUs"), "16");
+    assert_eq!(fact(&host, "In use"), "6");
+    assert_eq!(fact(&host, "Free on ready nodes"), "2");
+    assert_eq!(fact(&host, "Largest launch on one node"), "2 GPUs");
+}
+
+#[wasm_bindgen_test]
+async fn an_unreachable_region_keeps_the_last_placement_marked_stale_never_zero() {
+    let host = board(vec![seed_nodes(), unreachable_nodes()]).await;
+    let page = text(&host);
+    assert!(page.contains("Region unreachable — placement unknown, last known at 2 Dec 2026, 09:28 UTC"), "{page}");
+    for label in ["In use", "Free on ready nodes", "Largest launch on one node"] {
+        assert_eq!(fact(&host, label), "unknown", "{label}");
+    }
+    assert!(page.contains("Last known at 2 Dec 2026, 09:28 UTC: 6 in use, 2 free"), "{page}");
+    assert!(host.query_selector(".node-grid.stale").unwrap().is_some());
+    let node = card(&host, "node-1");
+    assert_eq!(cell_titles(&node)[0], "GPU 1 · train-run-7 (GPU cluster #418)");
+}
+
+#[wasm_bindgen_test]
+async fn a_region_unreachable_from_the_start_shows_unknown_cells() {
+    let host = board(vec![unreachable_nodes()]).await;
+    let page = text(&host);
+    assert!(page.contains("Region unreachable — placement unknown"), "{page}");
+    assert!(page.contains("The placement has not been read yet"), "{page}");
+    let node = card(&host, "node-1");
+    assert_eq!(node.query_selector_all("li.gpu-cell.unknown").unwrap().length(), 8);
+    assert_eq!(node.query_selector_all("li.gpu-cell.free").unwrap().length(), 0);
+    assert!(node.text_content().unwrap().contains("8 GPUs · use unknown"));
+}
+
+#[wasm_bindgen_test]
+async fn an_unknown_state_and_kind_are_shown_as_sent_and_marked_unrecognised() {
+    let host = board(vec![nodes(json!({ "nodes": [
+        { "display_name": "node-9", "state": "hibernating", "gpus": 4, "gpus_in_use": 2, "workloads": [
+            { "kind": "batch_job", "id": 5, "name": "nightly", "gpus": 2 }
+        ] }
+    ] }))])
+    .await;
+    let node = card(&host, "node-9");
+    let node_text = node.text_content().unwrap();
+    assert!(node_text.contains("hibernating (unrecognised)"), "{node_text}");
+    assert!(node_text.contains("batch_job (unrecognised) #5"), "{node_text}");
+    // No console page is known for the kind: its name is not a link.
+    let name = node.query_selector("a.workload-name").unwrap().unwrap();
+    assert!(!name.has_attribute("href"));
+    assert_eq!(node.query_selector_all("li.gpu-cell.k-unknown").unwrap().length(), 2);
+}
+
+#[wasm_bindgen_test]
+async fn a_workload_named_like_markup_is_shown_as_text() {
+    let name = "<img src=x onerror=alert(1)>";
+    let host = board(vec![nodes(json!({ "nodes": [
+        { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 1, "workloads": [
+            { "kind": "gpu_instance", "id": 1, "name": name, "gpus": 1 }
+        ] }
+    ] }))])
+    .await;
+    assert!(host.query_selector("img").unwrap().is_none());
+    assert!(text(&host).contains(name));
+    assert!(cell_titles(&card(&host, "node-1"))[0].contains(name));
+}
+
+#[wasm_bindgen_test]
+async fn inconsistent_figures_are_shown_as_reported_and_flagged() {
+    let host = board(vec![nodes(json!({ "nodes": [
+        { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 9, "workloads": [
+            { "kind": "gpu_instance", "id": 1, "name": "a", "gpus": 8 }
+        ] }
+    ] }))])
+    .await;
+    let node = card(&host, "node-1");
+    let node_text = node.text_content().unwrap();
+    assert!(node_text.contains("9 of 8 in use · -1 free"), "{node_text}");
+    assert!(node_text.contains("The API reports 9 GPUs in use on a node with 8."), "{node_text}");
+    assert!(node_text.contains("9 GPUs are reported in use, but the workloads listed add up to 8."), "{node_text}");
+    assert_eq!(node.query_selector_all("li.gpu-cell.beyond").unwrap().length(), 1);
+    assert!(text(&host).contains("1 node reports figures that do not add up"));
+}
+
+/// Fifty ready nodes; node `changed` (if any) runs a different workload.
+fn fifty(changed: Option<usize>) -> NodesResponse {
+    let list: Vec<_> = (1..=50)
+        .map(|i| {
+            let (id, name) = if Some(i) == changed { (9000 + i, "moved") } else { (i, "steady") };
+            json!({ "display_name": format!("node-{i}"), "state": "ready", "gpus": 8, "gpus_in_use": 4, "workloads": [
+                { "kind": "gpu_cluster", "id": id, "name": name, "gpus": 4 }
+            ] })
+        })
+        .collect();
+    nodes(json!({ "nodes": list, "workloads_unknown": false }))
+}
+
+#[wasm_bindgen_test]
+async fn a_poll_that_changes_one_node_of_fifty_touches_only_that_card() {
+    let store = NodeStore::default();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        store.apply(&fifty(None));
+        view! { <GpuGrid store stale=false/> }
+    });
+    settle().await;
+    let grid = host.query_selector(".node-grid").unwrap().unwrap();
+    let before = card(&host, "node-17");
+
+    let recorder = Recorder::start(&grid);
+    store.apply(&fifty(None));
+    settle().await;
+    assert_eq!(recorder.take().len(), 0, "an unchanged poll must not touch the DOM");
+
+    store.apply(&fifty(Some(17)));
+    settle().await;
+    let targets = recorder.take();
+    recorder.observer.disconnect();
+    let changed = card(&host, "node-17");
+    assert!(changed.is_same_node(Some(&before)), "the card is kept, not recreated");
+    assert!(!targets.is_empty());
+    assert!(targets.len() <= 4, "{} mutations for one changed node", targets.len());
+    for target in targets {
+        assert!(changed.contains(Some(&target)), "a mutation outside node-17's card");
+    }
+    assert!(changed.text_content().unwrap().contains("moved"));
+}
+
+/// Resolves after `ms` milliseconds of browser time.
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+/// A fetch that takes `ms`, counting how many run at once.
+struct FakeApi {
+    running: Cell<u32>,
+    most_at_once: Cell<u32>,
+    calls: Cell<u32>,
+}
+
+impl FakeApi {
+    fn fetch(self: &Rc<Self>, ms: i32, answer: Result<NodesResponse, ApiError>) -> impl std::future::Future<Output = Result<NodesResponse, ApiError>> {
+        let api = Rc::clone(self);
+        async move {
+            api.calls.set(api.calls.get() + 1);
+            api.running.set(api.running.get() + 1);
+            api.most_at_once.set(api.most_at_once.get().max(api.running.get()));
+            sleep(ms).await;
+            api.running.set(api.running.get() - 1);
+            answer
+        }
+    }
+}
+
+fn fake_api() -> Rc<FakeApi> {
+    Rc::new(FakeApi { running: Cell::new(0), most_at_once: Cell::new(0), calls: Cell::new(0) })
+}
+
+/// Starts a loop inside a mounted view, as the page does; dropping the handle leaves it.
+fn start_live(start: impl FnOnce() -> Live + 'static) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    let slot = Rc::new(Cell::new(None));
+    let handle = {
+        let slot = Rc::clone(&slot);
+        leptos::mount::mount_to(host, move || slot.set(Some(start())))
+    };
+    (slot.get().expect("started"), handle)
+}
+
+#[wasm_bindgen_test]
+async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() {
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        // The test interval (allowed on loopback) with requests slower than it.
+        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(40, Ok(seed_nodes())), |_| ())
+    });
+    sleep(400).await;
+    let polls = live.polls();
+    assert!(polls >= 4, "{polls} polls in 400 ms");
+    assert_eq!(api.most_at_once.get(), 1);
+
+    live.pause();
+    assert_eq!(live.status(), LiveStatus::Paused);
+    sleep(100).await;
+    let paused_at = live.polls();
+    sleep(200).await;
+    assert_eq!(live.polls(), paused_at, "no polls while paused");
+
+    live.resume();
+    sleep(200).await;
+    assert!(live.polls() > paused_at);
+
+    drop(page);
+    let calls = api.calls.get();
+    sleep(200).await;
+    assert_eq!(api.calls.get(), calls, "no polls after the page is left");
+}
+
+#[wasm_bindgen_test]
+async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transient_ones() {
+    let not_found = ApiError::from_response(404, &ResponseHeaders::default(), r#"{"error":"not_found"}"#, now());
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Err(not_found.clone())), |_| ())
+    });
+    sleep(200).await;
+    assert_eq!(live.status(), LiveStatus::Failed);
+    assert_eq!(api.calls.get(), 1);
+    drop(page);
+
+    let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Err(unavailable.clone())), |_| ())
+    });
+    sleep(300).await;
+    // retry-after 1 s is honoured: a single attempt so far, and a retry announced.
+    assert_eq!(api.calls.get(), 1);
+    assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
+    drop(page);
+}

@@ -1,0 +1,128 @@
+//! Org capacity as a person reads it, on fixture data: units per reservation, what
+//! needs review withholds, and where this org may reclaim.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, provide_console, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::org::OrgReservation;
+use reservations_console::pages::org::OrgView;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn org_reservation(overrides: serde_json::Value) -> OrgReservation {
+    let mut base = json!({
+        "id": "rsv_1", "status": "active", "nodeId": "node-a",
+        "reservedUnitIds": ["u1", "u2", "u3", "u4"], "releasedUnitIds": [],
+        "allowedOrgIds": ["org_acme"], "managingOrgIds": [],
+        "startsAt": "2026-11-01T00:00:00Z", "topologyGen": 3
+    });
+    for (k, v) in overrides.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    serde_json::from_value(base).unwrap()
+}
+
+/// org_acme manages rsv_managed (2 units released), is only the audience of rsv_audience
+/// (1 released), and rsv_review needs review.
+fn fixtures() -> Vec<OrgReservation> {
+    vec![
+        org_reservation(json!({ "id": "rsv_managed", "releasedUnitIds": ["u3", "u4"], "managingOrgIds": ["org_acme"], "contractRef": "MSA-9" })),
+        org_reservation(json!({ "id": "rsv_audience", "releasedUnitIds": ["u2"], "managingOrgIds": ["org_ops"], "endsAt": "2027-11-01T00:00:00Z" })),
+        org_reservation(json!({ "id": "rsv_review", "status": "needs-review", "reservedUnitIds": ["u7", "u8"], "reason": "GPU topology changed", "topologyGen": 2 })),
+    ]
+}
+
+async fn org_page() -> web_sys::HtmlElement {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <OrgView org_id="org_acme".to_owned() reservations=fixtures() on_reclaimed=Callback::new(|_| ())/> }
+    });
+    settle().await;
+    host
+}
+
+fn card(host: &web_sys::HtmlElement, id: &str) -> web_sys::Element {
+    host.query_selector(&format!("article[aria-label='Reservation {id}']")).unwrap().unwrap_or_else(|| panic!("no card {id}"))
+}
+
+fn unit_words(card: &web_sys::Element) -> Vec<String> {
+    let units = card.query_selector_all(".unit-cells li").unwrap();
+    (0..units.length())
+        .map(|i| units.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("title").unwrap())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn needs_review_units_are_shown_withheld_and_explained() {
+    let host = org_page().await;
+    let review = card(&host, "rsv_review");
+    assert_eq!(unit_words(&review), ["u7: withheld", "u8: withheld"]);
+    let words = review.text_content().unwrap();
+    assert!(words.contains("Needs review"), "{words}");
+    assert!(words.contains("grants nothing and withholds its units from everyone"), "{words}");
+    assert!(words.contains("All 2 units are withheld"), "{words}");
+    assert!(words.contains("GPU topology changed"), "{words}");
+}
+
+#[wasm_bindgen_test]
+async fn units_read_as_reserved_released_or_reclaimable() {
+    let host = org_page().await;
+    assert_eq!(
+        unit_words(&card(&host, "rsv_managed")),
+        ["u1: reserved", "u2: reserved", "u3: released to spot, reclaimable", "u4: released to spot, reclaimable"]
+    );
+    assert_eq!(
+        unit_words(&card(&host, "rsv_audience")),
+        ["u1: reserved", "u2: released to spot", "u3: reserved", "u4: reserved"]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn reclaim_is_offered_only_where_this_org_manages() {
+    let host = org_page().await;
+    let managed = card(&host, "rsv_managed");
+    assert!(managed.query_selector("section.reclaim").unwrap().is_some());
+    let choices = managed.query_selector_all("section.reclaim input[type=checkbox]").unwrap();
+    assert_eq!(choices.length(), 2, "one choice per released unit");
+    assert!(managed.text_content().unwrap().contains("Dry run: reclaim 2 units"));
+
+    let audience = card(&host, "rsv_audience");
+    assert!(audience.query_selector("section.reclaim").unwrap().is_none());
+    assert!(audience.text_content().unwrap().contains("cannot release or reclaim units"));
+    assert!(card(&host, "rsv_review").query_selector("section.reclaim").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn the_org_totals_count_granted_released_and_withheld_units() {
+    let host = org_page().await;
+    let page = text(&host);
+    // Two active reservations of 4 units each; 3 released of them; 2 withheld.
+    for (label, value) in [("Granted (active)", "8"), ("In hand", "5"), ("Released to spot", "3"), ("Withheld", "2")] {
+        let terms = host.query_selector_all("dt").unwrap();
+        let dd = (0..terms.length())
+            .map(|i| terms.item(i).unwrap().unchecked_into::<web_sys::Element>())
+            .find(|dt| dt.text_content().unwrap() == label)
+            .and_then(|dt| dt.next_element_sibling())
+            .unwrap_or_else(|| panic!("no {label} in {page}"));
+        assert!(dd.text_content().unwrap().starts_with(value), "{label}: {}", dd.text_content().unwrap());
+    }
+    assert!(page.contains("3 listed, 1 managed by org_acme"), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn audience_and_managing_orgs_are_told_apart_and_open_ends_said() {
+    let host = org_page().await;
+    let managed = card(&host, "rsv_managed").text_content().unwrap();
+    assert!(managed.contains("org_acme is in the audience and manages this reservation."), "{managed}");
+    assert!(managed.contains("Open-ended (until cancelled)"), "{managed}");
+    assert!(managed.contains("MSA-9"), "{managed}");
+    let audience = card(&host, "rsv_audience").text_content().unwrap();
+    assert!(audience.contains("org_ops"), "{audience}");
+    assert!(audience.contains("1 Nov 2027"), "{audience}");
+}
