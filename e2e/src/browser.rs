@@ -140,20 +140,34 @@ impl Browser {
         }
     }
 
-    /// Resizes the window to `viewport`; in headless Chromium the window has no frame,
-    /// so the page's own viewport (`innerWidth` × `innerHeight`) is exactly that size.
+    /// Resizes the window so that the page's own viewport (`innerWidth` × `innerHeight`)
+    /// is `viewport`: even headless, Chromium's window keeps a frame around the page.
     pub async fn set_viewport(&self, viewport: Viewport) {
         let (width, height) = viewport.size();
+        let inner = || async {
+            let size = self
+                .script("return [window.innerWidth, window.innerHeight]")
+                .await;
+            let side = |i: usize| size[i].as_u64().and_then(|n| u32::try_from(n).ok());
+            (side(0).unwrap_or(0), side(1).unwrap_or(0))
+        };
+        let (outer_w, outer_h) = must(
+            "reading the window size",
+            self.client.get_window_size().await,
+        );
+        let (inner_w, inner_h) = inner().await;
+        let frame =
+            |outer: u64, inner: u32| u32::try_from(outer).unwrap_or(0).saturating_sub(inner);
+        let (frame_w, frame_h) = (frame(outer_w, inner_w), frame(outer_h, inner_h));
         must(
             "resizing the window",
-            self.client.set_window_size(width, height).await,
+            self.client
+                .set_window_size(width + frame_w, height + frame_h)
+                .await,
         );
-        let inner = self
-            .script("return [window.innerWidth, window.innerHeight]")
-            .await;
         assert_eq!(
-            inner,
-            json!([width, height]),
+            inner().await,
+            (width, height),
             "the page's viewport after resizing the window"
         );
     }

@@ -18,7 +18,8 @@ pub struct Bar {
 /// Height of the plotting area in pixels; labels sit below it.
 const PLOT: f64 = 110.0;
 const TOP: f64 = 16.0;
-/// At most this many axis labels, so they never overlap.
+/// At most this many axis labels on a wide screen; narrow screens hide every other one
+/// (`minor`), so they never overlap.
 const MAX_LABELS: usize = 12;
 
 #[component]
@@ -52,7 +53,7 @@ pub fn BarChart(
                         rx="2"
                     ></rect>
                     {(i % label_every == 0).then(|| view! {
-                        <text class="bar-label" x=format!("{:.2}%", x + step / 2.0) y=format!("{}", TOP + PLOT + 16.0) text-anchor="middle">
+                        <text class=if (i / label_every) % 2 == 1 { "bar-label minor" } else { "bar-label" } x=format!("{:.2}%", x + step / 2.0) y=format!("{}", TOP + PLOT + 16.0) text-anchor="middle">
                             {bar.label}
                         </text>
                     })}

@@ -1,0 +1,269 @@
+//! Hostile input from the API (issue 6): markup, `javascript:` URLs, right-to-left
+//! overrides and 10,000-character names render as inert text, isolated from the text
+//! around them, without widening the layout; links stay console paths; absurd numbers
+//! are shown as reported and flagged, never corrected and never a crash.
+//!
+//! The views are mounted with the console's real stylesheets in a 360 px column, so the
+//! layout assertions are the ones a phone would see.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, now, provide_console, reservation, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::models::NodesResponse;
+use reservations_console::api::org::OrgReservation;
+use reservations_console::pages::nodes::{NodesBoard, NodesModel};
+use reservations_console::pages::org::OrgView;
+use reservations_console::pages::reservations::ReservationsView;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const MARKUP: &str = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=1</script>";
+const JS_URL: &str = "javascript:window.__pwned=1";
+/// U+202E RIGHT-TO-LEFT OVERRIDE, unterminated: unisolated it would reverse what follows.
+const RLO: &str = "\u{202E}fdp.exe";
+
+fn long_name() -> String {
+    "W".repeat(10_000)
+}
+
+const STYLES: [&str; 4] = [
+    include_str!("../style/main.css"),
+    include_str!("../style/nodes.css"),
+    include_str!("../style/org.css"),
+    include_str!("../style/reservations.css"),
+];
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// The console's stylesheets, once per test page.
+fn load_styles() {
+    let document = document();
+    if document.get_element_by_id("hostile-styles").is_none() {
+        let style = document.create_element("style").unwrap();
+        style.set_id("hostile-styles");
+        style.set_text_content(Some(&STYLES.concat()));
+        document.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
+/// Mounts `view` in a 360 px column with the console's styles.
+fn mount_narrow<F, N>(view: F) -> web_sys::HtmlElement
+where
+    F: FnOnce() -> N + 'static,
+    N: IntoView,
+{
+    load_styles();
+    let host = mount(view);
+    host.style().set_property("width", "360px").unwrap();
+    host.style().set_property("overflow", "hidden").unwrap();
+    host
+}
+
+fn all(host: &web_sys::HtmlElement, css: &str) -> Vec<web_sys::HtmlElement> {
+    let list = host.query_selector_all(css).unwrap();
+    (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.unchecked_into()).collect()
+}
+
+/// Nothing the API sent became an element or ran.
+fn assert_inert(host: &web_sys::HtmlElement) {
+    assert!(all(host, "img, script, iframe, object, embed").is_empty(), "markup from the API became elements");
+    let pwned = js_sys::Reflect::get(&web_sys::window().unwrap(), &"__pwned".into()).unwrap();
+    assert!(pwned.is_undefined(), "a script from the API ran");
+    for link in all(host, "a[href]") {
+        let href = link.get_attribute("href").unwrap();
+        assert!(href.starts_with('/') && !href.starts_with("//"), "a link left the console: {href}");
+        assert!(!href.to_ascii_lowercase().contains("javascript"), "{href}");
+    }
+}
+
+/// Every element matching `css` stays inside the 360 px column and isolates its text's
+/// direction from the text around it.
+fn assert_contained_and_isolated(host: &web_sys::HtmlElement, css: &str) {
+    let column = host.client_width();
+    let found = all(host, css);
+    assert!(!found.is_empty(), "nothing matches {css}");
+    for element in found {
+        let width = element.offset_width();
+        assert!(width <= column, "{css} is {width} px wide, past the {column} px column");
+        let style = web_sys::window().unwrap().get_computed_style(&element).unwrap().unwrap();
+        let bidi = style.get_property_value("unicode-bidi").unwrap();
+        assert!(
+            element.tag_name().eq_ignore_ascii_case("bdi") || bidi == "isolate" || bidi == "isolate-override" || bidi == "plaintext",
+            "{css} does not isolate its direction (unicode-bidi: {bidi})"
+        );
+    }
+    assert!(host.scroll_width() <= host.client_width(), "the column scrolls sideways: {} > {}", host.scroll_width(), host.client_width());
+}
+
+fn hostile_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [
+            {
+                "display_name": MARKUP, "state": "ready", "gpus": 8, "gpus_in_use": 8,
+                "workloads": [
+                    { "kind": "gpu_instance", "id": 7, "name": MARKUP, "gpus": 2, "billing": "reserved" },
+                    { "kind": "gpu_cluster", "id": 8, "name": JS_URL, "gpus": 2 },
+                    { "kind": "inference_instance", "id": 9, "name": RLO, "gpus": 2 },
+                    { "kind": "<b>batch</b>", "id": 10, "name": long_name(), "gpus": 2 }
+                ]
+            },
+            { "display_name": long_name(), "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+        ]
+    }))
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wraps() {
+    let host = mount_narrow(|| {
+        provide_console(Role::Owner);
+        let model = NodesModel::default();
+        model.receive(Ok(hostile_nodes()), now());
+        view! { <NodesBoard model/> }
+    });
+    settle().await;
+    assert_inert(&host);
+    let shown = text(&host);
+    for raw in [MARKUP, JS_URL, RLO] {
+        assert!(shown.contains(raw), "{raw:?} is shown as sent");
+    }
+    assert!(shown.contains(&long_name()), "the long name is shown whole");
+    assert!(shown.contains("<b>batch</b> (unrecognised)"), "an unknown kind is shown as sent, marked: {shown:.300}");
+    let hrefs: Vec<String> = all(&host, "a[href]").iter().map(|a| a.get_attribute("href").unwrap()).collect();
+    assert_eq!(hrefs, ["/gpu-instances/7", "/gpu-clusters/8", "/inference-instances/9"], "ids, not names, make the links; an unknown kind gets none");
+    assert_contained_and_isolated(&host, ".workload-name");
+    assert_contained_and_isolated(&host, ".node-name");
+}
+
+#[wasm_bindgen_test]
+async fn absurd_gpu_counts_are_shown_as_reported_and_flagged_never_corrected() {
+    let absurd: NodesResponse = serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [
+            { "display_name": "node-neg", "state": "ready", "gpus": -4, "gpus_in_use": 0, "workloads": [] },
+            { "display_name": "node-over", "state": "ready", "gpus": 8, "gpus_in_use": 12,
+              "workloads": [{ "kind": "gpu_instance", "id": 1, "name": "nb", "gpus": -2 }] },
+            { "display_name": "node-huge", "state": "ready", "gpus": 1_000_000_000_000_000i64, "gpus_in_use": 0, "workloads": [] }
+        ]
+    }))
+    .unwrap();
+    let host = mount_narrow(move || {
+        provide_console(Role::Owner);
+        let model = NodesModel::default();
+        model.receive(Ok(absurd), now());
+        view! { <NodesBoard model/> }
+    });
+    settle().await;
+    let shown = text(&host);
+    for reported in [
+        "The API reports a negative GPU count (-4).",
+        "The API reports 12 GPUs in use on a node with 8.",
+        "Workload nb reports a negative GPU count (-2).",
+        "12 of 8 in use",
+    ] {
+        assert!(shown.contains(reported), "{reported:?} in {shown}");
+    }
+    assert!(shown.contains("3 nodes report figures that do not add up") || shown.contains("nodes report figures"), "the totals flag them: {shown}");
+    assert!(shown.contains("1000000000000000") || shown.contains("1,000,000,000,000,000"), "the huge count as reported: {shown:.400}");
+    let cells = all(&host, ".gpu-cell").len();
+    assert!(cells < 1_000, "a node of 10^15 GPUs draws a bounded number of cells, drew {cells}");
+}
+
+fn org(overrides: serde_json::Value) -> OrgReservation {
+    let mut base = json!({
+        "id": "rsv_1", "status": "active", "nodeId": "node-a",
+        "reservedUnitIds": ["u1", "u2"], "releasedUnitIds": [],
+        "allowedOrgIds": ["org_acme"], "managingOrgIds": [],
+        "startsAt": "2026-11-01T00:00:00Z"
+    });
+    for (k, v) in overrides.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    serde_json::from_value(base).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn hostile_org_ids_reasons_and_contract_refs_render_as_inert_text_and_extreme_dates_as_sent() {
+    let listed = vec![org(json!({
+        "id": MARKUP,
+        "nodeId": RLO,
+        "allowedOrgIds": ["org_acme", MARKUP, JS_URL, long_name()],
+        "managingOrgIds": [RLO],
+        "reason": MARKUP,
+        "contractRef": JS_URL,
+        "reservedUnitIds": [long_name(), "u2"],
+        "startsAt": "9999-12-31T23:59:59Z",
+        "endsAt": "1969-07-20T20:17:00Z",
+        "topologyGen": -3
+    }))];
+    let host = mount_narrow(move || {
+        provide_console(Role::Member);
+        view! { <OrgView org_id="org_acme".to_owned() reservations=listed on_reclaimed=Callback::new(|_| ())/> }
+    });
+    settle().await;
+    assert_inert(&host);
+    let shown = text(&host);
+    for raw in [MARKUP, JS_URL, RLO] {
+        assert!(shown.contains(raw), "{raw:?} is shown as sent");
+    }
+    assert!(shown.contains("9999") && shown.contains("1969"), "extreme dates are shown as sent: {shown:.600}");
+    assert!(shown.contains("-3"), "a negative topology generation is shown as reported");
+    assert_contained_and_isolated(&host, ".org-chip");
+    assert_contained_and_isolated(&host, ".org-card-head h2");
+}
+
+#[wasm_bindgen_test]
+async fn a_hostile_contract_ref_and_absurd_counts_and_dates_in_the_list_are_shown_as_sent_and_flagged() {
+    let listed = vec![reservation(json!({
+        "contract_ref": MARKUP,
+        "gpu_type": RLO,
+        "node_count": -1,
+        "reserved_gpus": 1_000_000_000_000_000i64,
+        "starts_at": "1969-12-31T23:59:59Z",
+        "ends_at": "9999-12-31T23:59:59Z"
+    }))];
+    let host = mount_narrow(move || {
+        provide_console(Role::Owner);
+        view! { <ReservationsView reservations=listed/> }
+    });
+    settle().await;
+    assert_inert(&host);
+    let shown = text(&host);
+    assert!(shown.contains(MARKUP) && shown.contains(RLO), "shown as sent: {shown:.600}");
+    assert!(shown.contains("1000000000000000"), "the reserved GPUs as reported: {shown:.600}");
+    assert!(shown.contains('⚠'), "nodes × GPUs per node ≠ reserved GPUs is flagged: {shown:.600}");
+    assert!(shown.contains("9999") && shown.contains("1969"), "extreme dates as sent: {shown:.600}");
+    let hrefs: Vec<String> = all(&host, "a[href]").iter().map(|a| a.get_attribute("href").unwrap()).collect();
+    assert_eq!(hrefs, ["/reservations/12"], "the link is built from the numeric id");
+}
+
+#[wasm_bindgen_test]
+async fn a_charge_of_a_quadrillion_dollars_is_shown_exactly_and_flagged_against_the_terms() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::reservation::ReservationView;
+    let charge = json!({
+        "period_index": 1, "adjustment": false,
+        "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+        "gpu_amount_usd": 1e15, "storage_amount_usd": 0, "amount_usd": 1e15,
+        "advance_applied_usd": 0, "status": "scheduled"
+    });
+    let detail = owner_detail(json!({ "payment": { "next_charge": charge.clone(), "charges": [charge] } }));
+    let host = mount_narrow(move || {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail/> }
+    });
+    settle().await;
+    let shown = text(&host);
+    assert!(shown.contains("$1,000,000,000,000,000.00"), "the amount exactly as sent: {shown:.800}");
+    assert!(shown.contains("does not match the terms"), "31 days × 24 h × 32 GPUs × $1.25 is $29,760: flagged");
+    assert!(!shown.contains("$29,760.00 scheduled"), "the reported amount is never replaced by the expected one");
+}
