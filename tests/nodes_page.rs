@@ -167,8 +167,11 @@ async fn every_gpu_is_a_cell_labelled_by_its_workload_and_free_cells_show() {
     assert_eq!(hrefs, ["/gpu-clusters/418", "/gpu-instances/902"]);
     let node_text = node.text_content().unwrap();
     assert!(node_text.contains("6 of 8 in use · 2 free"), "{node_text}");
-    assert!(node_text.contains("GPU instance #902 · 2 GPUs · billed by reservation"), "{node_text}");
-    assert_eq!(card(&host, "node-2").query_selector_all("li.gpu-cell.free").unwrap().length(), 8);
+    assert!(node_text.contains("GPU instance #902 · 2 GPUs"), "{node_text}");
+    // Under maintenance: its GPUs are idle, not free to launch on.
+    let maintenance = card(&host, "node-2");
+    assert_eq!(maintenance.query_selector_all("li.gpu-cell.free.idle").unwrap().length(), 8);
+    assert!(maintenance.text_content().unwrap().contains("0 of 8 in use · 8 idle, not taking launches"));
 }
 
 #[wasm_bindgen_test]

@@ -3,7 +3,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{charge, member_detail, mount, owner_detail, provide_console, settle, text};
+use console_fixtures::{december_charge, member_detail, mount, owner_detail, provide_console, settle, text};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::components::remote::Remote;
@@ -61,7 +61,7 @@ fn rates_in_a_member_answer_are_still_not_shown() {
 
 #[wasm_bindgen_test]
 fn a_charge_that_is_not_hours_times_gpus_times_rate_is_flagged() {
-    let mut wrong = charge(1, "invoiced");
+    let mut wrong = december_charge("invoiced");
     wrong["gpu_amount_usd"] = json!(29000);
     wrong["amount_usd"] = json!(29000);
     let host = mount(move || {
@@ -84,7 +84,7 @@ fn adjustment_rows_are_marked() {
     });
     let host = mount(move || {
         provide_console(Role::Owner);
-        view! { <ReservationView detail=owner_detail(json!({ "payment": { "charges": [charge(1, "paid"), adjustment] } }))/> }
+        view! { <ReservationView detail=owner_detail(json!({ "payment": { "charges": [december_charge("paid"), adjustment] } }))/> }
     });
     let row = host.query_selector(".charges-table tr.adjustment").unwrap().expect("an adjustment row");
     assert!(row.text_content().unwrap().contains("Adjustment"));
@@ -114,7 +114,7 @@ fn unknown_charge_status_and_funding_are_shown_as_sent() {
         provide_console(Role::Owner);
         view! {
             <ReservationView detail=owner_detail(json!({
-                "payment": { "funding": "crypto", "charges": [charge(1, "disputed")], "next_charge": null }
+                "payment": { "funding": "crypto", "charges": [december_charge("disputed")], "next_charge": null }
             }))/>
         }
     });

@@ -140,36 +140,29 @@ impl Browser {
         }
     }
 
-    /// Resizes the window so that the page's own viewport (`innerWidth` × `innerHeight`)
-    /// is `viewport`: even headless, Chromium's window keeps a frame around the page.
+    /// Sets the page's own viewport (`innerWidth` × `innerHeight`) to `viewport` through
+    /// DevTools' device metrics, which, unlike a window size, no window frame or minimum
+    /// window width distorts.
     pub async fn set_viewport(&self, viewport: Viewport) {
         let (width, height) = viewport.size();
-        let inner = || async {
-            let size = self
-                .script("return [window.innerWidth, window.innerHeight]")
-                .await;
-            let side = |i: usize| size[i].as_u64().and_then(|n| u32::try_from(n).ok());
-            (side(0).unwrap_or(0), side(1).unwrap_or(0))
-        };
-        let (outer_w, outer_h) = must(
-            "reading the window size",
-            self.client.get_window_size().await,
-        );
-        let (inner_w, inner_h) = inner().await;
-        let frame =
-            |outer: u64, inner: u32| u32::try_from(outer).unwrap_or(0).saturating_sub(inner);
-        let (frame_w, frame_h) = (frame(outer_w, inner_w), frame(outer_h, inner_h));
-        must(
-            "resizing the window",
-            self.client
-                .set_window_size(width + frame_w, height + frame_h)
-                .await,
-        );
-        assert_eq!(
-            inner().await,
-            (width, height),
-            "the page's viewport after resizing the window"
-        );
+        let metrics =
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
+        self.cdp("Emulation.setDeviceMetricsOverride", metrics)
+            .await;
+        self.eventually(
+            format!("the page's viewport to become {width}×{height}"),
+            || async {
+                let now = self
+                    .script("return [window.innerWidth, window.innerHeight]")
+                    .await;
+                if now == json!([width, height]) {
+                    Ok(())
+                } else {
+                    Err(now.to_string())
+                }
+            },
+        )
+        .await;
     }
 
     /// Runs `body` as a function in the page and returns what it returns.

@@ -116,11 +116,13 @@ impl ApiError {
         self.retry_after
     }
 
-    /// True when the same call may succeed later without the user changing anything.
+    /// True when the same call may succeed later without the user changing anything. An
+    /// unreadable answer counts: a body cut off or garbled by a proxy, or a bad deploy, is
+    /// gone on a later call, and a wall screen must recover from it by itself.
     pub fn is_transient(&self) -> bool {
         match self.kind {
-            ErrorKind::Network | ErrorKind::Timeout => true,
-            ErrorKind::Decode | ErrorKind::InvalidRequest => false,
+            ErrorKind::Network | ErrorKind::Timeout | ErrorKind::Decode => true,
+            ErrorKind::InvalidRequest => false,
             ErrorKind::Http => matches!(self.status, Some(429 | 500..=599)),
         }
     }

@@ -11,7 +11,7 @@
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::status_badge::tone_name;
-use crate::domain::capacity::inconsistencies;
+use crate::domain::capacity::{accepts_launches, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -138,12 +138,14 @@ fn kind_class(kind: &WorkloadKind) -> &'static str {
 }
 
 /// One GPU: its class, hover text and the number of its workload in the list below.
-fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload]) -> impl IntoView {
+fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) -> impl IntoView {
+    let idle = cell.usage == Use::Free && !takes_launches;
     let what = match cell.usage {
         Use::Workload(i) => workloads
             .get(i)
             .map_or_else(String::new, |w| format!("{} ({} #{})", w.name, kind_label(&w.kind), w.id)),
         Use::Unlisted => "in use by no listed workload".to_owned(),
+        Use::Free if idle => "idle, the node is not taking launches".to_owned(),
         Use::Free => "free".to_owned(),
         Use::Unknown => "placement unknown".to_owned(),
     };
@@ -154,16 +156,22 @@ fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload]) -> imp
         Use::Unknown => "?".to_owned(),
         Use::Unlisted | Use::Free => String::new(),
     };
-    let class = format!("gpu-cell {}{}", use_class(cell.usage, workloads), if cell.beyond { " beyond" } else { "" });
+    let class = format!(
+        "gpu-cell {}{}{}",
+        use_class(cell.usage, workloads),
+        if idle { " idle" } else { "" },
+        if cell.beyond { " beyond" } else { "" }
+    );
     view! { <li class=class title=title>{label}</li> }
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
 fn workload_view(index: usize, w: &Workload) -> impl IntoView {
+    // Reserved billing is the norm on these nodes (and `/nodes` may omit the field): only
+    // a value the console does not know is worth a word.
     let billing = match &w.billing {
-        Some(Billing::Reserved) => " · billed by reservation".to_owned(),
         Some(Billing::Unknown(raw)) => format!(" · billing {raw} (unrecognised)"),
-        None => String::new(),
+        Some(Billing::Reserved) | None => String::new(),
     };
     let gpus = if w.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", w.gpus) };
     view! {
@@ -175,10 +183,12 @@ fn workload_view(index: usize, w: &Workload) -> impl IntoView {
     }
 }
 
-/// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read.
-fn use_text(gpus: i64, placement: Option<&Placement>) -> String {
+/// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read. The free
+/// GPUs of a node that takes no launches (preparing, under maintenance) are not free to use.
+fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> String {
     match placement {
-        Some(p) => format!("{} of {gpus} in use · {} free", p.in_use(), gpus - p.in_use()),
+        Some(p) if takes_launches => format!("{} of {gpus} in use · {} free", p.in_use(), gpus - p.in_use()),
+        Some(p) => format!("{} of {gpus} in use · {} idle, not taking launches", p.in_use(), gpus - p.in_use()),
         None => format!("{gpus} GPUs · use unknown"),
     }
 }
@@ -186,20 +196,25 @@ fn use_text(gpus: i64, placement: Option<&Placement>) -> String {
 /// A card's placement part — use, cells, workloads, flags — built from one read of its
 /// signals.
 fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placement>, repeated: bool) -> impl IntoView {
-    let workloads = placement.map_or(&[][..], |p| &p.workloads[..]);
+    let node = Node {
+        display_name: name.to_owned(),
+        state: state.clone(),
+        gpus,
+        gpus_in_use: placement.and_then(|p| p.gpus_in_use),
+        workloads: placement.map_or_else(Vec::new, |p| p.workloads.clone()),
+    };
+    let takes_launches = accepts_launches(&node);
+    let workloads = &node.workloads[..];
     let drawn = grid::cells(gpus, placement);
     let clipped = (drawn.clipped > 0).then(|| view! { <li class="gpu-more">{format!("+{} more", drawn.clipped)}</li> });
-    let cells = drawn.cells.into_iter().enumerate().map(|(i, cell)| cell_view(i, cell, gpus, workloads)).collect::<Vec<_>>();
+    let cells = drawn
+        .cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, cell)| cell_view(i, cell, gpus, workloads, takes_launches))
+        .collect::<Vec<_>>();
     let listed = workloads.iter().enumerate().map(|(i, w)| workload_view(i, w)).collect::<Vec<_>>();
-    let mut flags = placement.map_or_else(Vec::new, |p| {
-        inconsistencies(&Node {
-            display_name: name.to_owned(),
-            state: state.clone(),
-            gpus,
-            gpus_in_use: p.gpus_in_use,
-            workloads: p.workloads.clone(),
-        })
-    });
+    let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
     if repeated {
         flags.push(format!("The API lists a node named {name} more than once."));
     }
@@ -212,7 +227,7 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
     });
     view! {
         <div class="node-body">
-            <p class="node-use num">{use_text(gpus, placement)}</p>
+            <p class="node-use num">{use_text(gpus, placement, takes_launches)}</p>
             <ol class="gpu-cells" aria-hidden="true">{cells}{clipped}</ol>
             <ol class="node-workloads">{listed}</ol>
             {flags}
@@ -239,7 +254,7 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
         let name = name.clone();
         move || {
             side = !side;
-            let body = placement.with(|p| state.with_untracked(|s| node_body(&name, s, gpus.get(), p.as_ref(), repeated)));
+            let body = placement.with(|p| state.with(|s| node_body(&name, s, gpus.get(), p.as_ref(), repeated)));
             if side {
                 Either::Left(body)
             } else {

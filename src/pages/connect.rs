@@ -5,6 +5,7 @@ use crate::api::assumptions::DEFAULT_BASE_URL;
 use crate::api::client::{self, key_problem, Connection};
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
+use crate::components::header::set_page_title;
 use crate::state::{detect_role, use_connection, Rejection};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -23,6 +24,7 @@ pub fn ConnectPage() -> impl IntoView {
 
 #[component]
 fn ConnectForm() -> impl IntoView {
+    set_page_title("Connect");
     let state = use_connection();
     let navigate = use_navigate();
     let base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());

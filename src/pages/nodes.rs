@@ -344,7 +344,7 @@ fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flag
 /// What the cell colours mean (each cell also carries its workload's number and a title).
 #[component]
 fn Key() -> impl IntoView {
-    const ENTRIES: [(&str, &str); 8] = [
+    const ENTRIES: [(&str, &str); 9] = [
         ("k-gpu-instance", "GPU instance"),
         ("k-gpu-cluster", "GPU cluster"),
         ("k-inference", "Model instance"),
@@ -352,6 +352,7 @@ fn Key() -> impl IntoView {
         ("k-unknown", "Unrecognised kind"),
         ("unlisted", "In use, no workload listed"),
         ("free", "Free"),
+        ("free idle", "Idle, node not taking launches"),
         ("unknown", "Unknown"),
     ];
     view! {

@@ -9,6 +9,7 @@ use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDe
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
+use crate::components::header::set_page_title;
 use crate::components::money::Money;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
@@ -30,6 +31,7 @@ pub fn ReservationPage() -> impl IntoView {
     let params = use_params_map();
     let state = use_connection();
     let raw_id = move || params.read().get("id").unwrap_or_default();
+    Effect::new(move || set_page_title(&format!("Reservation #{}", raw_id())));
     let detail = Remote::new(move |conn| {
         let raw = raw_id();
         async move {

@@ -4,6 +4,7 @@
 use crate::api::client;
 use crate::api::models::Reservation;
 use crate::components::banner::ActionBanner;
+use crate::components::header::set_page_title;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::UtcDate;
@@ -14,6 +15,7 @@ use leptos::prelude::*;
 
 #[component]
 pub fn ReservationsPage() -> impl IntoView {
+    set_page_title("Reservations");
     let list = Remote::new(|conn| async move { client::list_reservations(&conn).await });
     view! {
         <div class="page-head">

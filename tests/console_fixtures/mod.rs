@@ -16,18 +16,18 @@ pub fn now() -> DateTime<Utc> {
 
 /// Seed 004's list item, with overrides merged in.
 pub fn reservation(overrides: serde_json::Value) -> Reservation {
-    serde_json::from_value(merge(
-        serde_json::json!({
-            "id": 12, "status": "active", "region_id": "atl",
-            "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
-            "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
-            "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-            "contract_ref": "MSA-2026-014"
-        }),
-        overrides,
-    ))
-    .unwrap()
+    serde_json::from_value(merge(list_item_json(), overrides)).unwrap()
+}
+
+fn list_item_json() -> serde_json::Value {
+    serde_json::json!({
+        "id": 12, "status": "active", "region_id": "atl",
+        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
+        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
+        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
+        "contract_ref": "MSA-2026-014"
+    })
 }
 
 /// Seed 004's detail as the owner reads it, with overrides merged in.
@@ -47,35 +47,32 @@ pub fn member_detail() -> ReservationDetail {
     serde_json::from_value(json).unwrap()
 }
 
+/// The list item plus storage, one future amendment and the payment schedule.
 fn owner_json() -> serde_json::Value {
-    serde_json::json!({
-        "id": 12, "status": "active", "region_id": "atl",
-        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
-        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
-        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-        "contract_ref": "MSA-2026-014",
-        "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
-        "amendments": [{
-            "effective_at": "2027-02-01T00:00:00Z",
-            "node_count_before": 4, "node_count_after": 6,
-            "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
-            "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
-            "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
-        }],
-        "payment": {
-            "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0,
-            "fs_rate_usd_per_gib_month": 0, "funding": "invoice",
-            "advance_usd": 29200, "advance_remaining_usd": 29200,
-            "next_charge": charge(1, "scheduled"),
-            "charges": [charge(1, "scheduled")]
-        }
-    })
+    merge(
+        list_item_json(),
+        serde_json::json!({
+            "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
+            "amendments": [{
+                "effective_at": "2027-02-01T00:00:00Z",
+                "node_count_before": 4, "node_count_after": 6,
+                "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
+                "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
+                "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
+            }],
+            "payment": {
+                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0,
+                "fs_rate_usd_per_gib_month": 0, "funding": "invoice",
+                "advance_usd": 29200, "advance_remaining_usd": 29200,
+                "next_charge": december_charge("scheduled"),
+                "charges": [december_charge("scheduled")]
+            }
+        }),
+    )
 }
 
-/// Period `index` of the seed's term (Dec 2026 is period 1): 31 days × 24 h × 32 × $1.25.
-pub fn charge(index: u32, status: &str) -> serde_json::Value {
-    assert_eq!(index, 1, "fixtures only spell out December 2026");
+/// Seed 004's period 1, December 2026: 31 days × 24 h × 32 GPUs × $1.25 = $29,760.
+pub fn december_charge(status: &str) -> serde_json::Value {
     serde_json::json!({
         "period_index": 1, "adjustment": false,
         "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",

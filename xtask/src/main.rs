@@ -7,6 +7,7 @@ mod csp;
 mod dist;
 mod proc;
 mod serve;
+mod soak;
 mod summary;
 mod test;
 mod tools;
@@ -26,6 +27,10 @@ usage: cargo xtask <command>
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
            --now RFC3339) go to the simulator unchanged
+  soak [--minutes 30] [--seed N] [--poll-ms 1000]
+           dist, then the live Nodes page in headless Chromium polling for
+           the whole run while faults come and go at random (seeded); prints
+           its report (also in target/e2e/soak-report.txt); not part of test
   test     install missing tools and browsers, build dist/, run every test
            (native, wasm in headless Chromium and Firefox, end-to-end);
            the last line is `N passed, N failed`";
@@ -35,6 +40,7 @@ fn main() -> ExitCode {
     let outcome = match args.split_first() {
         Some((command, rest)) if command == "dist" => dist::run_with(rest),
         Some((command, rest)) if command == "serve" => serve::run(rest),
+        Some((command, rest)) if command == "soak" => soak::run(rest),
         // `test` turns every error into a failed stage: its own last line is the summary.
         Some((command, rest)) if command == "test" && rest.is_empty() => return test::run(),
         _ => Err(USAGE.to_string()),
