@@ -207,7 +207,7 @@ async fn run(options: &Options, root: &Path) -> Report {
         first_reading: 100,
         poll_ms: 20,
         churn_nodes: 10,
-        churn_every: Duration::from_millis(50),
+        churn_every: Duration::from_millis(100),
         max_duration: Duration::from_secs(150),
     };
     let mut in_flight = Pair::<Option<u64>>::default();

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use e2e::{http, Browser, Simulator};
+use e2e::{http, Browser, Fault, FaultKind, Simulator};
 use serde_json::{json, Value};
 
 use crate::cdp;
@@ -320,11 +320,37 @@ async fn wait_for_polls(browser: &Browser, polls: u64, deadline: Instant) -> Res
     }
 }
 
-/// JS heap after a full collection, and wasm linear memory (None without wasm).
-async fn memory(browser: &Browser) -> (f64, Option<f64>) {
+/// How long the simulator holds back the poll during which memory is read.
+const HOLD: Duration = Duration::from_secs(4);
+/// A poll count unchanged this long, with a poll held in the simulator, means the page is
+/// idle, waiting on it.
+const STILL: Duration = Duration::from_millis(700);
+
+/// JS heap after a full collection, and wasm linear memory (None without wasm), read while
+/// the page waits on a poll the simulator holds back: no response is then being parsed or
+/// rendered, so the reading holds what the page keeps, not what one poll has in hand.
+async fn memory_at_rest(browser: &Browser, page: &Page, expected: &Expected) -> Result<(u64, f64, Option<f64>), String> {
+    let nodes = nodes_api_path(expected);
+    page.sim.add_fault(Fault::new(FaultKind::Slow(HOLD)).on(&nodes).times(1)).await;
+    let held_since = Instant::now();
+    let mut polls = polls_done(browser).await;
+    loop {
+        tokio::time::sleep(STILL).await;
+        let now = polls_done(browser).await;
+        let held = page.sim.requests(&nodes).await.requests.last().is_some_and(|r| r.finished_ms.is_none());
+        if now == polls && held {
+            break;
+        }
+        if held_since.elapsed() > HOLD * 3 {
+            return Err(format!("{}: the page never came to rest on a held poll", page.name));
+        }
+        polls = now;
+    }
     let heap = cdp::js_heap_after_gc(browser).await;
     let wasm = browser.script("return window.__bench.wasmBytes()").await.as_f64();
-    (heap, wasm)
+    // The fault was for one request, spent already: the held poll ends after HOLD, and
+    // polling goes on.
+    Ok((polls.unwrap_or(0), heap, wasm))
 }
 
 /// Settings of the long run.
@@ -368,14 +394,14 @@ pub async fn long_run(
     let started = Instant::now();
     let deadline = started + plan.max_duration;
     let measured = async {
-        let first_at = wait_for_polls(browser, plan.first_reading, deadline).await?;
-        if first_at < plan.first_reading {
-            return Err(format!("only {first_at} polls in {} s", plan.max_duration.as_secs()));
+        let reached = wait_for_polls(browser, plan.first_reading, deadline).await?;
+        if reached < plan.first_reading {
+            return Err(format!("only {reached} polls in {} s", plan.max_duration.as_secs()));
         }
-        let first = memory(browser).await;
-        let polls = wait_for_polls(browser, plan.polls, deadline).await?;
-        let last = memory(browser).await;
-        Ok((first_at, first, polls, last))
+        let first = memory_at_rest(browser, page, expected).await?;
+        wait_for_polls(browser, plan.polls, deadline).await?;
+        let last = memory_at_rest(browser, page, expected).await?;
+        Ok((first, last))
     }
     .await;
     stop.store(true, Ordering::Relaxed);
@@ -383,14 +409,14 @@ pub async fn long_run(
     let seconds = started.elapsed().as_secs_f64();
     // Leaving stops the polls before the simulator's log is read.
     browser.goto("about:blank").await;
-    let (first_at, first, polls, last) = measured?;
+    let ((first_at, first_heap, first_wasm), (polls, last_heap, last_wasm)) = measured?;
     let log = page.sim.requests(&nodes_api_path(expected)).await;
     let run = LongRun {
         polls,
         first_reading_at_poll: first_at,
         seconds,
-        js_heap: Growth { first: first.0, last: last.0 },
-        wasm_memory: first.1.zip(last.1).map(|(first, last)| Growth { first, last }),
+        js_heap: Growth { first: first_heap, last: last_heap },
+        wasm_memory: first_wasm.zip(last_wasm).map(|(first, last)| Growth { first, last }),
     };
     Ok((run, requests::max_in_flight(&log.requests)))
 }

@@ -33,10 +33,12 @@ impl<T> Snapshot<T> {
 }
 
 /// A read that refetches when the connection (or any signal the fetch closure reads)
-/// changes. Data from an earlier connection is dropped, never shown under a new key.
+/// changes, and on [`Remote::refetch`]. Only a refetch keeps the data on screen meanwhile:
+/// data from an earlier key, or for another id, is dropped at once, never shown as this.
 pub struct Remote<T: 'static> {
     snapshot: RwSignal<Snapshot<T>, LocalStorage>,
-    resource: LocalResource<()>,
+    /// Bumped by `refetch`; the fetch closure tracks it.
+    retries: RwSignal<u64>,
     state: ConnectionState,
 }
 
@@ -59,12 +61,18 @@ impl<T: Clone + 'static> Remote<T> {
     {
         let state = use_connection();
         let snapshot = RwSignal::new_local(Snapshot::empty(0));
-        let resource = LocalResource::new(move || {
+        let retries = RwSignal::new(0);
+        let answered_retry = StoredValue::new(0);
+        // Owned by the current reactive owner (the page): lives as long as the page does.
+        LocalResource::new(move || {
+            let retry = retries.get();
+            let is_retry = answered_retry.get_value() != retry;
+            answered_retry.set_value(retry);
             let request = state.session().map(|s| (s.id, fetch(s.connection)));
             async move {
                 let Some((session, request)) = request else { return };
                 snapshot.update(|s| {
-                    if s.session != session {
+                    if s.session != session || !is_retry {
                         *s = Snapshot::empty(session);
                     }
                     s.loading = true;
@@ -88,7 +96,7 @@ impl<T: Clone + 'static> Remote<T> {
                 });
             }
         });
-        Remote { snapshot, resource, state }
+        Remote { snapshot, retries, state }
     }
 
     fn current<R>(&self, f: impl FnOnce(&Snapshot<T>) -> Option<R>) -> Option<R> {
@@ -115,7 +123,7 @@ impl<T: Clone + 'static> Remote<T> {
     }
 
     pub fn refetch(&self) {
-        self.resource.refetch();
+        self.retries.update(|n| *n += 1);
     }
 }
 

@@ -72,7 +72,13 @@ fn ConnectForm() -> impl IntoView {
                     "Use an API key with Read-only Compute access. The console reads your "
                     "reservations with it; nothing is changed."
                 </p>
-                {move || state.rejection().map(|rejection| view! { <RejectedNotice rejection/> })}
+                // Once the user tries again, the new attempt's answer replaces the old rejection.
+                {move || {
+                    state
+                        .rejection()
+                        .filter(|_| failure.with(Option::is_none))
+                        .map(|rejection| view! { <RejectedNotice rejection/> })
+                }}
                 <form class="connect-form" on:submit=submit novalidate=true aria-busy=move || busy.get().to_string()>
                     <div class="field">
                         <label for="base-url">"API base URL"</label>

@@ -1,0 +1,90 @@
+//! One API read on a page: what stays on screen when a refresh fails, and what goes when
+//! the page asks for something else.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, now, provide_console, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::client::Connection;
+use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::components::remote::{Remote, RemoteStatus};
+use reservations_console::state::Role;
+use std::cell::Cell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn server_error() -> ApiError {
+    let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-500-a")]);
+    ApiError::from_response(500, &headers, r#"{"error":"internal","message":"boom"}"#, now())
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry() {
+    let calls = Rc::new(Cell::new(0));
+    let counter = calls.clone();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        let read = Remote::new(move |_conn: Connection| {
+            counter.set(counter.get() + 1);
+            let attempt = counter.get();
+            async move { if attempt == 1 { Ok("twelve reservations".to_owned()) } else { Err(server_error()) } }
+        });
+        view! {
+            <RemoteStatus remote=read what="reservations"/>
+            <p class="data">{move || read.data()}</p>
+        }
+    });
+    settle().await;
+    assert!(text(&host).contains("Updated"), "{}", text(&host));
+    assert!(host.query_selector(".error-panel").unwrap().is_none());
+
+    click(&host, ".remote-line button").await;
+    assert_eq!(calls.get(), 2);
+    let page = text(&host);
+    assert!(page.contains("StaleLast updated"), "{page}");
+    assert!(page.contains("the latest refresh failed"), "{page}");
+    assert_eq!(host.query_selector(".data").unwrap().unwrap().text_content().unwrap(), "twelve reservations");
+    assert!(page.contains("The server had a problem"), "{page}");
+    assert!(page.contains("req-500-a"), "{page}");
+
+    click(&host, ".error-panel button").await;
+    assert_eq!(calls.get(), 3, "Retry asks again");
+}
+
+#[wasm_bindgen_test]
+async fn asking_for_another_id_drops_the_previous_data_at_once() {
+    let id = RwSignal::new(12);
+    let host = mount(move || {
+        provide_console(Role::Owner);
+        let read = Remote::new(move |_conn: Connection| {
+            let wanted = id.get();
+            async move {
+                if wanted == 12 {
+                    Ok(format!("reservation {wanted}"))
+                } else {
+                    std::future::pending().await
+                }
+            }
+        });
+        view! {
+            <RemoteStatus remote=read what="the reservation"/>
+            <p class="data">{move || read.data()}</p>
+        }
+    });
+    settle().await;
+    assert_eq!(host.query_selector(".data").unwrap().unwrap().text_content().unwrap(), "reservation 12");
+    id.set(9);
+    settle().await;
+    assert_eq!(host.query_selector(".data").unwrap().unwrap().text_content().unwrap(), "");
+    assert!(text(&host).contains("Loading the reservation…"), "{}", text(&host));
+}
+
+async fn click(host: &web_sys::HtmlElement, selector: &str) {
+    let button: web_sys::HtmlElement = host.query_selector(selector).unwrap().expect(selector).unchecked_into();
+    button.click();
+    settle().await;
+}
