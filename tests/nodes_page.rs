@@ -3,9 +3,11 @@
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
+mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{mount, now, provide_console, settle, text};
+use page_support::fact;
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
@@ -123,17 +125,6 @@ fn card(host: &web_sys::HtmlElement, name: &str) -> web_sys::Element {
         .map(|i| cards.item(i).unwrap().unchecked_into::<web_sys::Element>())
         .find(|c| c.query_selector(".node-name").unwrap().unwrap().text_content().unwrap() == name)
         .unwrap_or_else(|| panic!("no card for {name}"))
-}
-
-/// The value of the fact labelled `label` (a `dt`/`dd` pair).
-fn fact(host: &web_sys::HtmlElement, label: &str) -> String {
-    let terms = host.query_selector_all("dt").unwrap();
-    (0..terms.length())
-        .map(|i| terms.item(i).unwrap().unchecked_into::<web_sys::Element>())
-        .find(|dt| dt.text_content().unwrap() == label)
-        .and_then(|dt| dt.next_element_sibling())
-        .and_then(|dd| dd.text_content())
-        .unwrap_or_else(|| panic!("no fact {label}"))
 }
 
 fn cell_titles(card: &web_sys::Element) -> Vec<String> {

@@ -3,8 +3,10 @@
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
+mod page_support;
 
 use console_fixtures::{mount, provide_console, settle, text};
+use page_support::fact;
 use leptos::prelude::*;
 use reservations_console::api::org::OrgReservation;
 use reservations_console::pages::org::OrgView;
@@ -104,13 +106,8 @@ async fn the_org_totals_count_granted_released_and_withheld_units() {
     let page = text(&host);
     // Two active reservations of 4 units each; 3 released of them; 2 withheld.
     for (label, value) in [("Granted (active)", "8"), ("In hand", "5"), ("Released to spot", "3"), ("Withheld", "2")] {
-        let terms = host.query_selector_all("dt").unwrap();
-        let dd = (0..terms.length())
-            .map(|i| terms.item(i).unwrap().unchecked_into::<web_sys::Element>())
-            .find(|dt| dt.text_content().unwrap() == label)
-            .and_then(|dt| dt.next_element_sibling())
-            .unwrap_or_else(|| panic!("no {label} in {page}"));
-        assert!(dd.text_content().unwrap().starts_with(value), "{label}: {}", dd.text_content().unwrap());
+        let shown = fact(&host, label);
+        assert!(shown.starts_with(value), "{label}: {shown}");
     }
     assert!(page.contains("3 listed, 1 managed by org_acme"), "{page}");
 }

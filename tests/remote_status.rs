@@ -45,8 +45,8 @@ async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry
     click(&host, ".remote-line button").await;
     assert_eq!(calls.get(), 2);
     let page = text(&host);
-    assert!(page.contains("StaleLast updated"), "{page}");
-    assert!(page.contains("the latest refresh failed"), "{page}");
+    assert!(page.contains("Stale Last updated now — the latest refresh failed"), "{page}");
+    assert!(host.query_selector(".remote-line.stale").unwrap().is_some());
     assert_eq!(host.query_selector(".data").unwrap().unwrap().text_content().unwrap(), "twelve reservations");
     assert!(page.contains("The server had a problem"), "{page}");
     assert!(page.contains("req-500-a"), "{page}");

@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use e2e::gate::Gate;
+use e2e::gate::{unexplained_console_errors, Gate};
 use e2e::{Console, LoggedRequest, OWNER_KEY};
 use hyper::Method;
 use serde_json::{json, Value};
@@ -448,20 +448,6 @@ async fn the_nodes_page_survives_every_fault_and_recovers_by_itself() {
     std::fs::write(dir.join("fault-matrix.md"), &table).expect("writing target/e2e/fault-matrix.md");
     rig.console.screenshots("nodes-after-fault-matrix").await;
     // Chromium logs each failed load: the faults' statuses and refused connections are expected.
-    let unexpected: Vec<String> = rig
-        .console
-        .browser
-        .console_errors()
-        .await
-        .into_iter()
-        .filter(|e| {
-            let expected_load = e.source == "network"
-                && (["401", "429", "500", "502", "503"].iter().any(|s| e.message.contains(&format!("status of {s} ")))
-                    || e.message.contains("ERR_CONNECTION_REFUSED")
-                    || e.message.contains("ERR_CONNECTION_RESET"));
-            !expected_load
-        })
-        .map(|e| e.to_string())
-        .collect();
+    let unexpected = unexplained_console_errors(&rig.console.browser).await;
     assert!(unexpected.is_empty(), "unexpected console errors: {unexpected:#?}");
 }

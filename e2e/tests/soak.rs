@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use e2e::gate::Gate;
+use e2e::gate::{unexplained_console_errors, Gate};
 use e2e::{Console, OWNER_KEY};
 use hyper::Method;
 use serde_json::{json, Value};
@@ -285,15 +285,7 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     page_polls += (end.polls - last_polls).max(0);
     let (heap_end, wasm_end, dom_end) = memory(&console).await;
     let log = console.sim.requests(NODES_API).await;
-    let expected = ["status of 401 ", "status of 429 ", "status of 500 ", "status of 502 ", "status of 503 ", "ERR_CONNECTION_REFUSED", "ERR_CONNECTION_RESET"];
-    let errors: Vec<String> = console
-        .browser
-        .console_errors()
-        .await
-        .into_iter()
-        .filter(|e| !(e.source == "network" && expected.iter().any(|x| e.message.contains(x))))
-        .map(|e| e.to_string())
-        .collect();
+    let errors = unexplained_console_errors(&console.browser).await;
     let faults_injected: u32 = injected.values().sum();
     let faults_seen: u32 = seen.values().sum();
     let listed = |m: &BTreeMap<String, u32>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");

@@ -112,8 +112,13 @@ impl NodeStore {
         self.rows.set(rows);
     }
 
+    /// Tracked.
+    pub fn len(&self) -> usize {
+        self.rows.with(Vec::len)
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.rows.with(Vec::is_empty)
+        self.len() == 0
     }
 }
 
@@ -274,11 +279,16 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
 }
 
 /// Every card, in the order the API lists the nodes. `stale` marks the whole grid (the
-/// region is unreachable or the latest poll failed) with one class, not per card.
+/// region is unreachable or the latest poll failed) with one class, not per card;
+/// `compact` hides the workload lists (cells only) the same way.
 #[component]
-pub fn GpuGrid(store: NodeStore, #[prop(into)] stale: Signal<bool>) -> impl IntoView {
+pub fn GpuGrid(
+    store: NodeStore,
+    #[prop(into)] stale: Signal<bool>,
+    #[prop(into, optional)] compact: Signal<bool>,
+) -> impl IntoView {
     view! {
-        <div class="node-grid" class:stale=move || stale.get()>
+        <div class="node-grid" class:stale=move || stale.get() class:compact=move || compact.get()>
             <For each=move || store.rows.get() key=|row| row.key.clone() let(row)>
                 <NodeCard row/>
             </For>

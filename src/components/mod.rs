@@ -9,6 +9,7 @@ pub mod gpu_grid;
 pub mod header;
 pub mod money;
 pub mod remote;
+pub mod reservation_route;
 pub mod status_badge;
 pub mod time;
 pub mod timeline;

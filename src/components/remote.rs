@@ -5,7 +5,7 @@ use crate::api::client::Connection;
 use crate::api::error::{ApiError, ErrorContext};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::time::Ago;
-use crate::state::{use_connection, ConnectionState};
+use crate::state::{use_clock, use_connection, ConnectionState};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::future::Future;
@@ -60,6 +60,7 @@ impl<T: Clone + 'static> Remote<T> {
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
         let state = use_connection();
+        let clock = use_clock();
         let snapshot = RwSignal::new_local(Snapshot::empty(0));
         let retries = RwSignal::new(0);
         let answered_retry = StoredValue::new(0);
@@ -88,7 +89,7 @@ impl<T: Clone + 'static> Remote<T> {
                     s.loading = false;
                     match result {
                         Ok(value) => {
-                            s.data = Some(Fetched { value, at: Utc::now() });
+                            s.data = Some(Fetched { value, at: clock.now_untracked() });
                             s.error = None;
                         }
                         Err(err) => s.error = Some(err),

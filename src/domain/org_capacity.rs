@@ -67,9 +67,12 @@ pub fn reclaimable<'a>(r: &'a OrgReservation, org_id: &str) -> Vec<&'a str> {
     r.released_unit_ids.iter().map(String::as_str).filter(|u| r.reserved_unit_ids.iter().any(|x| x == u)).collect()
 }
 
-/// What does not add up in a reservation's unit lists, in plain words.
+/// What does not add up in a reservation's unit lists and dates, in plain words.
 pub fn inconsistencies(r: &OrgReservation) -> Vec<String> {
     let mut out = Vec::new();
+    if r.ends_at.is_some_and(|end| end < r.starts_at) {
+        out.push("It is reported to end before it starts.".to_owned());
+    }
     let stray: Vec<&str> =
         r.released_unit_ids.iter().map(String::as_str).filter(|u| !r.reserved_unit_ids.iter().any(|x| x == u)).collect();
     if !stray.is_empty() {

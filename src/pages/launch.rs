@@ -8,24 +8,16 @@ use crate::api::error::{ApiError, ErrorContext};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::remote::{Remote, RemoteStatus};
-use crate::domain::capacity::{predict_launch, totals, Prediction};
+use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
 use crate::domain::grid::workload_page_path;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 
 #[component]
 pub fn LaunchPage() -> impl IntoView {
-    let params = use_params_map();
-    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    move || match raw_id.get().parse::<i64>() {
-        Ok(id) => view! { <LaunchOn id/> }.into_any(),
-        Err(_) => {
-            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
-            view! { <ErrorPanel error/> }.into_any()
-        }
-    }
+    for_reservation_id(|id| view! { <LaunchOn id/> })
 }
 
 /// Where the reservation is, to name it in error texts.
@@ -62,13 +54,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
         });
     });
     view! {
-        <nav class="breadcrumbs" aria-label="Breadcrumb">
-            <a href="/reservations">"Reservations"</a>
-            " / "
-            <a href=format!("/reservations/{id}")>{format!("#{id}")}</a>
-            " / "
-            <span aria-current="page">"Launch"</span>
-        </nav>
+        <ReservationCrumbs id here="Launch"/>
         <div class="page-head">
             <div>
                 <h1>{format!("Launch on reservation #{id}")}</h1>
@@ -79,17 +65,59 @@ fn LaunchOn(id: i64) -> impl IntoView {
             </div>
         </div>
         <RemoteStatus remote=reservation what="the reservation"/>
-        <RemoteStatus remote=nodes what="free GPUs"/>
-        {move || reservation_data.get().map(|reservation| view! {
-            <LaunchForm
-                reservation
-                nodes=Signal::derive(move || nodes.data())
-                pending=pending.into()
-                outcome=outcome.into()
-                submit
-            />
-        })}
+        <div class="launch-layout">
+            {move || reservation_data.get().map(|reservation| view! {
+                <LaunchForm
+                    reservation
+                    nodes=Signal::derive(move || nodes.data())
+                    pending=pending.into()
+                    outcome=outcome.into()
+                    submit
+                />
+            })}
+            <aside class="panel free-now" aria-labelledby="free-now-heading">
+                <h2 id="free-now-heading">"Free GPUs now"</h2>
+                <RemoteStatus remote=nodes what="the nodes"/>
+                {move || nodes.data().map(|n| free_now(&n))}
+            </aside>
+        </div>
     }
+}
+
+/// Ready nodes shown at most in the free list; the rest are counted.
+const FREE_LISTED: usize = 8;
+
+/// The ready nodes with the most free GPUs, where a launch can go.
+fn free_now(response: &NodesResponse) -> impl IntoView {
+    if response.workloads_unknown {
+        return view! { <p class="muted">"The region cannot be reached: free GPUs are unknown."</p> }.into_any();
+    }
+    let mut ready: Vec<(i64, i64, &str)> = response
+        .nodes
+        .iter()
+        .filter(|n| accepts_launches(n))
+        .filter_map(|n| free_gpus(n, false).map(|free| (free, n.gpus, n.display_name.as_str())))
+        .collect();
+    ready.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(b.2)));
+    let more = ready.len().saturating_sub(FREE_LISTED);
+    let rows = ready
+        .into_iter()
+        .take(FREE_LISTED)
+        .map(|(free, gpus, name)| {
+            view! {
+                <li>
+                    <span class="free-node">{name.to_owned()}</span>
+                    <span class="num">{format!("{free} free of {gpus}")}</span>
+                </li>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <ol class="free-list">{rows}</ol>
+        {(more > 0).then(|| view! { <p class="muted">{format!("and {more} more ready nodes")}</p> })}
+        <p class="field-help">"A launch takes all its GPUs from one ready node."</p>
+    }
+    .into_any()
 }
 
 /// "Predicted answer" in words, and the CSS tone it is shown in.

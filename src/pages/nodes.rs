@@ -13,27 +13,20 @@ use crate::components::status_badge::StatusBadge;
 use crate::components::time::Time;
 use crate::domain::capacity::{inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
+use crate::domain::money::group_thousands;
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, relative};
 use crate::live::{page_interval, Live, LiveStatus};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::pages::launch::context_of;
 use std::sync::Arc;
 
 #[component]
 pub fn NodesPage() -> impl IntoView {
-    let params = use_params_map();
-    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    // A new id is a new page: the previous one's poll loop stops with it.
-    move || match raw_id.get().parse::<i64>() {
-        Ok(id) => view! { <NodesLive id/> }.into_any(),
-        Err(_) => {
-            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
-            view! { <ErrorPanel error/> }.into_any()
-        }
-    }
+    for_reservation_id(|id| view! { <NodesLive id/> })
 }
 
 /// What the page knows of the placement: the cards, the latest answer, the latest answer
@@ -132,21 +125,12 @@ fn NodesLive(id: i64) -> impl IntoView {
         },
     );
     let context = Signal::derive(move || {
-        reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext {
-            region_id: Some(d.reservation.region_id.clone()),
-            gpu_type: Some(d.reservation.gpu_type.clone()),
-        })
+        reservation.data().map_or_else(ErrorContext::default, |d| context_of(&d.reservation))
     });
     let csv = Callback::new(move |()| model.csv());
     view! {
         <section class="nodes-page" data-poll-count=move || live.polls().to_string()>
-            <nav class="breadcrumbs" aria-label="Breadcrumb">
-                <a href="/reservations">"Reservations"</a>
-                " / "
-                <a href=format!("/reservations/{id}")>{format!("#{id}")}</a>
-                " / "
-                <span aria-current="page">"Nodes"</span>
-            </nav>
+            <ReservationCrumbs id here="Nodes"/>
             <div class="page-head">
                 <div>
                     <h1>{format!("Nodes of reservation #{id}")}</h1>
@@ -176,7 +160,14 @@ fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
     view! {
         <p class="subtitle">
             <StatusBadge label=status.label tone=status.tone/>
-            {format!(" {} nodes × {} GPUs of {} in region {}", r.node_count, r.gpus_per_node, r.gpu_type, r.region_id)}
+            {format!(
+                " {} node{} × {} GPUs of {} in region {}",
+                count(r.node_count),
+                if r.node_count == 1 { "" } else { "s" },
+                r.gpus_per_node,
+                r.gpu_type,
+                r.region_id
+            )}
         </p>
     }
 }
@@ -203,11 +194,12 @@ fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
     };
     let detail = move || {
         let age = model.latest_at().map(|at| updated_ago(clock.now(), at));
-        let stale = model.stale();
-        let mut text = match (age, stale) {
-            (Some(age), false) => format!("updated {age}"),
-            (Some(age), true) => format!("last updated {age} — shown as stale"),
-            (None, _) => "loading…".to_owned(),
+        let failed = model.error.with(Option::is_some);
+        let mut text = match age {
+            Some(age) if failed => format!("last updated {age} — the latest poll failed, shown as stale"),
+            Some(age) if model.unreachable() => format!("updated {age} — region unreachable, placement shown as stale"),
+            Some(age) => format!("updated {age}"),
+            None => "loading…".to_owned(),
         };
         if let LiveStatus::Retrying { failures, wait } = live.status() {
             text.push_str(&format!("; attempt {} failed, next in {} s", failures, wait.as_secs().max(1)));
@@ -242,6 +234,10 @@ fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
 /// grid. Tests mount this on fixture answers.
 #[component]
 pub fn NodesBoard(model: NodesModel) -> impl IntoView {
+    // Cells only (no workload lists) unless asked otherwise, once there are more nodes than
+    // a screen holds cards of.
+    let chosen = RwSignal::new(None::<bool>);
+    let compact = Signal::derive(move || chosen.get().unwrap_or_else(|| model.store.len() > COMPACT_ABOVE));
     let latest_totals = Memo::new(move |_| model.latest.with(|l| l.as_ref().map(|f| totals(&f.value))));
     let known_totals = Memo::new(move |_| model.known.with(|k| k.as_ref().map(|f| (totals(&f.value), f.at))));
     let flagged = Memo::new(move |_| {
@@ -275,28 +271,51 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
         {move || latest_totals.get().map(|t| view! {
             <TotalsPanel totals=t last_known=known_totals.get() flagged=flagged.get()/>
         })}
-        {move || model.latest.with(Option::is_none).then(|| view! { <p class="muted">"Reading the nodes…"</p> })}
+        {move || match model.latest.with(|l| l.as_ref().map(|f| f.value.nodes.is_empty())) {
+            None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
+            Some(true) => Some(view! { <p class="panel muted">"No nodes yet: they are listed once EcoLink has assigned them."</p> }),
+            Some(false) => None,
+        }}
         <section class="panel nodes-panel" aria-labelledby="nodes-heading" hidden=move || model.store.is_empty()>
             <div class="panel-head">
                 <h2 id="nodes-heading">"Nodes"</h2>
-                <Key/>
+                <label class="check compact-choice">
+                    <input type="checkbox" prop:checked=compact on:change=move |ev| chosen.set(Some(event_target_checked(&ev)))/>
+                    <span>"Cells only"</span>
+                </label>
             </div>
-            <GpuGrid store=model.store stale=Signal::derive(move || model.stale())/>
+            <Key/>
+            <GpuGrid store=model.store stale=Signal::derive(move || model.stale()) compact/>
         </section>
     }
 }
 
+/// Nodes above which the grid starts as cells only.
+const COMPACT_ABOVE: usize = 48;
+
 /// A figure, or "unknown" (never zero) when the region could not be read.
 fn figure(value: Option<i64>) -> String {
-    value.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
+    value.map_or_else(|| "unknown".to_owned(), count)
+}
+
+/// `8000` → "8,000"; a negative figure (inconsistent data, shown as reported) keeps its sign.
+fn count(n: i64) -> String {
+    let grouped = group_thousands(u128::from(n.unsigned_abs()));
+    if n < 0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
 }
 
 #[component]
 fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flagged: usize) -> impl IntoView {
     let Totals { gpus, in_use, free, unavailable, largest_fit } = totals;
     let sum = match (in_use, free, unavailable) {
-        (Some(u), Some(f), Some(n)) => format!("{gpus} GPUs = {u} in use + {f} free + {n} not available"),
-        _ => format!("{gpus} GPUs; use and free are unknown while the region cannot be reached"),
+        (Some(u), Some(f), Some(n)) => {
+            format!("{} GPUs = {} in use + {} free + {} not available", count(gpus), count(u), count(f), count(n))
+        }
+        _ => format!("{} GPUs; use and free are unknown while the region cannot be reached", count(gpus)),
     };
     let last = last_known.filter(|_| in_use.is_none()).map(|(t, at)| {
         view! {
@@ -314,8 +333,8 @@ fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flag
     view! {
         <section class="panel totals-panel" aria-labelledby="totals-heading">
             <h2 id="totals-heading">"Capacity"</h2>
-            <dl class="facts totals">
-                <div><dt>"GPUs"</dt><dd class="num">{gpus.to_string()}</dd></div>
+            <dl class="facts compact-facts">
+                <div><dt>"GPUs"</dt><dd class="num">{count(gpus)}</dd></div>
                 <div><dt>"In use"</dt><dd class="num">{figure(in_use)}</dd></div>
                 <div><dt>"Free on ready nodes"</dt><dd class="num">{figure(free)}</dd></div>
                 <div>
@@ -324,7 +343,7 @@ fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flag
                 </div>
                 <div>
                     <dt>"Largest launch on one node"</dt>
-                    <dd class="num">{largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{n} GPUs"))}</dd>
+                    <dd class="num">{largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{} GPUs", count(n)))}</dd>
                 </div>
             </dl>
             <p class="totals-sum num">{sum}</p>

@@ -178,7 +178,7 @@ fn OrgTotals(org_id: String, capacity: OrgCapacity, managed: usize, count: usize
     view! {
         <section class="panel" aria-labelledby="org-totals-heading">
             <h2 id="org-totals-heading">{format!("Units for {org_id}")}</h2>
-            <dl class="facts">
+            <dl class="facts compact-facts">
                 <div><dt>"Granted (active)"</dt><dd class="num">{granted.to_string()}</dd></div>
                 <div>
                     <dt>"In hand"</dt>
@@ -271,9 +271,11 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
         .iter()
         .map(|unit| {
             let (class, word) = UnitUse::of(&r, unit, &reclaim_units.iter().map(String::as_str).collect::<Vec<_>>()).class_and_word();
+            // Unit ids start with their node's id, which the card already shows.
+            let short = unit.strip_prefix(&format!("{}-", r.node_id)).filter(|s| !s.is_empty()).unwrap_or(unit);
             view! {
                 <li class=class title=format!("{unit}: {word}")>
-                    <span class="unit-id">{unit.clone()}</span>
+                    <span class="unit-id">{short.to_owned()}</span>
                     <span class="unit-word">{word}</span>
                 </li>
             }
@@ -318,7 +320,7 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
                 </div>
                 <div><dt>"Topology generation"</dt><dd class="num">{r.topology_gen.map_or_else(|| "not stated".to_owned(), |g| g.to_string())}</dd></div>
                 <div><dt>"Contract"</dt><dd>{r.contract_ref.clone().unwrap_or_else(|| "none".to_owned())}</dd></div>
-                <div><dt>"Reason"</dt><dd>{r.reason.clone().unwrap_or_else(|| "none given".to_owned())}</dd></div>
+                <div class="wide"><dt>"Reason"</dt><dd class="prose">{r.reason.clone().unwrap_or_else(|| "none given".to_owned())}</dd></div>
                 {r.updated_at.map(|at| view! { <div><dt>"Updated"</dt><dd><Time at/></dd></div> })}
             </dl>
             <p class="org-role">{role}</p>

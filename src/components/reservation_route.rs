@@ -1,0 +1,34 @@
+//! The frame of the pages under `/reservations/:id/…` (nodes, launch): the id read from
+//! the route and checked, and the breadcrumbs back to the reservation.
+
+use crate::api::error::ApiError;
+use crate::components::error_panel::ErrorPanel;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+/// Renders `page` for the route's reservation id, or says the id is not one. A new id is
+/// a new page: whatever the previous one ran (a poll loop) stops with it.
+pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
+    let params = use_params_map();
+    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    move || match raw_id.get().parse::<i64>() {
+        Ok(id) => page(id).into_any(),
+        Err(_) => {
+            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
+            view! { <ErrorPanel error/> }.into_any()
+        }
+    }
+}
+
+#[component]
+pub fn ReservationCrumbs(id: i64, here: &'static str) -> impl IntoView {
+    view! {
+        <nav class="breadcrumbs" aria-label="Breadcrumb">
+            <a href="/reservations">"Reservations"</a>
+            " / "
+            <a href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+            " / "
+            <span aria-current="page">{here}</span>
+        </nav>
+    }
+}
