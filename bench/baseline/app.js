@@ -12,6 +12,8 @@ const MAX_BACKOFF_MS = 60000;
 const TIMEOUT_MS = 10000;
 const IDLE_STOP_MS = 30 * 60 * 1000;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+/** Above this many nodes the grid shows cells only, as the console's does. */
+const COMPACT_ABOVE = 48;
 
 const main = document.getElementById("main");
 let connection = restore();
@@ -274,62 +276,97 @@ function pollInterval() {
   return LOOPBACK.has(location.hostname) && asked > 0 ? asked : DEFAULT_POLL_MS;
 }
 
-/** One label per GPU of a node: its workloads in order, then unattributed use, then free. */
-function gpuLabels(node) {
-  const labels = [];
-  for (const w of node.workloads) {
-    for (let i = 0; i < w.gpus && labels.length < node.gpus; i++) labels.push({ kind: w.kind, text: w.name });
-  }
-  while (labels.length < Math.min(node.gpus, node.gpus_in_use ?? 0)) labels.push({ kind: "other", text: "in use" });
-  while (labels.length < node.gpus) labels.push({ kind: "free", text: "free" });
-  return labels;
+const KINDS = {
+  gpu_instance: ["GPU instance", "k-gpu-instance", "gpu-instances"],
+  gpu_cluster: ["GPU cluster", "k-gpu-cluster", "gpu-clusters"],
+  inference_instance: ["Model instance", "k-inference", "inference-instances"],
+  fine_tune: ["Fine-tuning job", "k-fine-tune", "fine-tunes"],
+};
+const kindOf = (kind) => KINDS[kind] ?? [`${kind} (unrecognised)`, "k-unknown", null];
+const NODE_STATES = { ready: ["Ready", "ok"], preparing: ["Preparing", "info"], under_maintenance: ["Under maintenance", "warning"] };
+
+/** One cell per GPU: its workloads in order, then use no workload accounts for, then free. */
+function gpuCells(node) {
+  const cells = [];
+  node.workloads.forEach((w, i) => {
+    for (let g = 0; g < w.gpus && cells.length < node.gpus; g++) cells.push(i);
+  });
+  while (cells.length < Math.min(node.gpus, node.gpus_in_use ?? 0)) cells.push("unlisted");
+  while (cells.length < node.gpus) cells.push("free");
+  return cells;
 }
+
+/** What a card shows below its header: use, cells, workloads. Built whole, swapped in whole. */
+function nodeBody(node) {
+  const inUse = node.gpus_in_use ?? node.workloads.reduce((n, w) => n + w.gpus, 0);
+  const takes = node.state === "ready";
+  const cells = gpuCells(node).map((use, g) => {
+    const w = node.workloads[use];
+    const [kind, kindClass] = w ? kindOf(w.kind) : [];
+    const what = w ? `${w.name} (${kind} #${w.id})` : use === "unlisted" ? "in use by no listed workload" : takes ? "free" : "idle, the node is not taking launches";
+    const cell = el("li", { className: `gpu-cell ${w ? kindClass : use}`, title: `GPU ${g + 1} · ${what}` }, w ? String(use + 1) : "");
+    return cell;
+  });
+  const workloads = node.workloads.map((w, i) => {
+    const [kind, kindClass, collection] = kindOf(w.kind);
+    return el(
+      "li",
+      { className: "workload" },
+      el("span", { className: `swatch ${kindClass}` }, String(i + 1)),
+      collection ? el("a", { href: `/${collection}/${w.id}` }, w.name) : w.name,
+      el("span", { className: "workload-meta" }, `${kind} #${w.id} · ${w.gpus === 1 ? "1 GPU" : `${w.gpus} GPUs`}`),
+    );
+  });
+  const use = takes ? `${inUse} of ${node.gpus} in use · ${node.gpus - inUse} free` : `${inUse} of ${node.gpus} in use · ${node.gpus - inUse} idle, not taking launches`;
+  return el(
+    "div",
+    { className: "node-body" },
+    el("p", { className: "node-use" }, use),
+    el("ol", { className: "gpu-cells" }, ...cells),
+    el("ol", { className: "node-workloads" }, ...workloads),
+  );
+}
+
+/** What a card's body is drawn from, to tell whether it changed. */
+const placementOf = (node) => JSON.stringify([node.state, node.gpus, node.gpus_in_use, node.workloads]);
 
 function nodeCard(name) {
-  const state = document.createTextNode("");
-  const gpus = el("ol", { className: "gpus" });
-  const card = el(
-    "article",
-    { className: "node" },
-    el("header", {}, el("h2", {}, name), el("span", { className: "node-state" }, state)),
-    gpus,
-  );
-  return { card, state, gpus, cells: [] };
+  const badge = el("span", { className: "badge" }, "");
+  const body = el("div", { className: "node-body" });
+  const card = el("article", { className: "node-card" }, el("header", {}, el("h2", {}, name), badge), body);
+  return { card, badge, body, state: null, placement: null };
 }
 
-/** Brings one card up to date, touching only the cells whose workload changed. */
+/** Brings one card up to date: the badge if the state changed, the body if the placement did. */
 function updateCard(view, node, workloadsUnknown) {
-  setText(view.state, node.state.replaceAll("_", " "));
+  if (view.state !== node.state) {
+    const [label, tone] = NODE_STATES[node.state] ?? [`${node.state} (unrecognised)`, "unknown"];
+    view.state = node.state;
+    view.badge.className = `badge tone-${tone}`;
+    setText(view.badge.firstChild, label);
+  }
   // Stale placement is kept as it was, never shown as zeros (CONTRACT.md).
   if (workloadsUnknown) return;
-  const labels = gpuLabels(node);
-  while (view.cells.length > labels.length) view.cells.pop().item.remove();
-  while (view.cells.length < labels.length) {
-    const text = document.createTextNode("");
-    const item = el("li", {}, text);
-    view.gpus.append(item);
-    view.cells.push({ item, text, kind: null });
-  }
-  labels.forEach((label, i) => {
-    const cell = view.cells[i];
-    if (cell.kind !== label.kind) {
-      cell.kind = label.kind;
-      cell.item.className = `gpu kind-${label.kind}`;
-    }
-    setText(cell.text, label.text);
-  });
+  const placement = placementOf(node);
+  if (view.placement === placement) return;
+  view.placement = placement;
+  const body = nodeBody(node);
+  view.body.replaceWith(body);
+  view.body = body;
 }
 
 function nodesPage(id) {
   const interval = pollInterval();
   const status = document.createTextNode("Loading…");
   const pause = el("button", { type: "button" }, "Pause");
-  const grid = el("div", { className: "grid" });
+  const totals = document.createTextNode("");
+  const grid = el("div", { className: "node-grid" });
   const root = el(
     "section",
     { className: "nodes-page" },
     el("h1", {}, `Reservation #${id}: nodes`),
     el("p", { className: "note" }, status, " ", pause),
+    el("p", { className: "totals" }, totals),
     grid,
   );
   root.dataset.pollCount = "0";
@@ -346,8 +383,18 @@ function nodesPage(id) {
   let problem = "";
   let left = false;
 
+  function showTotals(response) {
+    const count = (n) => n.toLocaleString("en");
+    const gpus = response.nodes.reduce((n, node) => n + node.gpus, 0);
+    if (response.workloads_unknown) return setText(totals, `${count(gpus)} GPUs · use unknown (region unreachable)`);
+    const inUse = response.nodes.reduce((n, node) => n + (node.gpus_in_use ?? 0), 0);
+    setText(totals, `${count(gpus)} GPUs · ${count(inUse)} in use · ${count(gpus - inUse)} free`);
+  }
+
   function render(response) {
     root.classList.toggle("stale", response.workloads_unknown);
+    grid.classList.toggle("compact", response.nodes.length > COMPACT_ABOVE);
+    showTotals(response);
     const seen = new Set();
     let previous = null;
     for (const node of response.nodes) {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use e2e::{Browser, Config, Scenario, Simulator};
-use measure::{Expected, LongRunPlan, Page, PollSession, Shape};
+use measure::{Expected, LongRunPlan, Page, PollSession};
 use report::{Pair, PollRow, Report};
 use stats::Spread;
 
@@ -37,16 +37,6 @@ const CHANGED_NODES: [u32; 3] = [1, 10, 100];
 const MEASURED_POLL_MS: u64 = 1000;
 /// How long the default interval is watched for the shortest gap between polls.
 const DEFAULT_INTERVAL_WINDOW: Duration = Duration::from_millis(11_500);
-
-/// Where each page puts what the watches count.
-const CONSOLE: Shape = Shape {
-    table_row: "table.reservations-table tbody tr",
-    gpu_cell: ".gpu-cell",
-};
-const BASELINE: Shape = Shape {
-    table_row: "table.reservations-table tbody tr",
-    gpu_cell: ".gpus > li",
-};
 
 #[derive(Debug, PartialEq)]
 struct Options {
@@ -149,8 +139,8 @@ fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> 
 async fn run(options: &Options, root: &Path) -> Report {
     let progress = Progress(Instant::now());
     let mut report = Report::default();
-    let console = Page { name: "console", sim: simulator(&options.dist).await, shape: CONSOLE };
-    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await, shape: BASELINE };
+    let console = Page { name: "console", sim: simulator(&options.dist).await };
+    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await };
     progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
     let browser = Browser::start().await;
     cdp::disable_cache(&browser).await;

@@ -16,21 +16,16 @@ use crate::weight::{FileWeight, Weight};
 /// The longest any in-page wait lasts; below WebDriver's 30 s script timeout.
 const PAGE_WAIT_MS: u64 = 25_000;
 
-/// The CSS selectors that find, on one page, what the watches count.
-#[derive(Clone, Copy, Debug)]
-pub struct Shape {
-    /// One element per reservation in the reservations table.
-    pub table_row: &'static str,
-    /// One element per GPU in the node grid.
-    pub gpu_cell: &'static str,
-}
+/// What the watches count, the same on both pages: a row per reservation in the table,
+/// a cell per GPU in the grid.
+const TABLE_ROW: &str = "table.reservations-table tbody tr";
+const GPU_CELL: &str = ".gpu-cell";
 
 /// One page under test: the console or the baseline, each served by its own simulator
 /// (the large scenario: the demo reservations and one of 1,000 nodes × 8 GPUs).
 pub struct Page {
     pub name: &'static str,
     pub sim: Arc<Simulator>,
-    pub shape: Shape,
 }
 
 impl Page {
@@ -110,9 +105,9 @@ pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
         .flat_map(|(page, expected)| {
             [
                 json!({ "origin": page.sim.url(), "path": "^/reservations$", "name": TABLE,
-                        "selector": page.shape.table_row, "count": expected.reservations }),
+                        "selector": TABLE_ROW, "count": expected.reservations }),
                 json!({ "origin": page.sim.url(), "path": "^/reservations/\\d+/nodes$", "name": GRID,
-                        "selector": page.shape.gpu_cell, "count": expected.gpus }),
+                        "selector": GPU_CELL, "count": expected.gpus }),
             ]
         })
         .collect();

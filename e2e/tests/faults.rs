@@ -153,6 +153,12 @@ impl Rig {
         self.console.sim.requests(NODES_API).await.max_in_flight_total
     }
 
+    /// `target/e2e-screenshots/fault-<fault>.png`, of the page as the fault left it.
+    async fn screenshot(&self, fault: &str) {
+        let slug: String = fault.split(' ').next().unwrap_or(fault).chars().filter(char::is_ascii_alphanumeric).collect();
+        self.console.browser.screenshot(&format!("fault-{slug}")).await;
+    }
+
     fn record(&mut self, row: Row) {
         println!("| {} | {} | {} | {} |", row.fault, row.shown, yes_no(row.recovered), row.requests);
         self.rows.push(row);
@@ -245,8 +251,10 @@ async fn failing_fault(
         assert!(Instant::now() < deadline, "waited {SHOW:?} for {fault} shown after {failures} failed polls; log {log:#?}, page {page:#?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    // Cleared at once: the next attempt is at least a backoff away.
+    // Cleared at once: the next attempt is at least a backoff away, and until then the
+    // page still shows the fault for the screenshot.
     rig.console.sim.clear_faults().await;
+    rig.screenshot(fault).await;
     assert_kept_stale_and_explained(fault, &before, &during, title);
     if let Some(text) = &during.error_text {
         assert!(!text.contains('<'), "{fault}: no markup of the answer is shown: {text}");
@@ -279,6 +287,7 @@ async fn answered_fault(rig: &mut Rig, fault: &'static str, body: Value, check: 
     rig.fault(body).await;
     let during = rig.until(&format!("{fault} shown"), |p| check(&before, p).is_some()).await;
     let log = rig.logged(&format!("{fault} answers"), 4).await;
+    rig.screenshot(fault).await;
     rig.console.sim.clear_faults().await;
     let waits = gaps(&log);
     assert!(
@@ -305,6 +314,7 @@ async fn slow_fault(rig: &mut Rig) {
         .until("the timeout shown", |p| p.error_title.as_deref() == Some("The API did not answer in time"))
         .await;
     rig.console.sim.clear_faults().await;
+    rig.screenshot(fault).await;
     assert_kept_stale_and_explained(fault, &before, &during, "The API did not answer in time");
     assert_eq!(during.request_id, None, "no answer, so no request id to show");
     rig.healthy("recovery from the slow fault").await;
@@ -374,6 +384,7 @@ async fn revoked_key(rig: &mut Rig) {
     rig.healthy("a healthy page before the key is revoked").await;
     rig.fault(json!({ "kind": "revoke_key", "key": OWNER_KEY })).await;
     let connect = rig.until("Connect with the reason", |p| p.path == "/" && p.rejected.is_some()).await;
+    rig.screenshot("revoked").await;
     let reason = connect.rejected.clone().unwrap_or_default();
     assert!(reason.contains("The API key was not accepted"), "the reason: {reason}");
     assert!(reason.contains(NODES_PAGE), "Connect says where it returns to: {reason}");

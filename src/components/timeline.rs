@@ -47,6 +47,7 @@ pub fn TermTimeline(start: Timestamp, end: Timestamp, now: Timestamp, marks: Vec
         marks.len(),
         if marks.len() == 1 { "" } else { "s" }
     );
+    let has_marks = !marks.is_empty();
     let marks = marks
         .into_iter()
         .map(|m| {
@@ -79,8 +80,7 @@ pub fn TermTimeline(start: Timestamp, end: Timestamp, now: Timestamp, marks: Vec
                 <span class="timeline-key">
                     <span class="key key-today" aria-hidden="true"></span>
                     {today_text}
-                    <span class="key key-mark" aria-hidden="true"></span>
-                    "amendment"
+                    {has_marks.then_some(view! { <span class="key key-mark" aria-hidden="true"></span> "amendment" })}
                 </span>
                 <span class="num">{format_utc_date(end)}</span>
             </figcaption>

@@ -8,12 +8,12 @@ use crate::api::error::{ApiError, ErrorContext};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
 use crate::domain::grid::workload_page_path;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 
 #[component]
 pub fn LaunchPage() -> impl IntoView {

@@ -9,6 +9,7 @@ use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
 use crate::components::remote::{Fetched, Remote};
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::components::time::Time;
 use crate::domain::capacity::{inconsistencies, totals, Totals};
@@ -17,11 +18,10 @@ use crate::domain::money::group_thousands;
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, relative};
 use crate::live::{page_interval, Live, LiveStatus};
+use crate::pages::launch::context_of;
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
-use crate::pages::launch::context_of;
 use std::sync::Arc;
 
 #[component]

@@ -264,13 +264,13 @@ fn org_list(ids: &[String], org_id: &str) -> impl IntoView {
 fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<Reclaimed>) -> impl IntoView {
     let status = org_status(&r);
     let manages = can_manage(&r, &org_id);
-    let in_audience = r.allowed_org_ids.iter().any(|o| *o == org_id);
-    let reclaim_units: Vec<String> = reclaimable(&r, &org_id).into_iter().map(str::to_owned).collect();
+    let in_audience = r.allowed_org_ids.contains(&org_id);
+    let reclaim = reclaimable(&r, &org_id);
     let units = r
         .reserved_unit_ids
         .iter()
         .map(|unit| {
-            let (class, word) = UnitUse::of(&r, unit, &reclaim_units.iter().map(String::as_str).collect::<Vec<_>>()).class_and_word();
+            let (class, word) = UnitUse::of(&r, unit, &reclaim).class_and_word();
             // Unit ids start with their node's id, which the card already shows.
             let short = unit.strip_prefix(&format!("{}-", r.node_id)).filter(|s| !s.is_empty()).unwrap_or(unit);
             view! {
@@ -281,6 +281,7 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
             }
         })
         .collect::<Vec<_>>();
+    let reclaim_units: Vec<String> = reclaim.into_iter().map(str::to_owned).collect();
     let withheld = r.status == OrgReservationStatus::NeedsReview;
     let role = match (manages, in_audience) {
         (true, true) => format!("{org_id} is in the audience and manages this reservation."),
