@@ -7,8 +7,9 @@
 //! The test page is served by wasm-bindgen-test-runner on another origin, so the simulator
 //! must answer CORS for this run (allowing the `authorization` and `content-type` request
 //! headers and exposing `x-ecolink-request-id`, `retry-after` and `x-ratelimit-*`), hooks
-//! under `/__sim` included. The timeout test waits the client's whole timeout. Without
-//! `SIM_BASE_URL` every test here says why it is skipped and passes.
+//! under `/__sim` included (`reservations-sim --cors-for-tests`). The timeout test waits the
+//! client's whole timeout. `cargo xtask test` starts that simulator and sets `SIM_BASE_URL`;
+//! built without it, every test here fails and says so — a skipped test proves nothing.
 #![cfg(target_arch = "wasm32")]
 
 use reservations_console::api::assumptions::REQUEST_TIMEOUT;
@@ -23,15 +24,13 @@ wasm_bindgen_test_configure!(run_in_browser);
 const OWNER: &str = "eco_demo_owner";
 const MEMBER: &str = "eco_demo_member";
 
-/// A connection to the simulator with `key`, or `None` after printing why `test` is skipped.
-fn simulator(test: &str, key: &str) -> Option<Connection> {
-    match option_env!("SIM_BASE_URL") {
-        Some(base) => Some(Connection::new(base, key)),
-        None => {
-            console_log!("{test}: skipped, SIM_BASE_URL was not set when the tests were built (e.g. SIM_BASE_URL=http://127.0.0.1:8080/api)");
-            None
-        }
-    }
+/// A connection to the simulator with `key`.
+fn simulator(key: &str) -> Connection {
+    let base = option_env!("SIM_BASE_URL").expect(
+        "SIM_BASE_URL was not set when these tests were built: run them with `cargo xtask test`, \
+         or start `reservations-sim --cors-for-tests` and build with SIM_BASE_URL=http://127.0.0.1:PORT/api",
+    );
+    Connection::new(base, key)
 }
 
 /// The first active reservation of the demo account, read through the client.
@@ -74,7 +73,7 @@ fn launch_on(r: &Reservation) -> LaunchRequest {
 
 #[wasm_bindgen_test]
 async fn lists_reservations_newest_first() {
-    let Some(conn) = simulator("lists_reservations_newest_first", OWNER) else { return };
+    let conn = simulator(OWNER);
     let list = client::list_reservations(&conn).await.expect("the list");
     assert!(!list.is_empty());
     let ids: Vec<i64> = list.iter().map(|r| r.id).collect();
@@ -84,7 +83,7 @@ async fn lists_reservations_newest_first() {
 
 #[wasm_bindgen_test]
 async fn the_owner_sees_the_payment_schedule() {
-    let Some(conn) = simulator("the_owner_sees_the_payment_schedule", OWNER) else { return };
+    let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
     let detail = client::reservation(&conn, r.id).await.expect("the detail");
     assert_eq!(detail.reservation.id, r.id);
@@ -94,7 +93,7 @@ async fn the_owner_sees_the_payment_schedule() {
 
 #[wasm_bindgen_test]
 async fn a_member_gets_no_payment_and_no_rates() {
-    let Some(conn) = simulator("a_member_gets_no_payment_and_no_rates", MEMBER) else { return };
+    let conn = simulator(MEMBER);
     let r = active_reservation(&conn).await;
     let detail = client::reservation(&conn, r.id).await.expect("the detail");
     assert!(detail.payment.is_none());
@@ -103,7 +102,7 @@ async fn a_member_gets_no_payment_and_no_rates() {
 
 #[wasm_bindgen_test]
 async fn nodes_of_an_active_reservation() {
-    let Some(conn) = simulator("nodes_of_an_active_reservation", OWNER) else { return };
+    let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
     let nodes = client::nodes(&conn, r.id).await.expect("the nodes");
     assert_eq!(nodes.nodes.len() as i64, r.node_count);
@@ -112,7 +111,7 @@ async fn nodes_of_an_active_reservation() {
 
 #[wasm_bindgen_test]
 async fn an_interruptible_launch_is_the_code_less_409() {
-    let Some(conn) = simulator("an_interruptible_launch_is_the_code_less_409", OWNER) else { return };
+    let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
     let request = LaunchRequest { interruptible: Some(true), ..launch_on(&r) };
     let err = client::launch(&conn, &request).await.expect_err("interruptible is refused");
@@ -123,7 +122,7 @@ async fn an_interruptible_launch_is_the_code_less_409() {
 
 #[wasm_bindgen_test]
 async fn a_launch_outside_the_reservation_is_reservation_only() {
-    let Some(conn) = simulator("a_launch_outside_the_reservation_is_reservation_only", OWNER) else { return };
+    let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
     let request = LaunchRequest { region_id: "nowhere".into(), ..launch_on(&r) };
     let err = client::launch(&conn, &request).await.expect_err("outside the reservation");
@@ -135,7 +134,7 @@ async fn a_launch_outside_the_reservation_is_reservation_only() {
 #[wasm_bindgen_test]
 async fn a_wrong_key_is_unauthorized_and_never_shown() {
     let key = "eco_not_a_real_key_1234";
-    let Some(conn) = simulator("a_wrong_key_is_unauthorized_and_never_shown", key) else { return };
+    let conn = simulator(key);
     let err = client::list_reservations(&conn).await.expect_err("a wrong key");
     assert!(err.is_unauthorized());
     assert!(!format!("{err:?} {err}").contains(key));
@@ -151,7 +150,7 @@ async fn an_unreachable_api_is_a_network_error() {
 
 #[wasm_bindgen_test]
 async fn a_slow_answer_is_aborted_as_a_timeout() {
-    let Some(conn) = simulator("a_slow_answer_is_aborted_as_a_timeout", OWNER) else { return };
+    let conn = simulator(OWNER);
     let delay_ms = REQUEST_TIMEOUT.as_millis() as u64 + 1_000;
     let err = read_with_fault(&conn, serde_json::json!({ "kind": "slow", "delay_ms": delay_ms }), Read::Nodes).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Timeout, None));
@@ -160,7 +159,7 @@ async fn a_slow_answer_is_aborted_as_a_timeout() {
 
 #[wasm_bindgen_test]
 async fn a_proxy_html_502_is_described_not_shown() {
-    let Some(conn) = simulator("a_proxy_html_502_is_described_not_shown", OWNER) else { return };
+    let conn = simulator(OWNER);
     let err = read_with_fault(&conn, serde_json::json!({ "kind": "502_html" }), Read::Detail).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Http, Some(502)));
     let message = err.message.unwrap_or_default();
@@ -169,7 +168,7 @@ async fn a_proxy_html_502_is_described_not_shown() {
 
 #[wasm_bindgen_test]
 async fn a_truncated_200_is_a_decode_error_with_the_request_id() {
-    let Some(conn) = simulator("a_truncated_200_is_a_decode_error_with_the_request_id", OWNER) else { return };
+    let conn = simulator(OWNER);
     let err = read_with_fault(&conn, serde_json::json!({ "kind": "truncated" }), Read::Detail).await;
     assert_eq!((err.kind, err.status), (ErrorKind::Decode, Some(200)));
     assert!(err.request_id.is_some());
@@ -178,7 +177,7 @@ async fn a_truncated_200_is_a_decode_error_with_the_request_id() {
 
 #[wasm_bindgen_test]
 async fn a_503_carries_its_retry_after() {
-    let Some(conn) = simulator("a_503_carries_its_retry_after", OWNER) else { return };
+    let conn = simulator(OWNER);
     let err = read_with_fault(&conn, serde_json::json!({ "kind": "503" }), Read::Nodes).await;
     assert_eq!(err.status, Some(503));
     assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(2)));

@@ -184,3 +184,23 @@ async fn switching_from_an_owner_key_to_a_member_key_drops_the_payments() {
     settle().await;
     assert!(!text(&host).contains('$'), "nothing of the owner's left: {}", text(&host));
 }
+
+#[wasm_bindgen_test]
+fn the_chart_legend_names_each_colour_once() {
+    let mut waived = december_charge("waived");
+    waived["period_index"] = json!(2);
+    waived["period_start"] = json!("2027-01-01T00:00:00Z");
+    waived["period_end"] = json!("2027-02-01T00:00:00Z");
+    let mut scheduled = waived.clone();
+    scheduled["period_index"] = json!(3);
+    scheduled["status"] = json!("scheduled");
+    let host = mount(move || {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "payment": { "charges": [december_charge("paid"), waived, scheduled] } }))/> }
+    });
+    let legend = host.query_selector(".chart-legend").unwrap().unwrap();
+    let entries = legend.query_selector_all(".legend-entry").unwrap();
+    let words: Vec<String> = (0..entries.length()).map(|i| entries.item(i).unwrap().text_content().unwrap()).collect();
+    assert_eq!(words, ["Paid", "Waived / Scheduled"]);
+    assert_eq!(host.query_selector_all(".bar-chart g.bar").unwrap().length(), 3);
+}

@@ -4,6 +4,7 @@
 //! `target/bench/report.md` and `report.json`.
 
 mod cdp;
+mod leak;
 mod measure;
 mod report;
 mod requests;
@@ -23,11 +24,15 @@ use stats::Spread;
 
 const USAGE: &str = "\
 usage: bench [--dist DIR] [--runs N] [--polls N] [--out DIR]
+       bench --leak-case DIR [--out DIR]
 
-  --dist DIR   the console's release build (default: dist/)
-  --runs N     runs per timing, at least 5 (default 5)
-  --polls N    polls of the long run (default 2000)
-  --out DIR    where report.md and report.json go (default: target/bench/)";
+  --dist DIR        the console's release build (default: dist/)
+  --runs N          runs per timing, at least 5 (default 5)
+  --polls N         polls of the long run (default 2000)
+  --out DIR         where report.md and report.json go (default: target/bench/)
+  --leak-case DIR   instead, measure the reduced case of Leptos's keyed <For> built in
+                    DIR ((cd bench/for-leak && trunk build --release --offline) builds
+                    it into target/for-leak/dist) into for-leak.md and for-leak.json";
 
 /// The demo key that sees every reservation of the large scenario.
 const KEY: &str = "eco_demo_owner";
@@ -44,6 +49,7 @@ struct Options {
     runs: usize,
     polls: u64,
     out: PathBuf,
+    leak_case: Option<PathBuf>,
 }
 
 impl Options {
@@ -53,6 +59,7 @@ impl Options {
             runs: 5,
             polls: 2000,
             out: root.join("target/bench"),
+            leak_case: None,
         };
         let mut args = args.iter();
         while let Some(flag) = args.next() {
@@ -62,6 +69,7 @@ impl Options {
                 "--out" => options.out = PathBuf::from(value()?),
                 "--runs" => options.runs = number(flag, value()?)?,
                 "--polls" => options.polls = number(flag, value()?)?,
+                "--leak-case" => options.leak_case = Some(PathBuf::from(value()?)),
                 _ => return Err(format!("unknown flag {flag}")),
             }
         }
@@ -97,22 +105,33 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if !options.dist.join("index.html").is_file() {
-        eprintln!("bench: no index.html in {}: build the console first (cargo xtask dist)", options.dist.display());
-        return ExitCode::FAILURE;
-    }
-    let report = run(&options, &root).await;
-    let markdown = report.to_markdown();
+    let (name, markdown, json) = match &options.leak_case {
+        Some(dir) => match leak_case(dir).await {
+            Ok(variants) => ("for-leak", leak::to_markdown(&variants), leak::to_json(&variants)),
+            Err(message) => {
+                eprintln!("bench: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => {
+            if !options.dist.join("index.html").is_file() {
+                eprintln!("bench: no index.html in {}: build the console first (cargo xtask dist)", options.dist.display());
+                return ExitCode::FAILURE;
+            }
+            let report = run(&options, &root).await;
+            ("report", report.to_markdown(), report.to_json())
+        }
+    };
     println!("\n{markdown}");
     let written = std::fs::create_dir_all(&options.out)
-        .and_then(|()| std::fs::write(options.out.join("report.md"), &markdown))
+        .and_then(|()| std::fs::write(options.out.join(format!("{name}.md")), &markdown))
         .and_then(|()| {
-            let json = serde_json::to_string_pretty(&report.to_json()).expect("plain data");
-            std::fs::write(options.out.join("report.json"), json + "\n")
+            let json = serde_json::to_string_pretty(&json).expect("plain data");
+            std::fs::write(options.out.join(format!("{name}.json")), json + "\n")
         });
     match written {
         Ok(()) => {
-            println!("Written to {}/report.md and report.json", options.out.display());
+            println!("Written to {}/{name}.md and {name}.json", options.out.display());
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -120,6 +139,17 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The reduced case of bench/for-leak, served from `dir` by a simulator of its own.
+async fn leak_case(dir: &Path) -> Result<Vec<leak::Variant>, String> {
+    if !dir.join("index.html").is_file() {
+        return Err(format!("no index.html in {}: (cd bench/for-leak && trunk build --release --offline)", dir.display()));
+    }
+    let sim = simulator(dir).await;
+    let browser = Browser::start().await;
+    measure::install_probe(&browser, &[]).await;
+    leak::measure(&browser, &sim.url()).await
 }
 
 /// Progress on stderr, with the time since the start, so a long run shows where it is.
@@ -138,7 +168,31 @@ fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> 
 
 async fn run(options: &Options, root: &Path) -> Report {
     let progress = Progress(Instant::now());
-    let mut report = Report::default();
+    let plan = LongRunPlan {
+        polls: options.polls,
+        first_reading: 100,
+        poll_ms: 20,
+        churn_nodes: 10,
+        churn_every: Duration::from_millis(100),
+        max_duration: Duration::from_secs(150),
+    };
+    let mut report = Report {
+        conditions: format!(
+            "Headless Chromium, HTTP cache off; both pages served by their own simulator on loopback \
+             (scenario large). Timings: median of {runs} runs (min–max), console and baseline in turn. \
+             Single polls every {MEASURED_POLL_MS} ms. Long run: {polls} polls every {poll_ms} ms on \
+             1,000 nodes × 8 GPUs, {churn} nodes changed every {every} ms, memory read (after a full GC, \
+             with a poll held back) at poll {first} and at the end; it stops after {cap} s.",
+            runs = options.runs,
+            polls = plan.polls,
+            poll_ms = plan.poll_ms,
+            churn = plan.churn_nodes,
+            every = plan.churn_every.as_millis(),
+            first = plan.first_reading,
+            cap = plan.max_duration.as_secs(),
+        ),
+        ..Report::default()
+    };
     let console = Page { name: "console", sim: simulator(&options.dist).await };
     let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await };
     progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
@@ -192,14 +246,7 @@ async fn run(options: &Options, root: &Path) -> Report {
         }
     }
 
-    let plan = LongRunPlan {
-        polls: options.polls,
-        first_reading: 100,
-        poll_ms: 20,
-        churn_nodes: 10,
-        churn_every: Duration::from_millis(100),
-        max_duration: Duration::from_secs(150),
-    };
+
     let mut in_flight = Pair::<Option<u64>>::default();
     for (page, e) in &expected {
         progress.say(format!("{}: long run of {} polls every {} ms", page.name, plan.polls, plan.poll_ms));
@@ -330,7 +377,8 @@ mod tests {
                 dist: "/repo/dist".into(),
                 runs: 5,
                 polls: 2000,
-                out: "/repo/target/bench".into()
+                out: "/repo/target/bench".into(),
+                leak_case: None,
             }
         );
     }

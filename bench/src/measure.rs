@@ -229,6 +229,8 @@ const SETTLE: &str = "const [after, quietMs, timeoutMs, done] = arguments;
 
 /// How long the DOM must stay unchanged after a response for its update to be over.
 const QUIET_MS: u64 = 150;
+/// Changes that may race a poll before a single-poll timing gives up.
+const RACE_ATTEMPTS: usize = 5;
 
 impl<'a> PollSession<'a> {
     pub async fn open(
@@ -266,7 +268,7 @@ impl<'a> PollSession<'a> {
 
     /// Changes `k` nodes between two polls, then times the poll that brings the change.
     pub async fn changed(&mut self, k: u32) -> Result<PollTiming, String> {
-        loop {
+        for _ in 0..RACE_ATTEMPTS {
             let quiet_at = self.quiet_at;
             churn(&self.page.sim, &self.expected, k).await?;
             let changed_at = self.page_now().await;
@@ -287,6 +289,7 @@ impl<'a> PollSession<'a> {
                 });
             }
         }
+        Err(format!("{}: every change raced a poll already on its way", self.page.name))
     }
 }
 

@@ -60,6 +60,8 @@ pub struct Bounds {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
+    /// How the figures were taken, in a sentence or two, printed above the table.
+    pub conditions: String,
     pub weight: Pair<Figure<Weight>>,
     pub first_render_ms: Pair<Figure<Spread>>,
     pub nodes_first_render_ms: Pair<Figure<Spread>>,
@@ -152,8 +154,9 @@ impl Report {
             "≥ 3,000 ms",
         ));
 
-        let mut out = String::from(
-            "| Figure | Console | Baseline | Console ÷ baseline | Target |\n|---|---:|---:|---:|---|\n",
+        let mut out = format!(
+            "{}\n\n| Figure | Console | Baseline | Console ÷ baseline | Target |\n|---|---:|---:|---:|---|\n",
+            self.conditions
         );
         for row in rows {
             out.push_str(&format!("| {} |\n", row.join(" | ")));

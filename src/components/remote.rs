@@ -170,7 +170,8 @@ pub fn RemoteStatus<T: Clone + 'static>(
     };
     let context = StoredValue::new(context);
     view! {
-        <div class="remote-status" aria-live="polite">
+        // Not a live region: the age ticks every second. The error panel is an alert.
+        <div class="remote-status">
             {line}
             {move || {
                 remote

@@ -258,9 +258,9 @@ pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
     let known = |label: &str, tone| (label.to_owned(), tone);
     match status {
         ChargeStatus::Scheduled => known("Scheduled", Tone::Neutral),
-        ChargeStatus::Invoiced => known("Invoiced", Tone::Info),
+        ChargeStatus::Invoiced => known("Invoiced", Tone::Warning),
         ChargeStatus::Paid => known("Paid", Tone::Ok),
-        ChargeStatus::CoveredByAdvance => known("Covered by advance", Tone::Ok),
+        ChargeStatus::CoveredByAdvance => known("Covered by advance", Tone::Info),
         ChargeStatus::PastDue => known("Past due", Tone::Danger),
         ChargeStatus::Waived => known("Waived", Tone::Neutral),
         ChargeStatus::Unknown(raw) => (format!("{raw} (unrecognised)"), Tone::Unknown),
@@ -337,7 +337,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
             </dl>
-            <Totals sums/>
+            {(!charges.is_empty()).then(|| view! { <Totals sums/> })}
             {if charges.is_empty() {
                 view! {
                     <p class="panel-note">
@@ -447,8 +447,14 @@ fn ChargesChart(charges: Vec<Charge>) -> impl IntoView {
         .map(|(index, list)| {
             let main = list.iter().find(|c| !c.adjustment).unwrap_or(&list[0]);
             let (status, tone) = charge_status(&main.status);
-            if !legend.iter().any(|(_, s)| *s == status) {
-                legend.push((tone, status.clone()));
+            // One legend entry per colour: "Scheduled / Waived" share one.
+            match legend.iter_mut().find(|(t, _)| *t == tone) {
+                Some((_, words)) if !words.split(" / ").any(|w| w == status) => {
+                    words.push_str(" / ");
+                    words.push_str(&status);
+                }
+                Some(_) => {}
+                None => legend.push((tone, status.clone())),
             }
             let amount = list.iter().map(|c| c.amount_usd).sum();
             let adjusted = if list.len() > 1 { " (with adjustment)" } else { "" };

@@ -2,6 +2,7 @@
 //! what needs action on top and filters by region and status.
 
 use crate::api::client;
+use crate::api::enums::ReservationStatus;
 use crate::api::models::Reservation;
 use crate::components::banner::ActionBanner;
 use crate::components::header::set_page_title;
@@ -215,7 +216,7 @@ fn ReservationRow(r: Reservation) -> impl IntoView {
     }
 }
 
-/// Start → end, or why there are none yet; `ended_at` when it ended early.
+/// Start → end (billing dates, UTC), or why there are none yet; `ended_at` when it differs.
 #[component]
 pub fn TermDates(r: Reservation) -> impl IntoView {
     match (r.starts_at, r.ends_at) {
@@ -229,6 +230,9 @@ pub fn TermDates(r: Reservation) -> impl IntoView {
         }
         .into_any(),
         (Some(start), None) => view! { <UtcDate at=start/> " → no end set" }.into_any(),
-        (None, _) => view! { <span class="muted">"Set when the first invoice is paid"</span> }.into_any(),
+        (None, _) if r.status == ReservationStatus::AwaitingPayment => {
+            view! { <span class="muted">"Set when the first invoice is paid"</span> }.into_any()
+        }
+        (None, _) => view! { <span class="muted">"Not set yet"</span> }.into_any(),
     }
 }

@@ -10,6 +10,7 @@ mod serve;
 mod soak;
 mod summary;
 mod test;
+mod test_sim;
 mod tools;
 
 use std::process::ExitCode;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::proc::{self, announce, find};
 use crate::summary::Counts;
+use crate::test_sim::TestSimulator;
 use crate::{dist, tools, Result};
 
 /// What a stage that ran to its end left: the tests it counted, and whether it exited cleanly.
@@ -107,8 +108,11 @@ pub fn run() -> ExitCode {
 /// driver's variable. The runner reads `webdriver.json` (Chromium's flags) from
 /// the console's directory. `WASM_BINDGEN_USE_BROWSER` sends test files without
 /// `wasm_bindgen_test_configure!` to the browser too, where they'd otherwise run in Node.
+/// The client's browser tests call a simulator of their own, named by `SIM_BASE_URL`.
 fn wasm_tests(variable: &str, driver: &str) -> Result<Outcome> {
     let driver = find(driver)?;
+    let simulator = TestSimulator::start()?;
+    let base_url = simulator.base_url();
     cargo_test(
         &[
             "--target",
@@ -119,6 +123,7 @@ fn wasm_tests(variable: &str, driver: &str) -> Result<Outcome> {
         &[
             (variable, driver.as_os_str()),
             ("WASM_BINDGEN_USE_BROWSER", "1".as_ref()),
+            ("SIM_BASE_URL", base_url.as_ref()),
         ],
     )
 }
