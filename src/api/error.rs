@@ -391,7 +391,7 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
         (_, Some(status @ 500..=599), _) => text(
             "The server had a problem",
             format!("The API (or a gateway in front of it) failed with HTTP {status}. This is usually transient.{server_says}"),
-            wait_remedy(err, "Try again in a moment"),
+            wait_remedy(err, "Wait a moment"),
         ),
         (_, Some(400), _) => text(
             "The request was refused",
