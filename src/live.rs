@@ -49,7 +49,9 @@ pub fn page_interval() -> Interval {
     Interval::for_page(poll_ms, &host)
 }
 
-type Poll = Box<dyn Fn() -> Pin<Box<dyn Future<Output = Outcome>>>>;
+/// One request; it resolves to what the schedule needs and to the delivery of the answer,
+/// which is dropped undelivered if the page was left meanwhile (its signals are gone).
+type Poll = Box<dyn Fn() -> Pin<Box<dyn Future<Output = (Outcome, Box<dyn FnOnce()>)>>>>;
 
 /// What the schedule needs to know about a finished request.
 enum Outcome {
@@ -120,11 +122,12 @@ impl Loop {
         self.in_flight.set(true);
         let this = Rc::clone(self);
         leptos::task::spawn_local(async move {
-            let outcome = (this.poll)().await;
+            let (outcome, deliver) = (this.poll)().await;
             this.in_flight.set(false);
             if this.left.get() {
                 return;
             }
+            deliver();
             this.last_end_ms.set(now_ms());
             this.polls.update(|n| *n += 1);
             match outcome {
@@ -248,8 +251,8 @@ impl Live {
                     Ok(_) => Outcome::Ok,
                     Err(e) => Outcome::Failed { retry_after: e.retry_after(), transient: e.is_transient() },
                 };
-                on_answer(result);
-                outcome
+                let deliver: Box<dyn FnOnce()> = Box::new(move || on_answer(result));
+                (outcome, deliver)
             })
         });
         let status = RwSignal::new(LiveStatus::Live);

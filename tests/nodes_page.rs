@@ -7,7 +7,7 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{mount, now, provide_console, settle, text};
-use page_support::fact;
+use page_support::{fact, titles};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
@@ -128,10 +128,7 @@ fn card(host: &web_sys::HtmlElement, name: &str) -> web_sys::Element {
 }
 
 fn cell_titles(card: &web_sys::Element) -> Vec<String> {
-    let cells = card.query_selector_all("li.gpu-cell").unwrap();
-    (0..cells.length())
-        .map(|i| cells.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("title").unwrap())
-        .collect()
+    titles(card, "li.gpu-cell")
 }
 
 #[wasm_bindgen_test]
@@ -395,4 +392,25 @@ async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transie
     assert_eq!(api.calls.get(), 1);
     assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
     drop(page);
+}
+
+#[wasm_bindgen_test]
+async fn an_answer_arriving_after_the_page_was_left_is_not_delivered() {
+    let api = fake_api();
+    let delivered = Rc::new(Cell::new(0));
+    let (_, page) = start_live({
+        let (api, delivered) = (Rc::clone(&api), Rc::clone(&delivered));
+        move || {
+            Live::start(
+                Interval::for_page(Some("20"), "localhost"),
+                move || api.fetch(100, Ok(seed_nodes())),
+                move |_| delivered.set(delivered.get() + 1),
+            )
+        }
+    });
+    sleep(30).await;
+    drop(page);
+    sleep(200).await;
+    assert_eq!(api.calls.get(), 1);
+    assert_eq!(delivered.get(), 0, "the page's signals are gone: nothing may be written to them");
 }

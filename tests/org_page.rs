@@ -6,13 +6,12 @@ mod console_fixtures;
 mod page_support;
 
 use console_fixtures::{mount, provide_console, settle, text};
-use page_support::fact;
+use page_support::{fact, titles};
 use leptos::prelude::*;
 use reservations_console::api::org::OrgReservation;
 use reservations_console::pages::org::OrgView;
 use reservations_console::state::Role;
 use serde_json::json;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -54,10 +53,7 @@ fn card(host: &web_sys::HtmlElement, id: &str) -> web_sys::Element {
 }
 
 fn unit_words(card: &web_sys::Element) -> Vec<String> {
-    let units = card.query_selector_all(".unit-cells li").unwrap();
-    (0..units.length())
-        .map(|i| units.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("title").unwrap())
-        .collect()
+    titles(card, ".unit-cells li")
 }
 
 #[wasm_bindgen_test]

@@ -84,17 +84,3 @@ impl Drop for Gate {
         self.cut();
     }
 }
-
-/// Chromium's `SEVERE` console entries that no simulator fault or cut gate explains: those
-/// explain a failed load answering one of the faults' statuses, or a refused or reset
-/// connection.
-pub async fn unexplained_console_errors(browser: &crate::Browser) -> Vec<String> {
-    const FAULT_STATUSES: [u16; 5] = [401, 429, 500, 502, 503];
-    let explained = |entry: &crate::ConsoleEntry| {
-        entry.source == "network"
-            && (FAULT_STATUSES.iter().any(|status| entry.message.contains(&format!("status of {status} ")))
-                || entry.message.contains("ERR_CONNECTION_REFUSED")
-                || entry.message.contains("ERR_CONNECTION_RESET"))
-    };
-    browser.console_errors().await.into_iter().filter(|e| !explained(e)).map(|e| e.to_string()).collect()
-}

@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod gate;
 pub mod http;
+pub mod resilience;
 pub mod sim;
 
 use std::ffi::OsString;

@@ -12,7 +12,8 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use e2e::gate::{unexplained_console_errors, Gate};
+use e2e::gate::Gate;
+use e2e::resilience::{max_in_flight_on, unexplained_console_errors};
 use e2e::{Console, LoggedRequest, OWNER_KEY};
 use hyper::Method;
 use serde_json::{json, Value};
@@ -150,7 +151,7 @@ impl Rig {
     }
 
     async fn max_in_flight(&self) -> u64 {
-        self.console.sim.requests(NODES_API).await.max_in_flight_total
+        max_in_flight_on(&self.console.sim, NODES_API).await
     }
 
     /// `target/e2e-screenshots/fault-<fault>.png`, of the page as the fault left it.

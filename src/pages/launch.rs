@@ -8,10 +8,10 @@ use crate::api::error::{ApiError, ErrorContext};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::remote::{Remote, RemoteStatus};
-use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
 use crate::domain::grid::workload_page_path;
-use crate::state::{use_connection, Role};
+use crate::state::use_connection;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -28,16 +28,12 @@ pub fn context_of(r: &Reservation) -> ErrorContext {
 #[component]
 fn LaunchOn(id: i64) -> impl IntoView {
     let state = use_connection();
-    let reservation = Remote::new(move |conn| async move {
-        let detail = client::reservation(&conn, id).await?;
-        state.learn_role(&conn, Role::of(&detail));
-        Ok(detail.reservation)
-    });
+    let reservation = read_reservation(id);
     let nodes = Remote::new(move |conn| async move { client::nodes(&conn, id).await });
     let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None::<Result<LaunchedInstance, ApiError>>);
     // Only new data redraws the form (a refresh starting must not reset what was typed).
-    let reservation_data = Memo::new(move |_| reservation.data());
+    let reservation_data = Memo::new(move |_| reservation.data().map(|d| d.reservation));
     let submit = Callback::new(move |request: LaunchRequest| {
         let Some(connection) = state.connection() else { return };
         pending.set(true);
@@ -47,10 +43,12 @@ fn LaunchOn(id: i64) -> impl IntoView {
             if let Err(error) = &result {
                 state.report_unauthorized(error);
             }
-            outcome.try_set(Some(result));
-            pending.try_set(false);
-            // What was free has changed (or was not what the console thought).
-            nodes.refetch();
+            // `try_set` hands the value back when the page was left meanwhile.
+            if outcome.try_set(Some(result)).is_none() {
+                pending.set(false);
+                // What was free has changed (or was not what the console thought).
+                nodes.refetch();
+            }
         });
     });
     view! {

@@ -8,8 +8,8 @@ use crate::api::models::{NodesResponse, ReservationDetail};
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
-use crate::components::remote::{Fetched, Remote};
-use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::components::remote::Fetched;
+use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::components::time::Time;
 use crate::domain::capacity::{inconsistencies, totals, Totals};
@@ -19,7 +19,7 @@ use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, relative};
 use crate::live::{page_interval, Live, LiveStatus};
 use crate::pages::launch::context_of;
-use crate::state::{use_clock, use_connection, Role};
+use crate::state::{use_clock, use_connection};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -102,11 +102,7 @@ impl NodesModel {
 #[component]
 fn NodesLive(id: i64) -> impl IntoView {
     let state = use_connection();
-    let reservation = Remote::new(move |conn| async move {
-        let detail = client::reservation(&conn, id).await?;
-        state.learn_role(&conn, Role::of(&detail));
-        Ok(detail)
-    });
+    let reservation = read_reservation(id);
     let model = NodesModel::default();
     let live = Live::start(
         page_interval(),

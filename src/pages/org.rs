@@ -366,27 +366,35 @@ fn ReclaimPanel(org_id: String, reservation_id: String, units: Vec<String>, on_r
         step.set(if dry_run { Step::DryRunning } else { Step::Reclaiming { units: units.clone() } });
         spawn_local(async move {
             let request = ReclaimRequest { unit_ids: units.clone(), dry_run };
-            let next = match client::reclaim(&connection, &org, &reservation, &request).await {
-                Ok(answer) if dry_run => Step::Reviewing {
-                    units,
-                    would_terminate: answer.would_terminate.unwrap_or_default(),
-                    would_skip: answer.would_skip.unwrap_or_default(),
-                },
-                Ok(answer) => {
-                    on_reclaimed.run(Reclaimed {
+            let (next, reclaimed) = match client::reclaim(&connection, &org, &reservation, &request).await {
+                Ok(answer) if dry_run => (
+                    Step::Reviewing {
+                        units,
+                        would_terminate: answer.would_terminate.unwrap_or_default(),
+                        would_skip: answer.would_skip.unwrap_or_default(),
+                    },
+                    None,
+                ),
+                Ok(answer) => (
+                    Step::Choosing,
+                    Some(Reclaimed {
                         reservation_id: reservation,
                         units,
                         terminated: answer.terminated.unwrap_or_default(),
                         skipped: answer.skipped.unwrap_or_default(),
-                    });
-                    Step::Choosing
-                }
+                    }),
+                ),
                 Err(error) => {
                     state.report_unauthorized(&error);
-                    Step::Failed { error, dry_run }
+                    (Step::Failed { error, dry_run }, None)
                 }
             };
-            step.try_set(next);
+            // `try_set` hands the value back when the page was left meanwhile.
+            if step.try_set(next).is_none() {
+                if let Some(done) = reclaimed {
+                    on_reclaimed.run(done);
+                }
+            }
         });
     };
     let busy = move || matches!(step.get(), Step::DryRunning | Step::Reclaiming { .. });
