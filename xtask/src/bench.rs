@@ -19,6 +19,9 @@ pub fn run(args: &[String]) -> Result {
     proc::run(
         proc::cargo()
             .envs(NATIVE_RELEASE)
+            // Its own target directory: with the profile changed, sharing target/ would
+            // rebuild the simulator that `serve` builds with the workspace's profile, and back.
+            .env("CARGO_TARGET_DIR", proc::root().join("target/bench-build"))
             .args(["run", "--release", "--package", "bench", "--", "--dist"])
             .arg(dist::dist_dir())
             .args(args),
