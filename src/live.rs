@@ -28,7 +28,7 @@ pub enum LiveStatus {
     Paused,
     /// No user activity for 30 minutes.
     Idle,
-    /// Stopped on an error that retrying cannot fix (a 401, 403, 404, an unreadable answer).
+    /// Stopped on an error that retrying cannot fix (a 401, 403, 404); unreadable answers are retried.
     Failed,
 }
 

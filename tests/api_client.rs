@@ -26,11 +26,13 @@ const MEMBER: &str = "eco_demo_member";
 
 /// A connection to the simulator with `key`.
 fn simulator(key: &str) -> Connection {
-    let base = option_env!("SIM_BASE_URL").expect(
-        "SIM_BASE_URL was not set when these tests were built: run them with `cargo xtask test`, \
-         or start `reservations-sim --cors-for-tests` and build with SIM_BASE_URL=http://127.0.0.1:PORT/api",
-    );
-    Connection::new(base, key)
+    match option_env!("SIM_BASE_URL") {
+        Some(base) => Connection::new(base, key),
+        None => panic!(
+            "SIM_BASE_URL was not set when these tests were built: run them with `cargo xtask test`, \
+             or start `reservations-sim --cors-for-tests` and build with SIM_BASE_URL=http://127.0.0.1:PORT/api"
+        ),
+    }
 }
 
 /// The first active reservation of the demo account, read through the client.
