@@ -13,8 +13,15 @@ struct Execute {
 }
 
 impl WebDriverCompatibleCommand for Execute {
-    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
@@ -35,13 +42,23 @@ pub async fn send(browser: &Browser, method: &'static str, params: Value) -> Val
 
 /// Runs `source` in every document the session opens from now on, before its own scripts.
 pub async fn run_on_every_document(browser: &Browser, source: String) {
-    send(browser, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source })).await;
+    send(
+        browser,
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": source }),
+    )
+    .await;
 }
 
 /// Every load comes from the server, as a first visit does (and no compiled wasm is reused).
 pub async fn disable_cache(browser: &Browser) {
     send(browser, "Network.enable", json!({})).await;
-    send(browser, "Network.setCacheDisabled", json!({ "cacheDisabled": true })).await;
+    send(
+        browser,
+        "Network.setCacheDisabled",
+        json!({ "cacheDisabled": true }),
+    )
+    .await;
 }
 
 /// Bytes in use on the page's JS heap after a full garbage collection.

@@ -23,12 +23,14 @@ use report::{Pair, PollRow, Report};
 use stats::Spread;
 
 const USAGE: &str = "\
-usage: bench [--dist DIR] [--runs N] [--polls N] [--out DIR]
+usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
        bench --leak-case DIR [--out DIR]
 
   --dist DIR        the console's release build (default: dist/)
   --runs N          runs per timing, at least 5 (default 5)
   --polls N         polls of the long run (default 2000)
+  --long-run-secs N the long run of each page stops here even short of its polls, and
+                    the report says so (default 150, to keep the whole run near 7 min)
   --out DIR         where report.md and report.json go (default: target/bench/)
   --leak-case DIR   instead, measure the reduced case of Leptos's keyed <For> built in
                     DIR ((cd bench/for-leak && trunk build --release --offline) builds
@@ -48,6 +50,7 @@ struct Options {
     dist: PathBuf,
     runs: usize,
     polls: u64,
+    long_run: Duration,
     out: PathBuf,
     leak_case: Option<PathBuf>,
 }
@@ -58,6 +61,7 @@ impl Options {
             dist: root.join("dist"),
             runs: 5,
             polls: 2000,
+            long_run: Duration::from_secs(150),
             out: root.join("target/bench"),
             leak_case: None,
         };
@@ -69,6 +73,9 @@ impl Options {
                 "--out" => options.out = PathBuf::from(value()?),
                 "--runs" => options.runs = number(flag, value()?)?,
                 "--polls" => options.polls = number(flag, value()?)?,
+                "--long-run-secs" => {
+                    options.long_run = Duration::from_secs(number(flag, value()?)?)
+                }
                 "--leak-case" => options.leak_case = Some(PathBuf::from(value()?)),
                 _ => return Err(format!("unknown flag {flag}")),
             }
@@ -84,7 +91,8 @@ impl Options {
 }
 
 fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
-    text.parse().map_err(|_| format!("{flag} {text}: not a number"))
+    text.parse()
+        .map_err(|_| format!("{flag} {text}: not a number"))
 }
 
 fn root() -> PathBuf {
@@ -107,7 +115,11 @@ async fn main() -> ExitCode {
     };
     let (name, markdown, json) = match &options.leak_case {
         Some(dir) => match leak_case(dir).await {
-            Ok(variants) => ("for-leak", leak::to_markdown(&variants), leak::to_json(&variants)),
+            Ok(variants) => (
+                "for-leak",
+                leak::to_markdown(&variants),
+                leak::to_json(&variants),
+            ),
             Err(message) => {
                 eprintln!("bench: {message}");
                 return ExitCode::FAILURE;
@@ -115,7 +127,10 @@ async fn main() -> ExitCode {
         },
         None => {
             if !options.dist.join("index.html").is_file() {
-                eprintln!("bench: no index.html in {}: build the console first (cargo xtask dist)", options.dist.display());
+                eprintln!(
+                    "bench: no index.html in {}: build the console first (cargo xtask dist)",
+                    options.dist.display()
+                );
                 return ExitCode::FAILURE;
             }
             let report = run(&options, &root).await;
@@ -131,7 +146,10 @@ async fn main() -> ExitCode {
         });
     match written {
         Ok(()) => {
-            println!("Written to {}/{name}.md and {name}.json", options.out.display());
+            println!(
+                "Written to {}/{name}.md and {name}.json",
+                options.out.display()
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -144,7 +162,10 @@ async fn main() -> ExitCode {
 /// The reduced case of bench/for-leak, served from `dir` by a simulator of its own.
 async fn leak_case(dir: &Path) -> Result<Vec<leak::Variant>, String> {
     if !dir.join("index.html").is_file() {
-        return Err(format!("no index.html in {}: (cd bench/for-leak && trunk build --release --offline)", dir.display()));
+        return Err(format!(
+            "no index.html in {}: (cd bench/for-leak && trunk build --release --offline)",
+            dir.display()
+        ));
     }
     let sim = simulator(dir).await;
     let browser = Browser::start().await;
@@ -163,7 +184,9 @@ impl Progress {
 
 /// A figure measured, or the reason it was not, recorded in the report.
 fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> Option<T> {
-    result.map_err(|reason| missing.push(format!("{what}: {reason}"))).ok()
+    result
+        .map_err(|reason| missing.push(format!("{what}: {reason}")))
+        .ok()
 }
 
 async fn run(options: &Options, root: &Path) -> Report {
@@ -174,7 +197,7 @@ async fn run(options: &Options, root: &Path) -> Report {
         poll_ms: 20,
         churn_nodes: 10,
         churn_every: Duration::from_millis(100),
-        max_duration: Duration::from_secs(150),
+        max_duration: options.long_run,
     };
     let mut report = Report {
         conditions: format!(
@@ -193,24 +216,46 @@ async fn run(options: &Options, root: &Path) -> Report {
         ),
         ..Report::default()
     };
-    let console = Page { name: "console", sim: simulator(&options.dist).await };
-    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await };
-    progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
+    let console = Page {
+        name: "console",
+        sim: simulator(&options.dist).await,
+    };
+    let baseline = Page {
+        name: "baseline",
+        sim: simulator(&root.join("bench/baseline")).await,
+    };
+    progress.say(format!(
+        "simulators: console {}, baseline {}",
+        console.sim.url(),
+        baseline.sim.url()
+    ));
     let browser = Browser::start().await;
     cdp::disable_cache(&browser).await;
     let missing = &mut report.missing;
 
     progress.say("weight of the first load");
     report.weight = Pair {
-        console: keep(missing, "console weight", measure::weight(&browser, &console).await),
-        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
+        console: keep(
+            missing,
+            "console weight",
+            measure::weight(&browser, &console).await,
+        ),
+        baseline: keep(
+            missing,
+            "baseline weight",
+            measure::weight(&browser, &baseline).await,
+        ),
     };
 
     progress.say("connecting both pages");
     let mut expected = Vec::new();
     for page in [&console, &baseline] {
         measure::connect(&browser, page, KEY).await;
-        expected.push(measure::expected(&browser, page, KEY).await.map(|e| (page, e)));
+        expected.push(
+            measure::expected(&browser, page, KEY)
+                .await
+                .map(|e| (page, e)),
+        );
     }
     let expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
         Ok(expected) => expected,
@@ -221,36 +266,73 @@ async fn run(options: &Options, root: &Path) -> Report {
     };
     measure::install_probe(&browser, &expected).await;
 
-    progress.say(format!("first render of the reservations table, {} runs each", options.runs));
-    report.first_render_ms = interleaved(missing, "first render", options.runs, &expected, |page, _| {
-        measure::first_render(&browser, page)
-    })
+    progress.say(format!(
+        "first render of the reservations table, {} runs each",
+        options.runs
+    ));
+    report.first_render_ms = interleaved(
+        missing,
+        "first render",
+        options.runs,
+        &expected,
+        |page, _| measure::first_render(&browser, page),
+    )
     .await;
 
-    progress.say(format!("first full grid of {} GPUs, {} runs each", expected[0].1.gpus, options.runs));
-    report.nodes_first_render_ms = interleaved(missing, "nodes first render", options.runs, &expected, |page, e| {
-        measure::nodes_first_render(&browser, page, e)
-    })
+    progress.say(format!(
+        "first full grid of {} GPUs, {} runs each",
+        expected[0].1.gpus, options.runs
+    ));
+    report.nodes_first_render_ms = interleaved(
+        missing,
+        "nodes first render",
+        options.runs,
+        &expected,
+        |page, e| measure::nodes_first_render(&browser, page, e),
+    )
     .await;
 
-    progress.say(format!("single polls with k = {CHANGED_NODES:?} nodes changed"));
-    report.polls = CHANGED_NODES.iter().map(|&k| PollRow { k, ms: Pair::default(), mutations: Pair::default() }).collect();
+    progress.say(format!(
+        "single polls with k = {CHANGED_NODES:?} nodes changed"
+    ));
+    report.polls = CHANGED_NODES
+        .iter()
+        .map(|&k| PollRow {
+            k,
+            ms: Pair::default(),
+            mutations: Pair::default(),
+        })
+        .collect();
     for (page, e) in &expected {
         let timings = poll_timings(&browser, page, *e, options.runs).await;
         for (row, timings) in report.polls.iter_mut().zip(timings) {
-            let timings = keep(missing, &format!("{} poll k = {}", page.name, row.k), timings);
-            let ms = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.ms).collect::<Vec<_>>()));
-            let count = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.mutations).collect::<Vec<_>>()));
+            let timings = keep(
+                missing,
+                &format!("{} poll k = {}", page.name, row.k),
+                timings,
+            );
+            let ms = timings
+                .as_ref()
+                .and_then(|t| Spread::of(&t.iter().map(|t| t.ms).collect::<Vec<_>>()));
+            let count = timings
+                .as_ref()
+                .and_then(|t| Spread::of(&t.iter().map(|t| t.mutations).collect::<Vec<_>>()));
             *side(&mut row.ms, page) = ms;
             *side(&mut row.mutations, page) = count;
         }
     }
 
-
     let mut in_flight = Pair::<Option<u64>>::default();
     for (page, e) in &expected {
-        progress.say(format!("{}: long run of {} polls every {} ms", page.name, plan.polls, plan.poll_ms));
-        let run = keep(missing, &format!("{} long run", page.name), measure::long_run(&browser, page, e, plan).await);
+        progress.say(format!(
+            "{}: long run of {} polls every {} ms",
+            page.name, plan.polls, plan.poll_ms
+        ));
+        let run = keep(
+            missing,
+            &format!("{} long run", page.name),
+            measure::long_run(&browser, page, e, plan).await,
+        );
         if let Some((run, most)) = run {
             if run.polls < plan.polls {
                 missing.push(format!(
@@ -264,14 +346,19 @@ async fn run(options: &Options, root: &Path) -> Report {
     }
 
     for (page, e) in &expected {
-        progress.say(format!("{}: the default interval for {} s", page.name, DEFAULT_INTERVAL_WINDOW.as_secs_f64()));
+        progress.say(format!(
+            "{}: the default interval for {} s",
+            page.name,
+            DEFAULT_INTERVAL_WINDOW.as_secs_f64()
+        ));
         let gap = keep(
             missing,
             &format!("{} default interval", page.name),
             measure::default_interval_gap(&browser, page, e, DEFAULT_INTERVAL_WINDOW).await,
         );
         let most = *side(&mut in_flight, page);
-        *side(&mut report.bounds, page) = most.zip(gap).map(|(most, gap)| measure::bounds(most, gap));
+        *side(&mut report.bounds, page) =
+            most.zip(gap).map(|(most, gap)| measure::bounds(most, gap));
     }
     progress.say("done");
     report
@@ -316,11 +403,16 @@ where
     F: FnMut(&'p Page, Expected) -> Fut,
     Fut: std::future::Future<Output = Result<f64, String>>,
 {
-    let mut samples = Pair::<Result<Vec<f64>, String>> { console: Ok(Vec::new()), baseline: Ok(Vec::new()) };
+    let mut samples = Pair::<Result<Vec<f64>, String>> {
+        console: Ok(Vec::new()),
+        baseline: Ok(Vec::new()),
+    };
     for run in 0..=runs {
         for (page, expected) in pages {
             // A page that failed once is not measured again: its figure is missing anyway.
-            let Ok(values) = side(&mut samples, page) else { continue };
+            let Ok(values) = side(&mut samples, page) else {
+                continue;
+            };
             match measure(page, *expected).await {
                 Ok(_) if run == 0 => {}
                 Ok(value) => values.push(value),
@@ -331,7 +423,10 @@ where
     let mut spread = |page: &str, samples: Result<Vec<f64>, String>| {
         keep(missing, &format!("{page} {what}"), samples).and_then(|values| Spread::of(&values))
     };
-    Pair { console: spread("console", samples.console), baseline: spread("baseline", samples.baseline) }
+    Pair {
+        console: spread("console", samples.console),
+        baseline: spread("baseline", samples.baseline),
+    }
 }
 
 /// `runs` single polls for each k, in one visit of the nodes page.
@@ -377,6 +472,7 @@ mod tests {
                 dist: "/repo/dist".into(),
                 runs: 5,
                 polls: 2000,
+                long_run: Duration::from_secs(150),
                 out: "/repo/target/bench".into(),
                 leak_case: None,
             }
@@ -389,6 +485,12 @@ mod tests {
         assert!(parse(&["--polls", "100"]).is_err());
         assert!(parse(&["--runs"]).is_err());
         assert!(parse(&["--frobnicate"]).is_err());
-        assert_eq!(parse(&["--runs", "7", "--dist", "/d"]).unwrap().runs, 7);
+    }
+
+    #[test]
+    fn reads_runs_dist_and_the_long_run_cap() {
+        let options = parse(&["--runs", "7", "--dist", "/d", "--long-run-secs", "400"]).unwrap();
+        assert_eq!((options.runs, options.dist), (7, PathBuf::from("/d")));
+        assert_eq!(options.long_run, Duration::from_secs(400));
     }
 }

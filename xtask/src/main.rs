@@ -3,6 +3,7 @@
 //! Std only, so a cold `cargo xtask` compiles in seconds, before any tool is
 //! installed. Each subcommand lives in its own module with a `run` entry.
 
+mod bench;
 mod csp;
 mod dist;
 mod proc;
@@ -21,6 +22,10 @@ type Result<T = ()> = std::result::Result<T, String>;
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
+  bench [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
+           dist, then the console against a hand-written vanilla-JS
+           baseline (bench/baseline) in headless Chromium; prints the table
+           and writes target/bench/report.md and report.json
   dist [--api-origin https://api.example.com]
            install missing tools, build the console in release into dist/
            with its Content-Security-Policy (connect-src adds the API origin)
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
         Some((command, rest)) if command == "dist" => dist::run_with(rest),
         Some((command, rest)) if command == "serve" => serve::run(rest),
         Some((command, rest)) if command == "soak" => soak::run(rest),
+        Some((command, rest)) if command == "bench" => bench::run(rest),
         // `test` turns every error into a failed stage: its own last line is the summary.
         Some((command, rest)) if command == "test" && rest.is_empty() => return test::run(),
         _ => Err(USAGE.to_string()),

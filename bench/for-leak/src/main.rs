@@ -41,7 +41,13 @@ fn App() -> impl IntoView {
         }
         .into_any()
     } else {
-        (move || rows.get().into_iter().map(|k| view! { <li>{k}</li> }).collect_view()).into_any()
+        (move || {
+            rows.get()
+                .into_iter()
+                .map(|k| view! { <li>{k}</li> })
+                .collect_view()
+        })
+        .into_any()
     };
     view! {
         <p id="ticks" data-ticks=move || ticks.get().to_string()></p>
