@@ -214,7 +214,7 @@ fn assert_kept_stale_and_explained(fault: &str, before: &Page, during: &Page, ti
     assert_eq!(during.cards, before.cards, "{fault}: the cards keep the placement they had");
     assert!(during.stale_grid, "{fault}: the grid is marked stale: {during:#?}");
     assert!(
-        during.status.contains("last updated") && during.status.contains("ago — shown as stale"),
+        during.status.contains("last updated") && during.status.contains(" ago") && during.status.contains("shown as stale"),
         "{fault}: the status line gives the data's age and says it is stale: {:?}",
         during.status
     );
