@@ -2,42 +2,12 @@
 //! has no command for: scripts run before the page's own, the HTTP cache, and the JS heap.
 
 use e2e::Browser;
-use fantoccini::wd::WebDriverCompatibleCommand;
-use hyper::Method;
 use serde_json::{json, Value};
 
-#[derive(Debug)]
-struct Execute {
-    method: &'static str,
-    params: Value,
-}
-
-impl WebDriverCompatibleCommand for Execute {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
-        let body = json!({ "cmd": self.method, "params": self.params });
-        (Method::POST, Some(body.to_string()))
-    }
-}
-
-/// Sends one DevTools command to the session's page and returns its result.
-pub async fn send(browser: &Browser, method: &'static str, params: Value) -> Value {
-    let command = Execute { method, params };
-    browser
-        .client()
-        .issue_cmd(command)
-        .await
-        .unwrap_or_else(|error| panic!("DevTools {method}: {error}"))
+/// Sends one DevTools command to the session's page (through the e2e harness) and returns
+/// its result.
+async fn send(browser: &Browser, method: &'static str, params: Value) -> Value {
+    browser.cdp(method, params).await
 }
 
 /// Runs `source` in every document the session opens from now on, before its own scripts.
