@@ -26,17 +26,23 @@ fn disconnected() -> ConnectionState {
     state
 }
 
+/// The Connect page, not connected.
+async fn connect_page() -> web_sys::HtmlElement {
+    let host = mount(|| {
+        disconnected();
+        view! { <Router><ConnectPage/></Router> }
+    });
+    settle().await;
+    host
+}
+
 fn attribute(host: &web_sys::HtmlElement, selector: &str, name: &str) -> Option<String> {
     host.query_selector(selector).unwrap().expect(selector).get_attribute(name)
 }
 
 #[wasm_bindgen_test]
 async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
-    let host = mount(|| {
-        disconnected();
-        view! { <Router><ConnectPage/></Router> }
-    });
-    settle().await;
+    let host = connect_page().await;
     assert_eq!(attribute(&host, "#api-key", "type").as_deref(), Some("password"));
     assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("off"));
     let base: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
@@ -50,15 +56,26 @@ async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
 
 #[wasm_bindgen_test]
 async fn an_empty_key_is_refused_before_anything_is_sent() {
-    let host = mount(|| {
-        disconnected();
-        view! { <Router><ConnectPage/></Router> }
-    });
+    let host = connect_page().await;
     let form: web_sys::HtmlFormElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
     form.request_submit().unwrap();
     settle().await;
     assert!(text(&host).contains("Enter an API key."));
     assert_eq!(attribute(&host, "#api-key", "aria-invalid").as_deref(), Some("true"));
+    assert_eq!(attribute(&host, "#api-key", "aria-describedby").as_deref(), Some("api-key-error api-key-help"));
+    assert_eq!(host.query_selector("#api-key-error").unwrap().unwrap().text_content().unwrap(), "Enter an API key.");
+}
+
+#[wasm_bindgen_test]
+async fn each_field_is_labelled_and_described_by_its_help() {
+    let host = connect_page().await;
+    for (id, label) in [("base-url", "API base URL"), ("api-key", "API key")] {
+        let for_it = host.query_selector(&format!("label[for={id}]")).unwrap().unwrap_or_else(|| panic!("no label for {id}"));
+        assert_eq!(for_it.text_content().unwrap(), label);
+        assert_eq!(attribute(&host, &format!("#{id}"), "aria-describedby"), Some(format!("{id}-help")));
+        assert!(host.query_selector(&format!("#{id}-help")).unwrap().is_some(), "{id}'s help");
+        assert_eq!(attribute(&host, &format!("#{id}"), "aria-invalid"), None, "{id} is not invalid before a try");
+    }
 }
 
 #[wasm_bindgen_test]

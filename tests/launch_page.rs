@@ -76,6 +76,10 @@ impl Form {
         settle().await;
     }
 
+    fn attribute(&self, selector: &str, name: &str) -> Option<String> {
+        self.host.query_selector(selector).unwrap().expect(selector).get_attribute(name)
+    }
+
     fn prediction(&self) -> String {
         self.host.query_selector(".prediction").unwrap().unwrap().text_content().unwrap()
     }
@@ -156,6 +160,29 @@ async fn an_incomplete_form_says_what_is_missing_and_sends_nothing() {
     let page = text(&f.host);
     assert!(page.contains("Enter a whole number of GPUs from 1 to 8."), "{page}");
     assert!(page.contains("Give the instance a name."), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn each_field_is_labelled_and_a_problem_is_tied_to_its_control() {
+    let f = form("active").await;
+    for (id, label) in [("launch-gpus", "GPUs"), ("launch-name", "Name")] {
+        assert_eq!(f.host.query_selector(&format!("label[for={id}]")).unwrap().expect(id).text_content().unwrap(), label);
+    }
+    assert_eq!(f.attribute("#launch-gpus", "aria-describedby").as_deref(), Some("launch-gpus-help"));
+    assert_eq!(f.attribute("#launch-name", "aria-describedby"), None, "the name has no help");
+
+    f.type_into("gpus", "9").await;
+    f.submit().await;
+    assert_eq!(f.attribute("#launch-gpus", "aria-invalid").as_deref(), Some("true"));
+    assert_eq!(f.attribute("#launch-gpus", "aria-describedby").as_deref(), Some("launch-gpus-error launch-gpus-help"));
+    assert_eq!(f.attribute("#launch-name", "aria-invalid").as_deref(), Some("true"));
+    assert_eq!(f.attribute("#launch-name", "aria-describedby").as_deref(), Some("launch-name-error"));
+    let error = f.host.query_selector("#launch-name-error").unwrap().unwrap();
+    assert_eq!(error.text_content().unwrap(), "Give the instance a name.");
+
+    f.type_into("gpus", "2").await;
+    assert_eq!(f.attribute("#launch-gpus", "aria-invalid"), None, "fixed, no longer invalid");
+    assert_eq!(f.attribute("#launch-gpus", "aria-describedby").as_deref(), Some("launch-gpus-help"));
 }
 
 #[wasm_bindgen_test]

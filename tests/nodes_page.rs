@@ -14,7 +14,7 @@ use reservations_console::api::models::NodesResponse;
 use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
 use reservations_console::domain::polling::Interval;
 use reservations_console::live::{Live, LiveStatus};
-use reservations_console::pages::nodes::{NodesBoard, NodesModel};
+use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel};
 use reservations_console::state::Role;
 use serde_json::json;
 use std::cell::Cell;
@@ -106,17 +106,27 @@ fn at(minutes_before_now: i64) -> DateTime<Utc> {
 
 /// Mounts the board on `answers`, received one after the other.
 async fn board(answers: Vec<NodesResponse>) -> web_sys::HtmlElement {
+    board_of(answers.into_iter().map(Ok).collect()).await
+}
+
+/// Mounts the board on poll results, received a minute apart, the last one a minute ago.
+async fn board_of(results: Vec<Result<NodesResponse, ApiError>>) -> web_sys::HtmlElement {
     let host = mount(move || {
         provide_console(Role::Member);
         let model = NodesModel::default();
-        let count = answers.len() as i64;
-        for (i, answer) in answers.into_iter().enumerate() {
-            model.receive(Ok(answer), at(count - i as i64));
+        let count = results.len() as i64;
+        for (i, result) in results.into_iter().enumerate() {
+            model.receive(result, at(count - i as i64));
         }
         view! { <NodesBoard model/> }
     });
     settle().await;
     host
+}
+
+fn server_error() -> ApiError {
+    let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-500-n")]);
+    ApiError::from_response(500, &headers, r#"{"error":"internal"}"#, now())
 }
 
 fn card(host: &web_sys::HtmlElement, name: &str) -> web_sys::Element {
@@ -185,6 +195,22 @@ async fn an_unreachable_region_keeps_the_last_placement_marked_stale_never_zero(
     assert!(host.query_selector(".node-grid.stale").unwrap().is_some());
     let node = card(&host, "node-1");
     assert_eq!(cell_titles(&node)[0], "GPU 1 · train-run-7 (GPU cluster #418)");
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_poll_marks_the_totals_stale_with_their_time_and_keeps_the_figures() {
+    let host = board_of(vec![Ok(seed_nodes()), Err(server_error())]).await;
+    let panel = host.query_selector(".totals-panel").unwrap().expect("the totals stay");
+    assert!(panel.class_list().contains("stale"));
+    let words = panel.query_selector(".totals-stale").unwrap().expect("a stale line").text_content().unwrap();
+    assert_eq!(words, "Stale as of 2 Dec 2026, 09:28 UTC — the latest poll failed; these are the figures last received.");
+    assert_eq!(fact(&host, "In use"), "6", "the figures are kept, never zeroed");
+    assert_eq!(fact(&host, "Free on ready nodes"), "2");
+
+    let recovered = board_of(vec![Ok(seed_nodes()), Err(server_error()), Ok(seed_nodes())]).await;
+    let panel = recovered.query_selector(".totals-panel").unwrap().unwrap();
+    assert!(!panel.class_list().contains("stale"));
+    assert!(panel.query_selector(".totals-stale").unwrap().is_none(), "a good poll clears the mark");
 }
 
 #[wasm_bindgen_test]
@@ -327,15 +353,85 @@ fn fake_api() -> Rc<FakeApi> {
 
 /// Starts a loop inside a mounted view, as the page does; dropping the handle leaves it.
 fn start_live(start: impl FnOnce() -> Live + 'static) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
+    let (live, _, handle) = start_live_showing(move || (start(), ()));
+    (live, handle)
+}
+
+/// [`start_live`], showing the view `start` returns with its loop, in the element returned.
+fn start_live_showing<V: IntoView + 'static>(
+    start: impl FnOnce() -> (Live, V) + 'static,
+) -> (Live, web_sys::HtmlElement, leptos::mount::UnmountHandle<impl Mountable>) {
     let document = web_sys::window().unwrap().document().unwrap();
     let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
     document.body().unwrap().append_child(&host).unwrap();
     let slot = Rc::new(Cell::new(None));
     let handle = {
         let slot = Rc::clone(&slot);
-        leptos::mount::mount_to(host, move || slot.set(Some(start())))
+        leptos::mount::mount_to(host.clone(), move || {
+            let (live, view) = start();
+            slot.set(Some(live));
+            view
+        })
     };
-    (slot.get().expect("started"), handle)
+    (slot.get().expect("started"), host, handle)
+}
+
+/// The page as `NodesLive` builds it, polling `fetch` every 20 ms: the model, the loop
+/// feeding it, the live bar and the board.
+fn live_page<Fut>(
+    fetch: impl Fn() -> Fut + 'static,
+) -> (Live, web_sys::HtmlElement, leptos::mount::UnmountHandle<impl Mountable>)
+where
+    Fut: std::future::Future<Output = Result<NodesResponse, ApiError>> + 'static,
+{
+    start_live_showing(move || {
+        provide_console(Role::Member);
+        let model = NodesModel::default();
+        let live = Live::start(Interval::for_page(Some("20"), "localhost"), fetch, move |result| model.receive(result, now()));
+        (live, view! { <LiveBar live model/> <NodesBoard model/> })
+    })
+}
+
+/// What the polite live region of the live bar says, and the bar's age (which must not be in it).
+fn live_bar(host: &web_sys::HtmlElement) -> (String, String) {
+    let regions = host.query_selector_all("[aria-live]").unwrap();
+    assert_eq!(regions.length(), 1, "one live region");
+    let region = regions.item(0).unwrap().unchecked_into::<web_sys::Element>();
+    assert_eq!(region.get_attribute("aria-live").as_deref(), Some("polite"));
+    let age = host.query_selector(".live-age").unwrap().expect("the age is shown");
+    assert!(age.closest("[aria-live]").unwrap().is_none(), "the ticking age is outside the live region");
+    let words = |e: &web_sys::Element| e.text_content().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    (words(&region), words(&age))
+}
+
+#[wasm_bindgen_test]
+async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_ticking_age() {
+    let failing = Rc::new(Cell::new(false));
+    let (live, host, page) = live_page({
+        let failing = Rc::clone(&failing);
+        move || {
+            let answer = if failing.get() { Err(server_error()) } else { Ok(seed_nodes()) };
+            async move { answer }
+        }
+    });
+    sleep(60).await;
+    assert_eq!(live_bar(&host), ("Live".to_owned(), "updated 0 s ago".to_owned()));
+
+    failing.set(true);
+    sleep(100).await;
+    let (region, age) = live_bar(&host);
+    assert!(region.starts_with("Retrying — the latest poll failed, shown as stale; attempt 1 failed, next in "), "{region}");
+    assert_eq!(age, "last updated 0 s ago");
+
+    live.pause();
+    settle().await;
+    assert_eq!(live_bar(&host).0, "Paused — the latest poll failed, shown as stale");
+
+    failing.set(false);
+    live.resume();
+    sleep(100).await;
+    assert_eq!(live_bar(&host), ("Live".to_owned(), "updated 0 s ago".to_owned()), "recovered");
+    drop(page);
 }
 
 #[wasm_bindgen_test]
@@ -392,6 +488,25 @@ async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transie
     assert_eq!(api.calls.get(), 1);
     assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
     drop(page);
+}
+
+/// The issue-4 panic ("Tried to access a reactive value that has already been disposed"):
+/// a poll answered after the page was left was handed to the page's model, which read its
+/// disposed signals.
+#[wasm_bindgen_test]
+async fn a_poll_answered_after_the_page_was_left_does_not_touch_its_disposed_signals() {
+    let api = fake_api();
+    let (_, host, page) = live_page({
+        let api = Rc::clone(&api);
+        move || api.fetch(100, Ok(seed_nodes()))
+    });
+    sleep(30).await;
+    assert!(text(&host).contains("Reading the nodes…"), "{}", text(&host));
+    drop(page);
+    sleep(200).await;
+    assert_eq!((api.calls.get(), api.running.get()), (1, 0), "the one request ended after the page was left");
+    // A panic in a spawned task is only logged, but it leaves the thread panicking for good.
+    assert!(!std::thread::panicking(), "a panic when the late answer arrived (or in an earlier test)");
 }
 
 #[wasm_bindgen_test]

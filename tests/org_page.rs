@@ -9,9 +9,11 @@ use console_fixtures::{mount, provide_console, settle, text};
 use page_support::{fact, titles};
 use leptos::prelude::*;
 use reservations_console::api::org::OrgReservation;
-use reservations_console::pages::org::OrgView;
+use leptos_router::components::Router;
+use reservations_console::pages::org::{OrgPicker, OrgView};
 use reservations_console::state::Role;
 use serde_json::json;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -118,4 +120,29 @@ async fn audience_and_managing_orgs_are_told_apart_and_open_ends_said() {
     let audience = card(&host, "rsv_audience").text_content().unwrap();
     assert!(audience.contains("org_ops"), "{audience}");
     assert!(audience.contains("1 Nov 2027"), "{audience}");
+}
+
+#[wasm_bindgen_test]
+async fn the_org_id_field_is_labelled_and_a_refused_id_is_tied_to_it() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        let current = Memo::new(|_| None);
+        view! { <Router><OrgPicker current/></Router> }
+    });
+    settle().await;
+    let attribute = |name: &str| host.query_selector("#org-id").unwrap().unwrap().get_attribute(name);
+    assert_eq!(host.query_selector("label[for=org-id]").unwrap().unwrap().text_content().unwrap(), "Org id");
+    assert_eq!(attribute("aria-describedby").as_deref(), Some("org-id-help"));
+    assert_eq!(attribute("aria-invalid"), None);
+
+    let input: web_sys::HtmlInputElement = host.query_selector("#org-id").unwrap().unwrap().unchecked_into();
+    input.set_value("org/acme");
+    input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    let form: web_sys::HtmlFormElement = host.query_selector("form").unwrap().unwrap().unchecked_into();
+    form.request_submit().unwrap();
+    settle().await;
+    assert_eq!(attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(attribute("aria-describedby").as_deref(), Some("org-id-error org-id-help"));
+    let error = host.query_selector("#org-id-error").unwrap().unwrap().text_content().unwrap();
+    assert!(error.starts_with("An org id has only letters"), "{error}");
 }

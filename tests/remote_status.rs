@@ -83,6 +83,47 @@ async fn asking_for_another_id_drops_the_previous_data_at_once() {
     assert!(text(&host).contains("Loading the reservation…"), "{}", text(&host));
 }
 
+#[wasm_bindgen_test]
+async fn an_answer_after_the_page_was_left_and_a_late_refetch_are_dropped_without_a_panic() {
+    // A request the test answers when it chooses, after leaving the page.
+    let mut answer = None;
+    let held = js_sys::Promise::new(&mut |resolve, _| answer = Some(resolve));
+    let (calls, ended, slot) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)), Rc::new(Cell::new(None)));
+    let document = web_sys::window().unwrap().document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    let page = leptos::mount::mount_to(host, {
+        let (calls, ended, slot) = (Rc::clone(&calls), Rc::clone(&ended), Rc::clone(&slot));
+        move || {
+            provide_console(Role::Member);
+            let read = Remote::new(move |_conn: Connection| {
+                calls.set(calls.get() + 1);
+                let (held, ended) = (wasm_bindgen_futures::JsFuture::from(held.clone()), Rc::clone(&ended));
+                async move {
+                    held.await.unwrap();
+                    ended.set(ended.get() + 1);
+                    Err::<String, _>(server_error())
+                }
+            });
+            slot.set(Some(read));
+            view! { <RemoteStatus remote=read what="reservations"/> }
+        }
+    });
+    settle().await;
+    assert_eq!(calls.get(), 1);
+    let read = slot.get().unwrap();
+
+    drop(page);
+    answer.unwrap().call0(&wasm_bindgen::JsValue::NULL).unwrap();
+    settle().await;
+    assert_eq!(ended.get(), 1, "the request ended after the page was left");
+    read.refetch();
+    settle().await;
+    assert_eq!(calls.get(), 1, "a page that is gone reads nothing more");
+    // A panic in a spawned task is only logged, but it leaves the thread panicking for good.
+    assert!(!std::thread::panicking(), "a panic when the late answer arrived (or in an earlier test)");
+}
+
 async fn click(host: &web_sys::HtmlElement, selector: &str) {
     let button: web_sys::HtmlElement = host.query_selector(selector).unwrap().expect(selector).unchecked_into();
     button.click();

@@ -2,15 +2,20 @@
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
+mod page_support;
 
-use console_fixtures::{december_charge, member_detail, mount, owner_detail, provide_console, settle, text};
+use console_fixtures::{
+    december_charge, first_text, member_detail, mount, mount_with, owner_detail, provide_console, provide_zone, seed_nodes,
+    settle, text,
+};
 use leptos::prelude::*;
+use page_support::fact;
 use reservations_console::api::client::Connection;
 use reservations_console::components::remote::Remote;
+use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
-use reservations_console::state::Role;
-use std::cell::Cell;
-use std::rc::Rc;
+use reservations_console::pages::reservations::Placements;
+use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen_test::*;
 
@@ -163,10 +168,8 @@ fn markup_in_names_is_text() {
 /// The owner's payments must vanish at once, before the member's answer even arrives.
 #[wasm_bindgen_test]
 async fn switching_from_an_owner_key_to_a_member_key_drops_the_payments() {
-    let mounted = Rc::new(Cell::new(None));
-    let out = mounted.clone();
-    let host = mount(move || {
-        out.set(Some(provide_console(Role::Owner)));
+    let (host, state) = mount_with(|| {
+        let state = provide_console(Role::Owner);
         let detail = Remote::new(|conn: Connection| async move {
             if conn.expose_key() == "eco_test_key" {
                 Ok(owner_detail(json!({})))
@@ -174,12 +177,11 @@ async fn switching_from_an_owner_key_to_a_member_key_drops_the_payments() {
                 std::future::pending().await
             }
         });
-        view! { {move || detail.data().map(|detail| view! { <ReservationView detail/> })} }
+        (state, view! { {move || detail.data().map(|detail| view! { <ReservationView detail/> })} })
     });
     settle().await;
     assert!(text(&host).contains("$29,760.00"), "the owner's page first: {}", text(&host));
 
-    let state = mounted.get().unwrap();
     state.connect(Connection::new("/api", "eco_member_key"), false, Role::Member);
     settle().await;
     assert!(!text(&host).contains('$'), "nothing of the owner's left: {}", text(&host));
@@ -203,4 +205,79 @@ fn the_chart_legend_names_each_colour_once() {
     let words: Vec<String> = (0..entries.length()).map(|i| entries.item(i).unwrap().text_content().unwrap()).collect();
     assert_eq!(words, ["Paid", "Waived / Scheduled"]);
     assert_eq!(host.query_selector_all(".bar-chart g.bar").unwrap().length(), 3);
+}
+
+const LAUNCH: &str = "a[href='/reservations/12/launch']";
+
+#[wasm_bindgen_test]
+fn an_active_reservation_offers_the_launch() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationView detail=member_detail()/> }
+    });
+    let link = host.query_selector(LAUNCH).unwrap().expect("the launch link");
+    assert_eq!(link.text_content().unwrap(), "Launch on this reservation");
+    assert!(host.query_selector(".launch-note").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+fn no_launch_is_offered_where_the_status_rules_it_out_and_the_reason_is_given() {
+    for (status, reason) in [
+        ("ended", "Closed: launch elsewhere, or renew (a renewal is a new reservation)."),
+        ("suspended", "Closed: nothing runs here until the reservation is restored."),
+        ("past_due", "New launches paused until the overdue payment is made; running workloads keep running until the stop date."),
+    ] {
+        let host = mount(move || {
+            provide_console(Role::Owner);
+            view! { <ReservationView detail=owner_detail(json!({ "status": status }))/> }
+        });
+        assert!(host.query_selector(LAUNCH).unwrap().is_none(), "{status}: no launch link");
+        let note = host.query_selector(".page-actions .launch-note").unwrap().expect("the reason instead");
+        assert_eq!(note.text_content().unwrap(), reason, "{status}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_terms_show_gpus_in_use_of_the_reserved() {
+    let (host, placements) = mount_with(|| {
+        provide_console(Role::Member);
+        let placements = Placements::default();
+        (placements, view! { <ReservationView detail=member_detail() placements/> })
+    });
+    let r = member_detail().reservation;
+    let _ = placements.start(std::slice::from_ref(&r));
+    placements.receive(&r, Ok(seed_nodes()));
+    settle().await;
+    assert_eq!(fact(&host, "Reserved GPUs"), "32 GPUs4 nodes × 8 GPUs6 of 32 GPUs in use");
+}
+
+#[wasm_bindgen_test]
+fn the_terms_flag_dates_that_disagree_with_the_term() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "ends_at": "2027-12-01T00:00:00Z" }))/> }
+    });
+    assert_eq!(
+        fact(&host, "Start → end (UTC)"),
+        "1 Nov 2026 → 1 Dec 2027⚠ 1 Nov 2026 → 1 Dec 2027 is 13 months, not the 12-month term (that would end 1 Nov 2027)."
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_status_and_banner_times_follow_the_utc_local_switch() {
+    let (host, zone_switch) = mount_with(|| {
+        provide_console(Role::Owner);
+        let detail = owner_detail(json!({ "status": "past_due", "stops_at": "2026-12-04T09:30:00Z" }));
+        (provide_zone(TimeZone::Utc), view! { <ReservationView detail/> })
+    });
+    let explanation = || first_text(&host, ".status-explanation");
+    let banner = || first_text(&host, ".banner-body");
+    assert!(explanation().contains("workloads stop in 2 days (4 Dec 2026, 09:30 UTC)"), "{}", explanation());
+    assert!(banner().contains("stopped on 4 Dec 2026, 09:30 UTC unless"), "{}", banner());
+
+    zone_switch.0.set(TimeZone::Local);
+    settle().await;
+    let stop = format_time("2026-12-04T09:30:00Z".parse().unwrap(), Zone::System);
+    assert!(explanation().contains(&format!("workloads stop in 2 days ({stop})")), "{}", explanation());
+    assert!(banner().contains(&format!("stopped on {stop} unless")), "{}", banner());
 }

@@ -3,12 +3,15 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, provide_console, reservation, settle, text};
+use console_fixtures::{first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text};
 use leptos::prelude::*;
-use reservations_console::pages::reservations::ReservationsView;
-use reservations_console::state::Role;
+use leptos_router::components::Router;
+use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::domain::time::{format_time, Zone};
+use reservations_console::pages::reservations::{url_filters, Placements, ReservationsView};
+use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -103,6 +106,7 @@ fn a_row_shows_capacity_term_dates_and_contract_ref() {
     assert!(page.contains("NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"), "{page}");
     assert!(page.contains("region atl"), "{page}");
     assert!(host.query_selector(".banner").unwrap().is_none(), "an active reservation needs no action");
+    assert!(host.query_selector(".flag").unwrap().is_none(), "seed 004's figures add up: {page}");
 }
 
 #[wasm_bindgen_test]
@@ -181,4 +185,132 @@ fn an_empty_account_says_so() {
     });
     assert!(text(&host).contains("No reservations yet"));
     assert!(host.query_selector("table").unwrap().is_none());
+}
+
+/// The row of reservation `id` (its link reads `#id`).
+fn row(host: &web_sys::HtmlElement, id: i64) -> web_sys::Element {
+    let rows = host.query_selector_all("tbody tr").unwrap();
+    (0..rows.length())
+        .map(|i| rows.item(i).unwrap().unchecked_into::<web_sys::Element>())
+        .find(|tr| tr.query_selector("a.row-link").unwrap().unwrap().text_content().unwrap() == format!("#{id}"))
+        .unwrap_or_else(|| panic!("no row #{id}"))
+}
+
+fn in_use(host: &web_sys::HtmlElement, id: i64) -> Option<web_sys::Element> {
+    row(host, id).query_selector(".in-use").unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn running_reservations_show_gpus_in_use_of_the_reserved_unknown_never_as_zero() {
+    let list = vec![
+        reservation(json!({ "id": 13 })),
+        reservation(json!({ "id": 12, "region_id": "ams" })),
+        reservation(json!({ "id": 11, "status": "past_due" })),
+        reservation(json!({ "id": 10 })),
+        reservation(json!({ "id": 9, "status": "ended" })),
+    ];
+    let shown = list.clone();
+    let (host, placements) = mount_with(move || {
+        provide_console(Role::Member);
+        let placements = Placements::default();
+        (placements, view! { <ReservationsView reservations=shown placements/> })
+    });
+    let read: Vec<i64> = placements.start(&list).iter().map(|r| r.id).collect();
+    assert_eq!(read, [13, 12, 11, 10], "an ended reservation runs nothing, so it is not read");
+    settle().await;
+    let loading = in_use(&host, 11).expect("a placeholder while reading");
+    assert_eq!(loading.query_selector("[aria-hidden]").unwrap().unwrap().text_content().unwrap(), "…");
+    assert!(loading.class_list().contains("muted"));
+
+    let mut unreachable = seed_nodes();
+    unreachable.workloads_unknown = true;
+    let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-42")]);
+    placements.receive(&list[0], Ok(seed_nodes()));
+    placements.receive(&list[1], Ok(unreachable));
+    placements.receive(&list[3], Err(ApiError::from_response(503, &headers, "", now())));
+    settle().await;
+
+    assert_eq!(in_use(&host, 13).unwrap().text_content().unwrap(), "6 of 32 GPUs in use");
+    let unknown = in_use(&host, 12).unwrap().text_content().unwrap();
+    assert_eq!(unknown, "⚠ placement unknown (region unreachable)");
+    let failed = in_use(&host, 10).unwrap();
+    assert_eq!(failed.query_selector("[aria-hidden]").unwrap().unwrap().text_content().unwrap(), "—");
+    let why = failed.get_attribute("title").unwrap();
+    assert!(why.starts_with("GPUs in use could not be read: The service is temporarily unavailable."), "{why}");
+    assert!(why.ends_with("Request id req-42."), "{why}");
+    assert!(row(&host, 10).text_content().unwrap().contains("324 nodes × 8 GPUs"), "the rest of the row stays");
+    assert!(in_use(&host, 9).is_none());
+}
+
+#[wasm_bindgen_test]
+fn dates_that_disagree_with_the_term_are_flagged_in_words() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=vec![reservation(json!({ "ends_at": "2027-10-01T00:00:00Z" }))]/> }
+    });
+    let flag = host.query_selector("td[data-label='Start → end'] .flag").unwrap().expect("a flag by the dates");
+    assert!(flag.class_list().contains("tone-text-warning"));
+    assert_eq!(
+        flag.text_content().unwrap(),
+        "⚠ 1 Nov 2026 → 1 Oct 2027 is 11 months, not the 12-month term (that would end 1 Nov 2027)."
+    );
+}
+
+#[wasm_bindgen_test]
+async fn past_due_times_follow_the_utc_local_switch() {
+    let (host, zone_switch) = mount_with(|| {
+        provide_console(Role::Member);
+        let r = reservation(json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" }));
+        (provide_zone(TimeZone::Utc), view! { <ReservationsView reservations=vec![r]/> })
+    });
+    let explanation = || first_text(&host, ".status-explanation");
+    let banner = || first_text(&host, ".banner-body");
+    assert!(explanation().starts_with("A payment is overdue since 25 Nov 2026, 00:00 UTC."), "{}", explanation());
+    assert!(explanation().contains("(4 Dec 2026, 09:30 UTC)"), "{}", explanation());
+    assert!(banner().contains("stopped on 4 Dec 2026, 09:30 UTC unless"), "{}", banner());
+
+    zone_switch.0.set(TimeZone::Local);
+    settle().await;
+    let local = |rfc3339: &str| format_time(rfc3339.parse().unwrap(), Zone::System);
+    let (since, stop) = (local("2026-11-25T00:00:00Z"), local("2026-12-04T09:30:00Z"));
+    assert!(explanation().starts_with(&format!("A payment is overdue since {since}.")), "{}", explanation());
+    assert!(explanation().contains(&format!("({stop})")), "{}", explanation());
+    assert!(banner().contains(&format!("stopped on {stop} unless")), "{}", banner());
+    assert!(!explanation().contains("UTC") && !banner().contains("UTC"));
+}
+
+/// The list with its filters bound to the address, as the page has it.
+#[component]
+fn AddressedList() -> impl IntoView {
+    let filters = url_filters();
+    view! { <ReservationsView reservations=list_of_every_status() filters/> }
+}
+
+#[wasm_bindgen_test]
+async fn filters_and_the_zone_are_read_from_the_address_and_written_back_to_it() {
+    let window = web_sys::window().unwrap();
+    let history = window.history().unwrap();
+    let before = window.location().href().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some("/reservations?status=past_due&tz=utc")).unwrap();
+    let (host, zone_switch) = mount_with(|| {
+        provide_console(Role::Member);
+        (provide_zone(TimeZone::Local), view! { <Router><AddressedList/></Router> })
+    });
+    settle().await;
+    let rows = || host.query_selector_all("tbody tr").unwrap().length();
+    let select = |id: &str| host.query_selector(id).unwrap().unwrap().unchecked_into::<web_sys::HtmlSelectElement>().value();
+    assert_eq!(rows(), 1, "a bookmarked filter applies at once");
+    assert!(text(&host).contains("#11"));
+    assert_eq!(select("#filter-status"), "past_due");
+    assert_eq!(zone_switch.get(), TimeZone::Utc, "a shared link can fix the zone");
+
+    choose(&host, "#filter-region", "ord").await;
+    let filtered = window.location().search().unwrap();
+    zone_switch.0.set(TimeZone::Local);
+    settle().await;
+    let local = window.location().search().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    assert_eq!(filtered, "?region=ord&status=past_due&tz=utc");
+    assert_eq!(rows(), 0);
+    assert_eq!(local, "?region=ord&status=past_due", "local times need no parameter");
 }

@@ -296,7 +296,11 @@ function gpuCells(node) {
   return cells;
 }
 
-/** What a card shows below its header: use, cells, workloads. Built whole, swapped in whole. */
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+/** Text from the API in HTML, element text or quoted attribute value: never markup. */
+const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+/** What a card shows below its header — use, cells, workloads — as HTML, set whole. */
 function nodeBody(node) {
   const inUse = node.gpus_in_use ?? node.workloads.reduce((n, w) => n + w.gpus, 0);
   const takes = node.state === "ready";
@@ -304,27 +308,16 @@ function nodeBody(node) {
     const w = node.workloads[use];
     const [kind, kindClass] = w ? kindOf(w.kind) : [];
     const what = w ? `${w.name} (${kind} #${w.id})` : use === "unlisted" ? "in use by no listed workload" : takes ? "free" : "idle, the node is not taking launches";
-    const cell = el("li", { className: `gpu-cell ${w ? kindClass : use}`, title: `GPU ${g + 1} · ${what}` }, w ? String(use + 1) : "");
-    return cell;
+    return `<li class="gpu-cell ${w ? kindClass : use}" title="${esc(`GPU ${g + 1} · ${what}`)}">${w ? use + 1 : ""}</li>`;
   });
   const workloads = node.workloads.map((w, i) => {
     const [kind, kindClass, collection] = kindOf(w.kind);
-    return el(
-      "li",
-      { className: "workload" },
-      el("span", { className: `swatch ${kindClass}` }, String(i + 1)),
-      collection ? el("a", { href: `/${collection}/${w.id}` }, w.name) : w.name,
-      el("span", { className: "workload-meta" }, `${kind} #${w.id} · ${w.gpus === 1 ? "1 GPU" : `${w.gpus} GPUs`}`),
-    );
+    const name = collection ? `<a href="/${collection}/${esc(w.id)}">${esc(w.name)}</a>` : esc(w.name);
+    const meta = `${kind} #${w.id} · ${w.gpus === 1 ? "1 GPU" : `${w.gpus} GPUs`}`;
+    return `<li class="workload"><span class="swatch ${kindClass}">${i + 1}</span>${name}<span class="workload-meta">${esc(meta)}</span></li>`;
   });
   const use = takes ? `${inUse} of ${node.gpus} in use · ${node.gpus - inUse} free` : `${inUse} of ${node.gpus} in use · ${node.gpus - inUse} idle, not taking launches`;
-  return el(
-    "div",
-    { className: "node-body" },
-    el("p", { className: "node-use" }, use),
-    el("ol", { className: "gpu-cells" }, ...cells),
-    el("ol", { className: "node-workloads" }, ...workloads),
-  );
+  return `<p class="node-use">${esc(use)}</p><ol class="gpu-cells">${cells.join("")}</ol><ol class="node-workloads">${workloads.join("")}</ol>`;
 }
 
 /** What a card's body is drawn from, to tell whether it changed. */
@@ -350,9 +343,7 @@ function updateCard(view, node, workloadsUnknown) {
   const placement = placementOf(node);
   if (view.placement === placement) return;
   view.placement = placement;
-  const body = nodeBody(node);
-  view.body.replaceWith(body);
-  view.body = body;
+  view.body.innerHTML = nodeBody(node);
 }
 
 function nodesPage(id) {

@@ -374,8 +374,9 @@ async fn wait_for_polls(browser: &Browser, polls: u64, deadline: Instant) -> Res
     }
 }
 
-/// How long the simulator holds back the poll during which memory is read.
-const HOLD: Duration = Duration::from_secs(4);
+/// How long the simulator holds back the poll during which memory is read: long enough to
+/// see the page still and collect its garbage.
+const HOLD: Duration = Duration::from_secs(3);
 /// A poll count unchanged this long, with a poll held in the simulator, means the page is
 /// idle, waiting on it.
 const STILL: Duration = Duration::from_millis(700);
@@ -507,14 +508,20 @@ pub async fn long_run(
     Ok((run, requests::max_in_flight(&log.requests)))
 }
 
-/// Opens the nodes page at its default interval for `window` and reports the shortest time
-/// between the starts of two `/nodes` requests (and how many gaps there were).
-pub async fn default_interval_gap(
+/// The `/nodes` requests of the nodes page open at its default interval for `window`.
+pub struct DefaultInterval {
+    /// The shortest time between the starts of two requests, and how many gaps there were.
+    pub gap: (f64, usize),
+    pub max_in_flight: u64,
+}
+
+/// Opens the nodes page at its default interval for `window` and reads its `/nodes` requests.
+pub async fn default_interval(
     browser: &Browser,
     page: &Page,
     expected: &Expected,
     window: Duration,
-) -> Result<(f64, usize), String> {
+) -> Result<DefaultInterval, String> {
     page.sim.clear_requests().await;
     browser.goto(&page.url(&nodes_path(expected))).await;
     tokio::time::sleep(window).await;
@@ -526,14 +533,19 @@ pub async fn default_interval_gap(
         page.name,
         window.as_secs()
     ))?;
-    Ok((shortest, gaps.len()))
+    Ok(DefaultInterval {
+        gap: (shortest, gaps.len()),
+        max_in_flight: requests::max_in_flight(&log.requests),
+    })
 }
 
-/// Bounds from the long run's log and the default-interval window.
-pub fn bounds(max_in_flight: u64, gap: (f64, usize)) -> Bounds {
-    Bounds {
-        max_in_flight,
-        min_poll_gap_ms: gap.0,
-        gaps_seen: gap.1,
+impl DefaultInterval {
+    /// Bounds from this window and, for the console, the long run's most in flight.
+    pub fn bounds(&self, long_run_in_flight: Option<u64>) -> Bounds {
+        Bounds {
+            max_in_flight: self.max_in_flight.max(long_run_in_flight.unwrap_or(0)),
+            min_poll_gap_ms: self.gap.0,
+            gaps_seen: self.gap.1,
+        }
     }
 }

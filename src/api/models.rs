@@ -225,46 +225,11 @@ pub(crate) mod tests {
         "contract_ref": "MSA-2026-014"
     }]"#;
 
-    pub(crate) const SEED_DETAIL: &str = r#"{
-        "id": 12, "status": "active", "region_id": "atl",
-        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
-        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
-        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-        "contract_ref": "MSA-2026-014",
-        "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
-        "amendments": [{
-            "effective_at": "2027-02-01T00:00:00Z",
-            "node_count_before": 4, "node_count_after": 6,
-            "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
-            "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
-            "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
-        }],
-        "payment": {
-            "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0,
-            "fs_rate_usd_per_gib_month": 0, "funding": "invoice",
-            "advance_usd": 29200, "advance_remaining_usd": 29200,
-            "next_charge": {
-                "period_index": 1, "adjustment": false,
-                "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
-                "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760,
-                "advance_applied_usd": 0, "status": "scheduled"
-            },
-            "charges": []
-        }
-    }"#;
+    /// Seed 004's detail as the owner reads it, December 2026 its first charge, and its
+    /// nodes example: files shared with the page tests.
+    pub(crate) const SEED_DETAIL: &str = include_str!("../../fixtures/seed_004_detail.json");
 
-    pub(crate) const SEED_NODES: &str = r#"{
-        "nodes": [
-            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6,
-              "workloads": [
-                { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4 },
-                { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 }
-              ] },
-            { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
-        ],
-        "workloads_unknown": false
-    }"#;
+    pub(crate) const SEED_NODES: &str = include_str!("../../fixtures/seed_004_nodes.json");
 
     #[test]
     fn decodes_the_seed_list_example() {

@@ -5,17 +5,22 @@
 //! whose fields are signals set only when the value changed. `<For>` then never recreates
 //! a card while the keys stay the same (each card created and removed would also keep
 //! ~85 bytes of wasm memory in Leptos 0.8), and a poll in which k nodes changed touches
-//! only those k cards. The cells of a card are rebuilt in place from its placement
-//! signal, so only the attributes and texts that differ are written.
+//! only those k cards.
+//!
+//! A card's body (use, cells, workloads, flags) has no reactivity of its own: it is written
+//! as one piece of HTML, the API's text escaped, and set whole when the placement changes.
+//! That is one DOM mutation per changed card, and one call out of wasm where building the
+//! body element by element took over a hundred, each copying its strings out of wasm
+//! memory: most of the first grid's time went there.
 
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
-use leptos::either::Either;
 use leptos::prelude::*;
 use std::collections::HashMap;
+use std::fmt::{self, Write};
 
 /// One node's card data. Clones share the signals.
 #[derive(Clone)]
@@ -142,8 +147,30 @@ fn kind_class(kind: &WorkloadKind) -> &'static str {
     }
 }
 
+/// Text from the API (names, kinds, states) in HTML: escaped for element text and for
+/// double-quoted attribute values alike, so a workload named like markup shows as text.
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+            f.write_str(&rest[..at])?;
+            f.write_str(match rest.as_bytes()[at] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                _ => "&#39;",
+            })?;
+            rest = &rest[at + 1..];
+        }
+        f.write_str(rest)
+    }
+}
+
 /// One GPU: its class, hover text and the number of its workload in the list below.
-fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) -> impl IntoView {
+fn write_cell(html: &mut String, index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) {
     let idle = cell.usage == Use::Free && !takes_launches;
     let what = match cell.usage {
         Use::Workload(i) => workloads
@@ -161,17 +188,15 @@ fn cell_view(index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_
         Use::Unknown => "?".to_owned(),
         Use::Unlisted | Use::Free => String::new(),
     };
-    let class = format!(
-        "gpu-cell {}{}{}",
-        use_class(cell.usage, workloads),
-        if idle { " idle" } else { "" },
-        if cell.beyond { " beyond" } else { "" }
-    );
-    view! { <li class=class title=title>{label}</li> }
+    let class = use_class(cell.usage, workloads);
+    let idle = if idle { " idle" } else { "" };
+    let beyond = if cell.beyond { " beyond" } else { "" };
+    // Writing into a String cannot fail.
+    let _ = write!(html, r#"<li class="gpu-cell {class}{idle}{beyond}" title="{}">{}</li>"#, Escaped(&title), Escaped(&label));
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
-fn workload_view(index: usize, w: &Workload) -> impl IntoView {
+fn write_workload(html: &mut String, index: usize, w: &Workload) {
     // Reserved billing is the norm on these nodes (and `/nodes` may omit the field): only
     // a value the console does not know is worth a word.
     let billing = match &w.billing {
@@ -179,13 +204,16 @@ fn workload_view(index: usize, w: &Workload) -> impl IntoView {
         Some(Billing::Reserved) | None => String::new(),
     };
     let gpus = if w.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", w.gpus) };
-    view! {
-        <li class="workload">
-            <span class=format!("swatch {}", kind_class(&w.kind)) aria-hidden="true">{(index + 1).to_string()}</span>
-            <a class="workload-name" href=workload_page_path(&w.kind, w.id)>{w.name.clone()}</a>
-            <span class="workload-meta">{format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id)}</span>
-        </li>
-    }
+    let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
+    let href = workload_page_path(&w.kind, w.id).map_or_else(String::new, |path| format!(r#" href="{}""#, Escaped(&path)));
+    let _ = write!(
+        html,
+        r#"<li class="workload"><span class="swatch {}" aria-hidden="true">{}</span><a class="workload-name"{href}>{}</a><span class="workload-meta">{}</span></li>"#,
+        kind_class(&w.kind),
+        index + 1,
+        Escaped(&w.name),
+        Escaped(&meta)
+    );
 }
 
 /// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read. The free
@@ -198,9 +226,8 @@ fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> S
     }
 }
 
-/// A card's placement part — use, cells, workloads, flags — built from one read of its
-/// signals.
-fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placement>, repeated: bool) -> impl IntoView {
+/// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
+fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placement>, repeated: bool) -> String {
     let node = Node {
         display_name: name.to_owned(),
         state: state.clone(),
@@ -210,34 +237,32 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
     };
     let takes_launches = accepts_launches(&node);
     let workloads = &node.workloads[..];
+    let mut html = String::with_capacity(1024);
+    let _ = write!(html, r#"<p class="node-use num">{}</p><ol class="gpu-cells" aria-hidden="true">"#, Escaped(&use_text(gpus, placement, takes_launches)));
     let drawn = grid::cells(gpus, placement);
-    let clipped = (drawn.clipped > 0).then(|| view! { <li class="gpu-more">{format!("+{} more", drawn.clipped)}</li> });
-    let cells = drawn
-        .cells
-        .into_iter()
-        .enumerate()
-        .map(|(i, cell)| cell_view(i, cell, gpus, workloads, takes_launches))
-        .collect::<Vec<_>>();
-    let listed = workloads.iter().enumerate().map(|(i, w)| workload_view(i, w)).collect::<Vec<_>>();
+    for (i, cell) in drawn.cells.into_iter().enumerate() {
+        write_cell(&mut html, i, cell, gpus, workloads, takes_launches);
+    }
+    if drawn.clipped > 0 {
+        let _ = write!(html, r#"<li class="gpu-more">+{} more</li>"#, drawn.clipped);
+    }
+    html.push_str(r#"</ol><ol class="node-workloads">"#);
+    for (i, w) in workloads.iter().enumerate() {
+        write_workload(&mut html, i, w);
+    }
+    html.push_str("</ol>");
     let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
     if repeated {
         flags.push(format!("The API lists a node named {name} more than once."));
     }
-    let flags = (!flags.is_empty()).then(|| {
-        view! {
-            <ul class="node-flags" role="note">
-                {flags.into_iter().map(|f| view! { <li>{f}</li> }).collect::<Vec<_>>()}
-            </ul>
+    if !flags.is_empty() {
+        html.push_str(r#"<ul class="node-flags" role="note">"#);
+        for flag in &flags {
+            let _ = write!(html, "<li>{}</li>", Escaped(flag));
         }
-    });
-    view! {
-        <div class="node-body">
-            <p class="node-use num">{use_text(gpus, placement, takes_launches)}</p>
-            <ol class="gpu-cells" aria-hidden="true">{cells}{clipped}</ol>
-            <ol class="node-workloads">{listed}</ol>
-            {flags}
-        </div>
+        html.push_str("</ul>");
     }
+    html
 }
 
 #[component]
@@ -250,22 +275,13 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
             view! { <span class=format!("badge tone-{}", tone_name(tone))>{label}</span> }
         }
     };
-    // When the placement changes, the body is built afresh and swapped in, alternating the
-    // two sides of an `Either`: the DOM sees one removal and one insertion per changed
-    // card, where patching cell by cell would cost a mutation per changed text and
-    // attribute (~20 for a node whose workloads all moved).
-    let mut side = false;
+    // Set whole when the placement changes: one mutation, where patching cell by cell
+    // would cost one per changed text and attribute (~20 for a node whose workloads all
+    // moved). A property, not `inner_html`, which would keep a copy of every card's HTML in
+    // wasm memory to compare with the next.
     let body = {
         let name = name.clone();
-        move || {
-            side = !side;
-            let body = placement.with(|p| state.with(|s| node_body(&name, s, gpus.get(), p.as_ref(), repeated)));
-            if side {
-                Either::Left(body)
-            } else {
-                Either::Right(body)
-            }
-        }
+        move || placement.with(|p| state.with(|s| node_body(&name, s, gpus.get(), p.as_ref(), repeated)))
     };
     view! {
         <article class="node-card">
@@ -273,7 +289,7 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
                 <h3 class="node-name">{name}</h3>
                 {badge}
             </header>
-            {body}
+            <div class="node-body" prop:innerHTML=body></div>
         </article>
     }
 }
@@ -293,5 +309,40 @@ pub fn GpuGrid(
                 <NodeCard row/>
             </For>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::enums::WorkloadKind;
+
+    #[test]
+    fn text_from_the_api_is_escaped_for_text_and_attributes() {
+        let escaped = Escaped(r#"<img src=x onerror="a('b')"> & co"#).to_string();
+        assert_eq!(escaped, "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt; &amp; co");
+        assert_eq!(Escaped("train-run-38").to_string(), "train-run-38");
+    }
+
+    #[test]
+    fn a_body_has_a_cell_per_gpu_and_a_linked_entry_per_workload() {
+        let workload = |kind: &str, id, name: &str, gpus| Workload {
+            kind: WorkloadKind::from(kind),
+            id,
+            name: name.into(),
+            gpus,
+            billing: None,
+        };
+        let placement = Placement {
+            gpus_in_use: Some(3),
+            workloads: vec![workload("gpu_cluster", 418, "a<b", 2), workload("batch_job", 7, "odd", 1)],
+        };
+        let html = node_body("node-1", &NodeState::Ready, 4, Some(&placement), false);
+        assert_eq!(html.matches(r#"<li class="gpu-cell "#).count(), 4, "{html}");
+        assert!(html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#), "{html}");
+        assert!(html.contains(r#"<li class="gpu-cell free" title="GPU 4 · free"></li>"#), "{html}");
+        assert!(html.contains(r#"<a class="workload-name" href="/gpu-clusters/418">a&lt;b</a>"#), "{html}");
+        assert!(html.contains(r#"<a class="workload-name">odd</a>"#), "an unknown kind has no link: {html}");
+        assert!(!html.contains("node-flags"), "{html}");
     }
 }

@@ -72,7 +72,9 @@ impl<T: Clone + 'static> Remote<T> {
             let request = state.session().map(|s| (s.id, fetch(s.connection)));
             async move {
                 let Some((session, request)) = request else { return };
-                snapshot.update(|s| {
+                // The page may be gone by the time this runs, and is more likely so after
+                // the await: every write below is a `try_`, a no-op on a disposed signal.
+                snapshot.try_update(|s| {
                     if s.session != session || !is_retry {
                         *s = Snapshot::empty(session);
                     }
@@ -123,8 +125,9 @@ impl<T: Clone + 'static> Remote<T> {
         self.current(|s| Some(s.loading)).unwrap_or(true)
     }
 
+    /// Reads again. Nothing happens once the page is gone (a late callback).
     pub fn refetch(&self) {
-        self.retries.update(|n| *n += 1);
+        self.retries.try_update(|n| *n += 1);
     }
 }
 

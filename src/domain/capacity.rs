@@ -70,6 +70,39 @@ pub fn totals(response: &NodesResponse) -> Totals {
     t
 }
 
+/// Whether the reservation's nodes run workloads, so that reading its placement tells
+/// something (seed 004: past_due only pauses new launches; suspended stopped them).
+pub fn runs_workloads(status: &ReservationStatus) -> bool {
+    matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
+}
+
+/// GPUs in use of those reserved, for a reservation's summary line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InUseOfReserved {
+    /// `reserved` is the terms' `node_count × gpus_per_node`.
+    Known { in_use: i64, reserved: i64 },
+    /// The region could not be read: unknown, never zero.
+    Unknown,
+}
+
+impl InUseOfReserved {
+    pub fn of(r: &Reservation, response: &NodesResponse) -> Self {
+        match totals(response).in_use {
+            Some(in_use) => InUseOfReserved::Known { in_use, reserved: r.node_count * r.gpus_per_node },
+            None => InUseOfReserved::Unknown,
+        }
+    }
+}
+
+impl std::fmt::Display for InUseOfReserved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InUseOfReserved::Known { in_use, reserved } => write!(f, "{in_use} of {reserved} GPUs in use"),
+            InUseOfReserved::Unknown => f.write_str("placement unknown (region unreachable)"),
+        }
+    }
+}
+
 /// What does not add up on a node, in plain words (empty when all is consistent).
 pub fn inconsistencies(node: &Node) -> Vec<String> {
     let mut out = Vec::new();
@@ -321,5 +354,27 @@ mod tests {
         }
         let p = predict_launch(&seed_reservation(), Some(&n), 1, false);
         assert!(matches!(p, Prediction::WouldFail { explanation, .. } if explanation == "No GPUs are free on a ready node right now."));
+    }
+
+    #[test]
+    fn in_use_of_reserved_counts_against_nodes_times_gpus_per_node() {
+        let figure = InUseOfReserved::of(&seed_reservation(), &seed_nodes());
+        assert_eq!(figure, InUseOfReserved::Known { in_use: 9, reserved: 32 });
+        assert_eq!(figure.to_string(), "9 of 32 GPUs in use");
+    }
+
+    #[test]
+    fn in_use_of_an_unreachable_region_is_unknown_not_zero() {
+        let figure = InUseOfReserved::of(&seed_reservation(), &unreachable());
+        assert_eq!(figure, InUseOfReserved::Unknown);
+        assert_eq!(figure.to_string(), "placement unknown (region unreachable)");
+    }
+
+    #[test]
+    fn only_active_and_past_due_reservations_run_workloads() {
+        let running: Vec<bool> = ReservationStatus::KNOWN.iter().map(runs_workloads).collect();
+        // assigning, scheduled, awaiting_payment, active, past_due, suspended, ended
+        assert_eq!(running, [false, false, false, true, true, false, false]);
+        assert!(!runs_workloads(&ReservationStatus::Unknown("hibernating".into())));
     }
 }

@@ -37,18 +37,64 @@ fn unrecognised(raw: &str) -> StatusText {
         &format!("{raw} (unrecognised)"),
         Tone::Unknown,
         format!("The API reports the status “{raw}”, which this console does not know yet."),
-        "Unknown: a launch may be refused; the launch answer will say why.",
+        UNRECOGNISED_LAUNCHES,
     )
 }
 
-/// A reservation's status (seed 004), with the past-due countdown when `stops_at` is known.
-pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
+/// What a reservation's status means for launching on it (seed 004), with the sentence
+/// that says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchAccess {
+    Open(&'static str),
+    /// The status rules new launches out.
+    Closed(&'static str),
+    /// A status the console does not know: a launch may be tried; its answer will say.
+    Unrecognised(&'static str),
+}
+
+impl LaunchAccess {
+    pub fn words(self) -> &'static str {
+        match self {
+            LaunchAccess::Open(w) | LaunchAccess::Closed(w) | LaunchAccess::Unrecognised(w) => w,
+        }
+    }
+
+    /// Whether a launch is worth offering: only a known status can rule it out.
+    pub fn allows_launch(self) -> bool {
+        !matches!(self, LaunchAccess::Closed(_))
+    }
+}
+
+pub fn launch_access(status: &ReservationStatus) -> LaunchAccess {
+    use LaunchAccess::{Closed, Open, Unrecognised};
+    match status {
+        ReservationStatus::Assigning => Closed("Not yet: launches open once the nodes are set up."),
+        ReservationStatus::Scheduled => Closed("Not yet: launches open when the term starts."),
+        ReservationStatus::AwaitingPayment => {
+            Closed("Paused: launches and new storage wait until the first invoice is paid (Billing → Invoices).")
+        }
+        ReservationStatus::Active => Open("Open: launch on the reserved nodes at no hourly charge."),
+        ReservationStatus::PastDue => Closed(
+            "New launches paused until the overdue payment is made; running workloads keep running until the stop date.",
+        ),
+        ReservationStatus::Suspended => Closed("Closed: nothing runs here until the reservation is restored."),
+        ReservationStatus::Ended => Closed("Closed: launch elsewhere, or renew (a renewal is a new reservation)."),
+        ReservationStatus::Unknown(_) => Unrecognised(UNRECOGNISED_LAUNCHES),
+    }
+}
+
+const UNRECOGNISED_LAUNCHES: &str = "Unknown: a launch may be refused; the launch answer will say why.";
+
+/// A reservation's status (seed 004), with the past-due countdown when `stops_at` is known
+/// and its times in `zone`.
+pub fn reservation_status_in(r: &Reservation, now: Timestamp, zone: Zone) -> StatusText {
+    let launches = launch_access(&r.status).words();
     match &r.status {
         ReservationStatus::Assigning => status_text(
             "Assigning",
             Tone::Info,
             "EcoLink is assigning nodes to this reservation.".to_owned(),
-            "Not yet: launches open once the nodes are set up.",
+            launches,
         ),
         ReservationStatus::Scheduled => status_text(
             "Scheduled",
@@ -57,14 +103,14 @@ pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
                 Some(when) => format!("The nodes are being set up; the reservation {when}."),
                 None => "The nodes are being set up.".to_owned(),
             },
-            "Not yet: launches open when the term starts.",
+            launches,
         ),
         ReservationStatus::AwaitingPayment => status_text(
             "Awaiting payment",
             Tone::Warning,
             "The reservation starts when its first invoice is paid; its start and end dates are set then."
                 .to_owned(),
-            "Paused: launches and new storage wait until the first invoice is paid (Billing → Invoices).",
+            launches,
         ),
         ReservationStatus::Active => status_text(
             "Active",
@@ -73,19 +119,14 @@ pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
                 Some(when) => format!("The reserved GPUs are yours; the term {when}."),
                 None => "The reserved GPUs are yours.".to_owned(),
             },
-            "Open: launch on the reserved nodes at no hourly charge.",
+            launches,
         ),
-        ReservationStatus::PastDue => status_text(
-            "Past due",
-            Tone::Danger,
-            past_due_explanation(r, now),
-            "New launches paused until the overdue payment is made; running workloads keep running until the stop date.",
-        ),
+        ReservationStatus::PastDue => status_text("Past due", Tone::Danger, past_due_explanation(r, now, zone), launches),
         ReservationStatus::Suspended => status_text(
             "Suspended",
             Tone::Danger,
             "Payment stayed overdue, so the workloads on this reservation were stopped.".to_owned(),
-            "Closed: nothing runs here until the reservation is restored.",
+            launches,
         ),
         ReservationStatus::Ended => status_text(
             "Ended",
@@ -94,21 +135,27 @@ pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
                 Some(when) => format!("The term is over; it {when}."),
                 None => "The term is over.".to_owned(),
             },
-            "Closed: launch elsewhere, or renew (a renewal is a new reservation).",
+            launches,
         ),
         ReservationStatus::Unknown(raw) => unrecognised(raw),
     }
 }
 
+/// [`reservation_status_in`] with its times in UTC, for a badge (label and tone do not
+/// depend on the zone).
+pub fn reservation_status(r: &Reservation, now: Timestamp) -> StatusText {
+    reservation_status_in(r, now, Zone::Utc)
+}
+
 /// "New launches paused; workloads stop in 2 days (4 Dec 2026, 00:00 UTC)."
-fn past_due_explanation(r: &Reservation, now: Timestamp) -> String {
+fn past_due_explanation(r: &Reservation, now: Timestamp, zone: Zone) -> String {
     let mut text = "A payment is overdue".to_owned();
     if let Some(since) = r.past_due_since {
-        text.push_str(&format!(" since {}", format_time(since, Zone::Utc)));
+        text.push_str(&format!(" since {}", format_time(since, zone)));
     }
     text.push_str(". New launches paused");
     match (countdown(r, now), r.stops_at) {
-        (Some(when), Some(at)) => text.push_str(&format!("; {when} ({}) unless it is paid.", format_time(at, Zone::Utc))),
+        (Some(when), Some(at)) => text.push_str(&format!("; {when} ({}) unless it is paid.", format_time(at, zone))),
         _ => text.push_str("; running workloads will be stopped unless it is paid."),
     }
     text
@@ -162,9 +209,9 @@ pub struct Banner {
     pub body: String,
 }
 
-/// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise.
-/// Times are in UTC: the banner stands alone, without the page's zone switch.
-pub fn needs_action(r: &Reservation) -> Option<Banner> {
+/// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise; its
+/// times in `zone`.
+pub fn needs_action(r: &Reservation, zone: Zone) -> Option<Banner> {
     let banner = |tone, title: &str, body: String| Some(Banner { tone, title: title.to_owned(), body });
     match r.status {
         ReservationStatus::PastDue => banner(
@@ -173,7 +220,7 @@ pub fn needs_action(r: &Reservation) -> Option<Banner> {
             match r.stops_at {
                 Some(at) => format!(
                     "Running workloads will be stopped on {} unless the overdue invoice is paid. Pay it under Billing → Invoices.",
-                    format_time(at, Zone::Utc)
+                    format_time(at, zone)
                 ),
                 None => "Running workloads will be stopped unless the overdue invoice is paid. Pay it under Billing → Invoices.".to_owned(),
             },
@@ -199,6 +246,14 @@ mod tests {
 
     fn with_status(status: ReservationStatus) -> Reservation {
         Reservation { status, ..seed_reservation() }
+    }
+
+    fn past_due_since_25_nov_stopping_4_dec() -> Reservation {
+        Reservation {
+            past_due_since: Some(at(2026, 11, 25, 0, 0)),
+            stops_at: Some(at(2026, 12, 4, 15, 0)),
+            ..with_status(ReservationStatus::PastDue)
+        }
     }
 
     fn org(status: OrgReservationStatus) -> OrgReservation {
@@ -231,11 +286,7 @@ mod tests {
 
     #[test]
     fn past_due_pauses_launches_and_counts_down_to_the_stop() {
-        let r = Reservation {
-            past_due_since: Some(at(2026, 11, 25, 0, 0)),
-            stops_at: Some(at(2026, 12, 4, 15, 0)),
-            ..with_status(ReservationStatus::PastDue)
-        };
+        let r = past_due_since_25_nov_stopping_4_dec();
         let t = reservation_status(&r, at(2026, 12, 2, 14, 5));
         assert_eq!(t.tone, Tone::Danger);
         assert_eq!(
@@ -291,13 +342,40 @@ mod tests {
     #[test]
     fn banners_only_for_statuses_that_need_the_owner() {
         let past_due = Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
-        let b = needs_action(&past_due).unwrap();
+        let b = needs_action(&past_due, Zone::Utc).unwrap();
         assert_eq!((b.tone, b.title.as_str()), (Tone::Danger, "Payment overdue: new launches are paused"));
         assert!(b.body.starts_with("Running workloads will be stopped on 4 Dec 2026, 15:00 UTC"));
-        assert_eq!(needs_action(&with_status(ReservationStatus::AwaitingPayment)).unwrap().tone, Tone::Warning);
-        assert!(needs_action(&with_status(ReservationStatus::Suspended)).unwrap().title.starts_with("Suspended"));
+        assert_eq!(needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc).unwrap().tone, Tone::Warning);
+        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc).unwrap().title.starts_with("Suspended"));
         for quiet in [ReservationStatus::Active, ReservationStatus::Ended, ReservationStatus::Scheduled, ReservationStatus::Unknown("x".into())] {
-            assert_eq!(needs_action(&with_status(quiet)), None);
+            assert_eq!(needs_action(&with_status(quiet), Zone::Utc), None);
         }
+    }
+
+    #[test]
+    fn past_due_times_follow_the_chosen_zone() {
+        let r = past_due_since_25_nov_stopping_4_dec();
+        let berlin = Zone::Local(chrono::FixedOffset::east_opt(3600).unwrap());
+        assert_eq!(
+            reservation_status_in(&r, at(2026, 12, 2, 14, 5), berlin).explanation,
+            "A payment is overdue since 25 Nov 2026, 01:00. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00) unless it is paid."
+        );
+        assert!(needs_action(&r, berlin).unwrap().body.starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 unless"));
+    }
+
+    #[test]
+    fn only_an_active_reservation_is_open_for_launches() {
+        let open: Vec<bool> = ReservationStatus::KNOWN.iter().map(|s| launch_access(s).allows_launch()).collect();
+        // assigning, scheduled, awaiting_payment, active, past_due, suspended, ended
+        assert_eq!(open, [false, false, false, true, false, false, false]);
+        assert_eq!(launch_access(&ReservationStatus::PastDue).words(), reservation_status(&with_status(ReservationStatus::PastDue), at(2026, 12, 2, 0, 0)).launches);
+    }
+
+    #[test]
+    fn an_unknown_status_does_not_rule_a_launch_out() {
+        let access = launch_access(&ReservationStatus::Unknown("hibernating".into()));
+        assert!(matches!(access, LaunchAccess::Unrecognised(_)));
+        assert!(access.allows_launch());
+        assert!(access.words().contains("the launch answer will say why"));
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
-use chrono::{Datelike, FixedOffset, TimeDelta, Timelike};
+use chrono::{Datelike, FixedOffset, Months, TimeDelta, Timelike};
 
 /// The zone times are shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +143,64 @@ pub fn countdown(r: &Reservation, now: Timestamp) -> Option<String> {
     }
 }
 
+/// Why `starts_at` → `ends_at` is not `term_months` calendar months (in UTC), or `None`
+/// when it is, or when there is nothing to compare yet (no dates until the first invoice
+/// is paid, no end set). A start on a month's last day may end on the clamped day
+/// (31 Jan + 1 month = 28 Feb) or on the target month's last day (28 Feb + 1 month =
+/// 31 Mar): both conventions are accepted.
+pub fn term_mismatch(r: &Reservation) -> Option<String> {
+    let term = u32::try_from(r.term_months).ok().filter(|m| *m >= 1);
+    let Some(term) = term else {
+        return Some(format!("The API reports a term of {} months.", r.term_months));
+    };
+    let (start, end) = (r.starts_at?, r.ends_at?);
+    if end <= start {
+        return Some(format!(
+            "The end ({}) is not after the start ({}).",
+            format_utc_date(end),
+            format_utc_date(start)
+        ));
+    }
+    let expected = start.checked_add_months(Months::new(term))?;
+    let month_end = is_last_day_of_month(start).then(|| last_day_of_month(expected));
+    if end == expected || Some(end) == month_end {
+        return None;
+    }
+    Some(format!(
+        "{} → {} is {}, not the {term}-month term (that would end {}).",
+        format_utc_date(start),
+        format_utc_date(end),
+        months_and_rest(start, end),
+        format_utc_date(expected)
+    ))
+}
+
+fn is_last_day_of_month(t: Timestamp) -> bool {
+    (t + TimeDelta::days(1)).day() == 1
+}
+
+/// The same time of day on the last day of `t`'s month.
+fn last_day_of_month(t: Timestamp) -> Timestamp {
+    let mut day = t;
+    while !is_last_day_of_month(day) {
+        day += TimeDelta::days(1);
+    }
+    day
+}
+
+/// `12 months`, `11 months and 30 days`, `20 days` from `start` to `end` (`start < end`).
+fn months_and_rest(start: Timestamp, end: Timestamp) -> String {
+    let months = whole_months(start, end);
+    let after_months = u32::try_from(months).ok().and_then(|m| start.checked_add_months(Months::new(m))).unwrap_or(start);
+    let rest = span_between(after_months, end);
+    let whole = Span { count: months, unit: "month" };
+    match (months, rest.is_empty()) {
+        (0, _) => rest.to_string(),
+        (_, true) => whole.to_string(),
+        _ => format!("{whole} and {rest}"),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -256,5 +314,48 @@ pub(crate) mod tests {
     fn an_active_term_whose_end_passed_says_so() {
         let r = seed_reservation();
         assert_eq!(countdown(&r, at(2027, 11, 3, 0, 0)).as_deref(), Some("term end passed 2 days ago"));
+    }
+
+    fn term(start: Option<Timestamp>, end: Option<Timestamp>, months: i64) -> Reservation {
+        Reservation { starts_at: start, ends_at: end, term_months: months, ..seed_reservation() }
+    }
+
+    #[test]
+    fn the_seed_term_agrees_with_its_dates() {
+        assert_eq!(term_mismatch(&seed_reservation()), None);
+    }
+
+    #[test]
+    fn an_end_a_month_short_of_the_term_is_flagged_with_the_expected_end() {
+        let r = term(Some(at(2026, 11, 1, 0, 0)), Some(at(2027, 10, 1, 0, 0)), 12);
+        assert_eq!(
+            term_mismatch(&r).as_deref(),
+            Some("1 Nov 2026 → 1 Oct 2027 is 11 months, not the 12-month term (that would end 1 Nov 2027).")
+        );
+        let r = term(Some(at(2026, 11, 1, 0, 0)), Some(at(2027, 11, 2, 0, 0)), 12);
+        assert!(term_mismatch(&r).unwrap().contains("is 12 months and 1 day, not the 12-month term"));
+        let r = term(Some(at(2026, 11, 1, 0, 0)), Some(at(2026, 11, 21, 0, 0)), 1);
+        assert!(term_mismatch(&r).unwrap().contains("is 20 days, not the 1-month term"));
+    }
+
+    #[test]
+    fn a_month_end_start_may_end_clamped_or_on_the_last_day() {
+        assert_eq!(term_mismatch(&term(Some(at(2027, 1, 31, 0, 0)), Some(at(2027, 2, 28, 0, 0)), 1)), None);
+        assert_eq!(term_mismatch(&term(Some(at(2027, 8, 31, 0, 0)), Some(at(2028, 2, 29, 0, 0)), 6)), None, "leap year");
+        assert_eq!(term_mismatch(&term(Some(at(2027, 2, 28, 0, 0)), Some(at(2027, 3, 28, 0, 0)), 1)), None);
+        assert_eq!(term_mismatch(&term(Some(at(2027, 2, 28, 0, 0)), Some(at(2027, 3, 31, 0, 0)), 1)), None);
+        let rolled_over = term(Some(at(2027, 1, 31, 0, 0)), Some(at(2027, 3, 3, 0, 0)), 1);
+        assert!(term_mismatch(&rolled_over).unwrap().contains("is 1 month and 3 days, not the 1-month term (that would end 28 Feb 2027)"));
+        let mid_month = term(Some(at(2027, 1, 15, 0, 0)), Some(at(2027, 2, 28, 0, 0)), 1);
+        assert!(term_mismatch(&mid_month).is_some(), "only a month-end start may end on a month's last day");
+    }
+
+    #[test]
+    fn open_dates_cannot_disagree_but_a_bad_term_or_order_can() {
+        assert_eq!(term_mismatch(&term(None, None, 12)), None, "awaiting payment: set when the first invoice is paid");
+        assert_eq!(term_mismatch(&term(Some(at(2026, 11, 1, 0, 0)), None, 12)), None, "no end set yet");
+        assert_eq!(term_mismatch(&term(None, None, 0)).as_deref(), Some("The API reports a term of 0 months."));
+        let backwards = term(Some(at(2027, 11, 1, 0, 0)), Some(at(2026, 11, 1, 0, 0)), 12);
+        assert_eq!(term_mismatch(&backwards).as_deref(), Some("The end (1 Nov 2026) is not after the start (1 Nov 2027)."));
     }
 }

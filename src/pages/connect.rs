@@ -5,6 +5,7 @@ use crate::api::assumptions::DEFAULT_BASE_URL;
 use crate::api::client::{self, key_problem, Connection};
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
+use crate::components::field::Field;
 use crate::components::header::set_page_title;
 use crate::state::{detect_role, use_connection, Rejection};
 use leptos::prelude::*;
@@ -49,16 +50,19 @@ fn ConnectForm() -> impl IntoView {
         let navigate = navigate.clone();
         busy.set(true);
         failure.set(None);
+        // The page may be left during the requests: its signals are written with `try_`.
         spawn_local(async move {
             match client::list_reservations(&connection).await {
                 Ok(list) => {
                     let role = detect_role(&connection, &list).await;
                     let target = state.take_return_path();
-                    key.set(String::new());
+                    key.try_set(String::new());
                     state.connect(connection, keep_for_tab, role);
                     navigate(&target, Default::default());
                 }
-                Err(err) => failure.set(Some(err)),
+                Err(err) => {
+                    failure.try_set(Some(err));
+                }
             }
             busy.try_set(false);
         });
@@ -80,47 +84,34 @@ fn ConnectForm() -> impl IntoView {
                         .map(|rejection| view! { <RejectedNotice rejection/> })
                 }}
                 <form class="connect-form" on:submit=submit novalidate=true aria-busy=move || busy.get().to_string()>
-                    <div class="field">
-                        <label for="base-url">"API base URL"</label>
-                        <input
-                            id="base-url"
-                            name="base_url"
-                            type="text"
-                            inputmode="url"
-                            autocomplete="url"
-                            spellcheck="false"
-                            aria-describedby="base-url-help"
-                            bind:value=base_url
-                        />
-                        <p id="base-url-help" class="field-help">
+                    <Field
+                        label="API base URL"
+                        id="base-url"
+                        help=|| view! {
                             <code>"/api"</code>
                             " on this site (the default), or a full address such as "
                             <code>"https://api.ecohash.com"</code>
                             ". The key is sent only there."
-                        </p>
-                    </div>
-                    <div class="field">
-                        <label for="api-key">"API key"</label>
+                        }
+                    >
+                        <input name="base_url" type="text" inputmode="url" autocomplete="url" spellcheck="false" bind:value=base_url/>
+                    </Field>
+                    <Field
+                        label="API key"
+                        id="api-key"
+                        help=|| "Held in this tab's memory only, unless you choose to keep it below."
+                        error=Signal::derive(move || key_error.get().map(str::to_owned))
+                    >
                         <input
-                            id="api-key"
                             name="api_key"
                             type="password"
                             autocomplete="off"
                             autocapitalize="off"
                             spellcheck="false"
                             placeholder="eco_…"
-                            aria-describedby="api-key-help"
-                            aria-invalid=move || key_error.get().is_some().to_string()
-                            aria-errormessage="api-key-error"
                             bind:value=key
                         />
-                        {move || key_error.get().map(|problem| view! {
-                            <p id="api-key-error" class="field-error" role="alert">{problem}</p>
-                        })}
-                        <p id="api-key-help" class="field-help">
-                            "Held in this tab's memory only, unless you choose to keep it below."
-                        </p>
-                    </div>
+                    </Field>
                     <div class="field">
                         <label class="check">
                             <input type="checkbox" name="keep" aria-describedby="keep-help" bind:checked=keep/>

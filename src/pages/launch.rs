@@ -7,6 +7,7 @@ use crate::api::enums::{Billing, WorkloadKind};
 use crate::api::error::{ApiError, ErrorContext};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
+use crate::components::field::Field;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
@@ -215,37 +216,32 @@ pub fn LaunchForm(
                     <div><dt>"GPUs per node"</dt><dd class="num">{per_node.to_string()}</dd></div>
                 </dl>
                 <p class="field-help">"GPU type and region are the reservation's; a launch elsewhere is not covered by it."</p>
-                <div class="field">
-                    <label for="launch-gpus">"GPUs"</label>
+                <Field
+                    label="GPUs"
+                    id="launch-gpus"
+                    help=move || view! { {fit}" All GPUs of a launch are on one node." }
+                    error=Signal::derive(gpus_error)
+                >
                     <input
-                        id="launch-gpus"
                         name="gpus"
                         type="number"
                         inputmode="numeric"
                         min="1"
                         max=per_node.max(1).to_string()
                         step="1"
-                        aria-describedby="launch-gpus-help"
-                        aria-invalid=move || gpus_error().is_some().to_string()
                         bind:value=gpus
                     />
-                    {move || gpus_error().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
-                    <p id="launch-gpus-help" class="field-help">{fit}" All GPUs of a launch are on one node."</p>
-                </div>
-                <div class="field">
-                    <label for="launch-name">"Name"</label>
+                </Field>
+                <Field label="Name" id="launch-name" error=Signal::derive(name_error)>
                     <input
-                        id="launch-name"
                         name="name"
                         type="text"
                         autocomplete="off"
                         spellcheck="false"
                         maxlength=MAX_NAME.to_string()
-                        aria-invalid=move || name_error().is_some().to_string()
                         bind:value=name
                     />
-                    {move || name_error().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
-                </div>
+                </Field>
                 <div class="field">
                     <label class="check">
                         <input type="checkbox" name="interruptible" aria-describedby="launch-int-help" bind:checked=interruptible/>

@@ -8,6 +8,7 @@ use crate::api::models::{NodesResponse, ReservationDetail};
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
+use crate::components::launch_link::LaunchLink;
 use crate::components::remote::Fetched;
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
@@ -52,8 +53,13 @@ impl Default for NodesModel {
 }
 
 impl NodesModel {
-    /// One poll's answer, received at `at`. A failure keeps everything already shown.
+    /// One poll's answer, received at `at`. A failure keeps everything already shown. An
+    /// answer for a page already left is dropped: its signals are disposed, and reading one
+    /// would panic.
     pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
+        if self.latest.is_disposed() {
+            return;
+        }
         match result {
             Ok(response) => {
                 self.store.apply(&response);
@@ -134,7 +140,7 @@ fn NodesLive(id: i64) -> impl IntoView {
                 </div>
                 <div class="page-actions">
                     <CsvButton label="Download placement (CSV)" filename=format!("placement-{id}.csv") contents=csv/>
-                    <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a>
+                    {move || reservation.data().map(|detail| view! { <LaunchLink id status=detail.reservation.status/> })}
                 </div>
             </div>
             <LiveBar live model/>
@@ -176,9 +182,11 @@ fn updated_ago(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
     }
 }
 
-/// The polling state in words (polite live region), with pause/resume.
+/// The polling state in words, with pause/resume. Only the state and what went wrong are
+/// a live region, so a screen reader hears each change once (paused, resumed, a failed
+/// poll, stopped and why, recovered); the data's age ticks beside it, unannounced.
 #[component]
-fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
+pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
     let clock = use_clock();
     let words = move || match live.status() {
         LiveStatus::Live => ("live", "Live"),
@@ -188,19 +196,24 @@ fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
         LiveStatus::Idle => ("stopped", "Stopped after 30 minutes without activity"),
         LiveStatus::Failed => ("stopped", "Stopped after an error"),
     };
-    let detail = move || {
-        let age = model.latest_at().map(|at| updated_ago(clock.now(), at));
-        let failed = model.error.with(Option::is_some);
-        let mut text = match age {
-            Some(age) if failed => format!("last updated {age} — the latest poll failed, shown as stale"),
-            Some(age) if model.unreachable() => format!("updated {age} — region unreachable, placement shown as stale"),
-            Some(age) => format!("updated {age}"),
-            None => "loading…".to_owned(),
+    let failed = move || model.error.with(Option::is_some);
+    let condition = move || {
+        let mut text = if failed() {
+            " — the latest poll failed, shown as stale".to_owned()
+        } else if model.unreachable() {
+            " — region unreachable, placement shown as stale".to_owned()
+        } else {
+            String::new()
         };
         if let LiveStatus::Retrying { failures, wait } = live.status() {
             text.push_str(&format!("; attempt {} failed, next in {} s", failures, wait.as_secs().max(1)));
         }
         text
+    };
+    let age = move || match model.latest_at() {
+        Some(at) if failed() => format!("last updated {}", updated_ago(clock.now(), at)),
+        Some(at) => format!("updated {}", updated_ago(clock.now(), at)),
+        None => "loading…".to_owned(),
     };
     let control = move || {
         let status = live.status();
@@ -215,11 +228,14 @@ fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
     };
     view! {
         <div class="live-bar">
-            <p class="live-status" aria-live="polite">
+            <p class="live-status">
                 <span class=move || format!("live-dot {}", words().0) aria-hidden="true"></span>
-                <strong>{move || words().1}</strong>
-                " · "
-                <span class="num">{detail}</span>
+                <span class="live-state" role="status" aria-live="polite" aria-atomic="true">
+                    <strong>{move || words().1}</strong>
+                    {condition}
+                </span>
+                <span aria-hidden="true">"·"</span>
+                <span class="num live-age">{age}</span>
             </p>
             {control}
         </div>
@@ -241,6 +257,8 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
             l.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count())
         })
     });
+    // The totals of the latest answer stay after a failed poll, marked with their time.
+    let stale_since = Signal::derive(move || model.error.with(Option::is_some).then(|| model.latest_at()).flatten());
     let unreachable = move || {
         model.unreachable().then(|| {
             let last = model.known.with(|k| k.as_ref().map(|f| f.at));
@@ -265,7 +283,7 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
     view! {
         {unreachable}
         {move || latest_totals.get().map(|t| view! {
-            <TotalsPanel totals=t last_known=known_totals.get() flagged=flagged.get()/>
+            <TotalsPanel totals=t last_known=known_totals.get() flagged=flagged.get() stale_since/>
         })}
         {move || match model.latest.with(|l| l.as_ref().map(|f| f.value.nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
@@ -305,7 +323,13 @@ fn count(n: i64) -> String {
 }
 
 #[component]
-fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flagged: usize) -> impl IntoView {
+fn TotalsPanel(
+    totals: Totals,
+    last_known: Option<(Totals, DateTime<Utc>)>,
+    flagged: usize,
+    /// When the figures shown were received, while the latest poll failed.
+    stale_since: Signal<Option<DateTime<Utc>>>,
+) -> impl IntoView {
     let Totals { gpus, in_use, free, unavailable, largest_fit } = totals;
     let sum = match (in_use, free, unavailable) {
         (Some(u), Some(f), Some(n)) => {
@@ -327,8 +351,14 @@ fn TotalsPanel(totals: Totals, last_known: Option<(Totals, DateTime<Utc>)>, flag
         }
     });
     view! {
-        <section class="panel totals-panel" aria-labelledby="totals-heading">
+        <section class="panel totals-panel" class:stale=move || stale_since.with(Option::is_some) aria-labelledby="totals-heading">
             <h2 id="totals-heading">"Capacity"</h2>
+            {move || stale_since.get().map(|at| view! {
+                <p class="totals-stale">
+                    <span class="stale-mark">"Stale"</span>
+                    " as of " <Time at/> " — the latest poll failed; these are the figures last received."
+                </p>
+            })}
             <dl class="facts compact-facts">
                 <div><dt>"GPUs"</dt><dd class="num">{count(gpus)}</dd></div>
                 <div><dt>"In use"</dt><dd class="num">{figure(in_use)}</dd></div>

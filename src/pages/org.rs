@@ -7,6 +7,7 @@ use crate::api::enums::OrgReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::org::{OrgReservation, ReclaimRequest};
 use crate::components::error_panel::ErrorPanel;
+use crate::components::field::Field;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
@@ -55,9 +56,9 @@ pub fn OrgPage() -> impl IntoView {
     }
 }
 
-/// The org id field: validated here, then put in the address (bookmarkable).
+/// The org id field: validated here, then put in the address (bookmarkable). Tests mount it.
 #[component]
-fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
+pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
     let navigate = use_navigate();
     let typed = RwSignal::new(current.get_untracked().unwrap_or_default());
     let problem = RwSignal::new(None::<String>);
@@ -76,26 +77,15 @@ fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
     };
     view! {
         <form class="panel org-picker" on:submit=on_submit novalidate=true>
-            <div class="field">
-                <label for="org-id">"Org id"</label>
-                <div class="inline-field">
-                    <input
-                        id="org-id"
-                        name="org_id"
-                        type="text"
-                        autocomplete="off"
-                        spellcheck="false"
-                        aria-describedby="org-id-help"
-                        aria-invalid=move || problem.get().is_some().to_string()
-                        bind:value=typed
-                    />
-                    <button type="submit" class="button">"Show"</button>
-                </div>
-                {move || problem.get().map(|p| view! { <p class="field-error" role="alert">{p}</p> })}
-                <p id="org-id-help" class="field-help">
-                    "The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "."
-                </p>
-            </div>
+            <Field
+                label="Org id"
+                id="org-id"
+                help=|| view! { "The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "." }
+                error=problem
+                beside=|| view! { <button type="submit" class="button">"Show"</button> }
+            >
+                <input name="org_id" type="text" autocomplete="off" spellcheck="false" bind:value=typed/>
+            </Field>
         </form>
     }
 }
@@ -392,7 +382,7 @@ fn ReclaimPanel(org_id: String, reservation_id: String, units: Vec<String>, on_r
             // `try_set` hands the value back when the page was left meanwhile.
             if step.try_set(next).is_none() {
                 if let Some(done) = reclaimed {
-                    on_reclaimed.run(done);
+                    on_reclaimed.try_run(done);
                 }
             }
         });

@@ -10,19 +10,20 @@ use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
 use crate::components::header::set_page_title;
+use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
-use crate::components::time::{Ago, Period, Time, UtcDate};
+use crate::components::time::{zone, Ago, Period, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
 use crate::domain::billing::{check_advance, check_charge, totals};
 use crate::domain::csv::charges_csv;
-use crate::domain::status::{needs_action, reservation_status, Tone};
-use crate::domain::time::{countdown, format_period, format_utc_date};
-use crate::pages::reservations::{capacity_text, term_text, TermDates};
-use crate::state::{use_clock, use_connection, Role};
+use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
+use crate::domain::time::{countdown, format_period, format_utc_date, term_mismatch};
+use crate::pages::reservations::{capacity_text, term_text, Flag, InUseFigure, Placements, TermDates};
+use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -43,6 +44,10 @@ pub fn ReservationPage() -> impl IntoView {
             Ok(detail)
         }
     });
+    let placements = Placements::default();
+    placements.read_after(Memo::new(move |_| detail.fetched_at()), move || {
+        detail.data().map(|d| vec![d.reservation]).unwrap_or_default()
+    });
     view! {
         <nav class="breadcrumbs" aria-label="Breadcrumb">
             <a href="/reservations">"Reservations"</a>
@@ -50,18 +55,24 @@ pub fn ReservationPage() -> impl IntoView {
             <span aria-current="page">{move || format!("#{}", raw_id())}</span>
         </nav>
         <RemoteStatus remote=detail what="the reservation"/>
-        {move || detail.data().map(|detail| view! { <ReservationView detail/> })}
+        {move || detail.data().map(|detail| view! { <ReservationView detail placements/> })}
     }
 }
 
 /// The whole page from a detail already read. What it shows of billing depends only on
 /// the detail: `payment` is present for the owner's key alone.
 #[component]
-pub fn ReservationView(detail: ReservationDetail) -> impl IntoView {
+pub fn ReservationView(
+    detail: ReservationDetail,
+    /// GPUs in use; none shown without.
+    #[prop(optional)]
+    placements: Placements,
+) -> impl IntoView {
     let clock = use_clock();
+    let tz = use_time_zone();
     let r = detail.reservation.clone();
     let id = r.id;
-    let banner = needs_action(&r);
+    let for_banner = StoredValue::new(r.clone());
     let status = reservation_status(&r, clock.now_untracked());
     let owner = detail.payment.is_some();
     view! {
@@ -79,11 +90,15 @@ pub fn ReservationView(detail: ReservationDetail) -> impl IntoView {
             </div>
             <div class="page-actions">
                 <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"Nodes and workloads"</a>
-                <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a>
+                <LaunchLink id status=r.status.clone()/>
             </div>
         </div>
-        {banner.map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })}
-        <TermsPanel detail=detail.clone()/>
+        {move || {
+            for_banner
+                .with_value(|r| needs_action(r, zone(tz.get())))
+                .map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })
+        }}
+        <TermsPanel detail=detail.clone() placements/>
         <div class="grid-2">
             <StoragePanel storage=detail.storage.clone()/>
             <AmendmentsPanel amendments=detail.amendments.clone() with_rates=owner/>
@@ -96,10 +111,12 @@ pub fn ReservationView(detail: ReservationDetail) -> impl IntoView {
 }
 
 #[component]
-fn TermsPanel(detail: ReservationDetail) -> impl IntoView {
+fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoView {
     let clock = use_clock();
+    let tz = use_time_zone();
     let r = detail.reservation.clone();
     let (nodes, mismatch) = capacity_text(&r);
+    let term_off = term_mismatch(&r);
     let for_status = StoredValue::new(r.clone());
     let marks = detail
         .amendments
@@ -123,7 +140,7 @@ fn TermsPanel(detail: ReservationDetail) -> impl IntoView {
                 <div class="fact-wide">
                     <dt>"Status"</dt>
                     <dd>{move || for_status.with_value(|r| {
-                        let status = reservation_status(r, clock.now());
+                        let status = reservation_status_in(r, clock.now(), zone(tz.get()));
                         view! {
                             <StatusWithExplanation status=status.clone()/>
                             <span class="sub">{status.launches}</span>
@@ -135,13 +152,20 @@ fn TermsPanel(detail: ReservationDetail) -> impl IntoView {
                     <dd class="num">
                         {format!("{} GPUs", r.reserved_gpus)}
                         <span class="sub">{nodes}</span>
-                        {mismatch.map(|m| view! { <span class="sub tone-text-warning">"⚠ " {m}</span> })}
+                        {mismatch.map(|text| view! { <Flag text class="sub"/> })}
+                        <InUseFigure placements id=r.id class="sub"/>
                     </dd>
                 </div>
                 <div><dt>"GPU type"</dt><dd>{r.gpu_type.clone()}</dd></div>
                 <div><dt>"Region"</dt><dd>{r.region_id.clone()}</dd></div>
                 <div><dt>"Term"</dt><dd>{term_text(&r)}</dd></div>
-                <div><dt>"Start → end (UTC)"</dt><dd><TermDates r=r.clone()/></dd></div>
+                <div>
+                    <dt>"Start → end (UTC)"</dt>
+                    <dd>
+                        <TermDates r=r.clone()/>
+                        {term_off.map(|text| view! { <Flag text class="sub"/> })}
+                    </dd>
+                </div>
                 <div>
                     <dt>"Next"</dt>
                     <dd>{move || for_status.with_value(|r| countdown(r, clock.now())).unwrap_or_else(|| "—".to_owned())}</dd>

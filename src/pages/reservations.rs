@@ -3,21 +3,33 @@
 
 use crate::api::client;
 use crate::api::enums::ReservationStatus;
-use crate::api::models::Reservation;
+use crate::api::error::{explain, ApiError, ErrorContext};
+use crate::api::models::{NodesResponse, Reservation};
 use crate::components::banner::ActionBanner;
 use crate::components::header::set_page_title;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
-use crate::components::time::UtcDate;
-use crate::domain::status::{needs_action, reservation_status, Banner};
-use crate::domain::time::countdown;
-use crate::state::use_clock;
+use crate::components::time::{zone, UtcDate};
+use crate::domain::capacity::{runs_workloads, InUseOfReserved};
+use crate::domain::status::{needs_action, reservation_status_in, Banner};
+use crate::domain::time::{countdown, term_mismatch, Zone};
+use crate::state::{use_clock, use_connection, use_time_zone, TimeZone};
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::{use_location, use_navigate, use_query_map};
+use leptos_router::params::ParamsMap;
+use leptos_router::NavigateOptions;
+use std::collections::HashMap;
+use std::time::Duration;
 
 #[component]
 pub fn ReservationsPage() -> impl IntoView {
     set_page_title("Reservations");
     let list = Remote::new(|conn| async move { client::list_reservations(&conn).await });
+    let placements = Placements::default();
+    placements.read_after(Memo::new(move |_| list.fetched_at()), move || list.data().unwrap_or_default());
+    let filters = url_filters();
     view! {
         <div class="page-head">
             <div>
@@ -26,8 +38,217 @@ pub fn ReservationsPage() -> impl IntoView {
             </div>
         </div>
         <RemoteStatus remote=list what="reservations"/>
-        {move || list.data().map(|reservations| view! { <ReservationsView reservations/> })}
+        {move || list.data().map(|reservations| view! { <ReservationsView reservations placements filters/> })}
     }
+}
+
+/// The list's filters: a region and a status (its wire value), empty for all.
+#[derive(Clone, Copy)]
+pub struct ListFilters {
+    region: RwSignal<String>,
+    status: RwSignal<String>,
+}
+
+impl Default for ListFilters {
+    fn default() -> Self {
+        ListFilters { region: RwSignal::new(String::new()), status: RwSignal::new(String::new()) }
+    }
+}
+
+/// Filters kept in the address, `?region=atl&status=past_due` (and `tz=utc` while times are
+/// in UTC), so that a filtered list can be bookmarked and shared. Only these three are
+/// written back: nothing else that sits in the address is carried on. An address with
+/// `tz=utc` switches times to UTC; one without leaves the switch as the user set it. Call
+/// it inside the `<Router>`.
+pub fn url_filters() -> ListFilters {
+    let query = use_query_map();
+    let navigate = use_navigate();
+    let path = use_location().pathname;
+    let tz = use_time_zone();
+    let read = move |q: &ParamsMap, key: &str| q.get(key).unwrap_or_default();
+    let follow_zone = move |q: &ParamsMap| {
+        if q.get_str("tz") == Some("utc") && tz.0.get_untracked() != TimeZone::Utc {
+            tz.0.set(TimeZone::Utc);
+        }
+    };
+    let filters = query.with_untracked(|q| {
+        follow_zone(q);
+        ListFilters { region: RwSignal::new(read(q, "region")), status: RwSignal::new(read(q, "status")) }
+    });
+    // A link or back/forward changed the address: the filters and the zone follow.
+    Effect::new(move || {
+        query.with(|q| {
+            for (signal, key) in [(filters.region, "region"), (filters.status, "status")] {
+                let value = read(q, key);
+                if signal.get_untracked() != value {
+                    signal.set(value);
+                }
+            }
+            follow_zone(q);
+        })
+    });
+    // A filter or the zone changed: the address follows, in place of the current entry.
+    Effect::new(move || {
+        let zone = if tz.get() == TimeZone::Utc { "utc".to_owned() } else { String::new() };
+        let wanted: ParamsMap = [("region", filters.region.get()), ("status", filters.status.get()), ("tz", zone)]
+            .into_iter()
+            .filter(|(_, value)| !value.is_empty())
+            .collect();
+        let wanted = wanted.to_query_string();
+        if query.with_untracked(ParamsMap::to_query_string) != wanted {
+            let options = NavigateOptions { replace: true, scroll: false, ..NavigateOptions::default() };
+            navigate(&format!("{}{wanted}", path.get_untracked()), options);
+        }
+    });
+    filters
+}
+
+/// One reservation's placement read, for its GPUs-in-use figure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Placement {
+    Loading,
+    Read(InUseOfReserved),
+    Failed(ApiError),
+}
+
+/// GPUs in use per reservation (by id), read once each time the page is shown or
+/// refreshed: a summary, not the live view, so never polled. Only reservations whose
+/// nodes run workloads are read; the others have no entry.
+#[derive(Clone, Copy)]
+pub struct Placements {
+    reads: RwSignal<HashMap<i64, Placement>>,
+    /// Bumped by every read: an older read still under way stops writing.
+    generation: StoredValue<u64>,
+}
+
+impl Default for Placements {
+    fn default() -> Self {
+        Placements { reads: RwSignal::new(HashMap::new()), generation: StoredValue::new(0) }
+    }
+}
+
+/// The longest pause a `retry-after` may impose between two reads (CONTRACT.md's cap).
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
+impl Placements {
+    /// What is known of reservation `id` (tracked).
+    pub fn get(&self, id: i64) -> Option<Placement> {
+        self.reads.with(|reads| reads.get(&id).cloned())
+    }
+
+    /// Marks `list`'s reservations that run workloads as loading, dropping anything read
+    /// before; returns them.
+    pub fn start(&self, list: &[Reservation]) -> Vec<Reservation> {
+        let wanted: Vec<Reservation> = list.iter().filter(|r| runs_workloads(&r.status)).cloned().collect();
+        self.generation.update_value(|g| *g += 1);
+        self.reads.set(wanted.iter().map(|r| (r.id, Placement::Loading)).collect());
+        wanted
+    }
+
+    /// One reservation's `/nodes` answer.
+    pub fn receive(&self, r: &Reservation, result: Result<NodesResponse, ApiError>) {
+        let placement = match result {
+            Ok(response) => Placement::Read(InUseOfReserved::of(r, &response)),
+            Err(error) => Placement::Failed(error),
+        };
+        // A no-op once the page is gone.
+        self.reads.try_update(|reads| reads.insert(r.id, placement));
+    }
+
+    /// Reads the placements of `list()` each time `fetched` changes (a list or detail was
+    /// received): one request at a time, and after a 429 or 503 none before its
+    /// `retry-after`, so the reads stay far inside the 200 requests a minute of CONTRACT.md.
+    pub fn read_after(
+        self,
+        fetched: Memo<Option<DateTime<Utc>>>,
+        list: impl Fn() -> Vec<Reservation> + Send + Sync + 'static,
+    ) {
+        let state = use_connection();
+        Effect::new(move || {
+            if fetched.get().is_none() {
+                return;
+            }
+            let (Some(connection), wanted) = untrack(|| (state.connection(), self.start(&list()))) else { return };
+            let generation = self.generation.get_value();
+            spawn_local(async move {
+                let current = move || self.generation.try_get_value() == Some(generation);
+                for r in wanted {
+                    if !current() {
+                        return;
+                    }
+                    let result = client::nodes(&connection, r.id).await;
+                    if !current() {
+                        return;
+                    }
+                    let wait = result.as_ref().err().and_then(ApiError::retry_after);
+                    if let Err(error) = &result {
+                        state.report_unauthorized(error);
+                    }
+                    self.receive(&r, result);
+                    if let Some(wait) = wait {
+                        sleep(wait.min(MAX_WAIT)).await;
+                    }
+                }
+            });
+        });
+    }
+}
+
+/// Resolves after `wait`.
+async fn sleep(wait: Duration) {
+    let millis = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let scheduled = web_sys::window()
+            .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, millis).ok());
+        if scheduled.is_none() {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// "6 of 32 GPUs in use", "placement unknown (region unreachable)", a muted "…" while
+/// reading, "—" with the mapped error on hover when the read failed; nothing for a
+/// reservation whose nodes run no workloads.
+#[component]
+pub fn InUseFigure(placements: Placements, id: i64, class: &'static str) -> impl IntoView {
+    move || {
+        placements.get(id).map(|placement| match placement {
+            Placement::Loading => view! {
+                <span class=format!("{class} in-use muted") aria-busy="true">
+                    <span aria-hidden="true">"…"</span>
+                    <span class="visually-hidden">"Reading GPUs in use"</span>
+                </span>
+            }
+            .into_any(),
+            Placement::Read(figure @ InUseOfReserved::Known { .. }) => {
+                view! { <span class=format!("{class} in-use")>{figure.to_string()}</span> }.into_any()
+            }
+            Placement::Read(figure @ InUseOfReserved::Unknown) => view! {
+                <span class=format!("{class} in-use tone-text-warning")>"⚠ " {figure.to_string()}</span>
+            }
+            .into_any(),
+            Placement::Failed(error) => {
+                let text = explain(&error, &ErrorContext::default());
+                let request = error.request_id.map(|id| format!(" Request id {id}.")).unwrap_or_default();
+                let why = format!("GPUs in use could not be read: {}. {}{request}", text.title, text.explanation);
+                let title = why.clone();
+                view! {
+                    <span class=format!("{class} in-use muted") title=title>
+                        <span aria-hidden="true">"—"</span>
+                        <span class="visually-hidden">{why}</span>
+                    </span>
+                }
+                .into_any()
+            }
+        })
+    }
+}
+
+/// A figure from the API that does not add up, flagged in words beside it.
+#[component]
+pub fn Flag(text: String, class: &'static str) -> impl IntoView {
+    view! { <span class=format!("{class} tone-text-warning flag")>"⚠ " {text}</span> }
 }
 
 /// The distinct (value, label) pairs of a column, in the order they first appear.
@@ -44,14 +265,22 @@ fn distinct(reservations: &[Reservation], pair: impl Fn(&Reservation) -> (String
 
 /// Banners, filters and the table, from a list already read.
 #[component]
-pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
+pub fn ReservationsView(
+    reservations: Vec<Reservation>,
+    /// GPUs in use per reservation; none shown without.
+    #[prop(optional)]
+    placements: Placements,
+    /// Bound to the address on the page ([`url_filters`]); on their own without.
+    #[prop(optional)]
+    filters: ListFilters,
+) -> impl IntoView {
     let all = StoredValue::new(reservations);
-    let region = RwSignal::new(String::new());
-    let status = RwSignal::new(String::new());
+    let ListFilters { region, status } = filters;
+    let tz = use_time_zone();
     let regions = all.with_value(|list| distinct(list, |r| (r.region_id.clone(), r.region_id.clone())));
     let now = use_clock().now_untracked();
     let statuses =
-        all.with_value(|list| distinct(list, |r| (r.status.as_str().to_owned(), reservation_status(r, now).label)));
+        all.with_value(|list| distinct(list, |r| (r.status.as_str().to_owned(), reservation_status_in(r, now, Zone::Utc).label)));
     let shown = Memo::new(move |_| {
         let (region, status) = (region.get(), status.get());
         all.with_value(|list| {
@@ -63,11 +292,11 @@ pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
         })
     });
     let total = all.with_value(Vec::len);
-    let banners = all.with_value(|list| {
+    let banners = move || all.with_value(|list| {
         // Identical banners (two reservations awaiting payment) become one with both links.
         let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
         for r in list {
-            let Some(banner) = needs_action(r) else { continue };
+            let Some(banner) = needs_action(r, zone(tz.get())) else { continue };
             let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
             match grouped.iter_mut().find(|(b, _)| *b == banner) {
                 Some((_, links)) => links.push(link),
@@ -93,9 +322,12 @@ pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
     }
 
     view! {
-        {(!banners.is_empty()).then(|| view! {
-            <section class="banners" aria-label="Needs your action">{banners}</section>
-        })}
+        {move || {
+            let banners = banners();
+            (!banners.is_empty()).then(|| view! {
+                <section class="banners" aria-label="Needs your action">{banners}</section>
+            })
+        }}
         <section class="panel" aria-labelledby="list-title">
             <div class="panel-head">
                 <h2 id="list-title" class="visually-hidden">"All reservations"</h2>
@@ -125,7 +357,7 @@ pub fn ReservationsView(reservations: Vec<Reservation>) -> impl IntoView {
                     </thead>
                     <tbody>
                         <For each=move || shown.get() key=|r| r.id let:r>
-                            <ReservationRow r/>
+                            <ReservationRow r placements/>
                         </For>
                     </tbody>
                 </table>
@@ -179,9 +411,11 @@ pub fn term_text(r: &Reservation) -> String {
 }
 
 #[component]
-fn ReservationRow(r: Reservation) -> impl IntoView {
+fn ReservationRow(r: Reservation, placements: Placements) -> impl IntoView {
     let clock = use_clock();
+    let tz = use_time_zone();
     let (nodes, mismatch) = capacity_text(&r);
+    let term_off = term_mismatch(&r);
     let term = term_text(&r);
     let id = r.id;
     let row = StoredValue::new(r.clone());
@@ -194,7 +428,9 @@ fn ReservationRow(r: Reservation) -> impl IntoView {
                 </span>
             </td>
             <td data-label="Status">
-                {move || row.with_value(|r| view! { <StatusWithExplanation status=reservation_status(r, clock.now())/> })}
+                {move || row.with_value(|r| view! {
+                    <StatusWithExplanation status=reservation_status_in(r, clock.now(), zone(tz.get()))/>
+                })}
             </td>
             <td data-label="GPU type">
                 <span class="gpu-type">{r.gpu_type.clone()}</span>
@@ -203,11 +439,13 @@ fn ReservationRow(r: Reservation) -> impl IntoView {
             <td data-label="Reserved GPUs" class="num">
                 <strong>{r.reserved_gpus}</strong>
                 <span class="cell-sub">{nodes}</span>
-                {mismatch.map(|m| view! { <span class="cell-sub tone-text-warning">"⚠ " {m}</span> })}
+                {mismatch.map(|text| view! { <Flag text class="cell-sub"/> })}
+                <InUseFigure placements id class="cell-sub"/>
             </td>
             <td data-label="Term">{term}</td>
             <td data-label="Start → end">
                 <TermDates r=r.clone()/>
+                {term_off.map(|text| view! { <Flag text class="cell-sub"/> })}
             </td>
             <td data-label="Next">
                 {move || row.with_value(|r| countdown(r, clock.now())).unwrap_or_else(|| "—".to_owned())}

@@ -5,8 +5,10 @@
 use chrono::{DateTime, TimeZone as _, Utc};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
-use reservations_console::api::models::{Reservation, ReservationDetail};
+use reservations_console::api::models::{NodesResponse, Reservation, ReservationDetail};
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
+use std::cell::Cell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
 /// "Today" in every page test: a month into seed 004's term.
@@ -19,15 +21,14 @@ pub fn reservation(overrides: serde_json::Value) -> Reservation {
     serde_json::from_value(merge(list_item_json(), overrides)).unwrap()
 }
 
+/// The list item: the detail without what only the detail carries.
 fn list_item_json() -> serde_json::Value {
-    serde_json::json!({
-        "id": 12, "status": "active", "region_id": "atl",
-        "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-        "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12,
-        "billing_period": "monthly", "starts_at": "2026-11-01T00:00:00Z",
-        "ends_at": "2027-11-01T00:00:00Z", "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-        "contract_ref": "MSA-2026-014"
-    })
+    let mut json = owner_json();
+    let fields = json.as_object_mut().unwrap();
+    for detail_only in ["storage", "amendments", "payment"] {
+        fields.remove(detail_only);
+    }
+    json
 }
 
 /// Seed 004's detail as the owner reads it, with overrides merged in.
@@ -47,38 +48,23 @@ pub fn member_detail() -> ReservationDetail {
     serde_json::from_value(json).unwrap()
 }
 
-/// The list item plus storage, one future amendment and the payment schedule.
+/// Seed 004's detail (the file the native decoding tests read too): the list item plus
+/// storage, one future amendment and the payment schedule.
 fn owner_json() -> serde_json::Value {
-    merge(
-        list_item_json(),
-        serde_json::json!({
-            "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
-            "amendments": [{
-                "effective_at": "2027-02-01T00:00:00Z",
-                "node_count_before": 4, "node_count_after": 6,
-                "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
-                "fs_quota_gib_before": 20000, "fs_quota_gib_after": 30000,
-                "rate_usd_per_gpu_hour_before": 1.25, "rate_usd_per_gpu_hour_after": 1.25
-            }],
-            "payment": {
-                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0,
-                "fs_rate_usd_per_gib_month": 0, "funding": "invoice",
-                "advance_usd": 29200, "advance_remaining_usd": 29200,
-                "next_charge": december_charge("scheduled"),
-                "charges": [december_charge("scheduled")]
-            }
-        }),
-    )
+    serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap()
 }
 
 /// Seed 004's period 1, December 2026: 31 days × 24 h × 32 GPUs × $1.25 = $29,760.
 pub fn december_charge(status: &str) -> serde_json::Value {
-    serde_json::json!({
-        "period_index": 1, "adjustment": false,
-        "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
-        "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760,
-        "advance_applied_usd": 0, "status": status
-    })
+    let mut charge = owner_json()["payment"]["next_charge"].take();
+    charge["status"] = status.into();
+    charge
+}
+
+/// Seed 004's nodes example: node-1 runs a cluster (4 GPUs) and a notebook (2); node-2 is
+/// under maintenance.
+pub fn seed_nodes() -> NodesResponse {
+    serde_json::from_str(include_str!("../../fixtures/seed_004_nodes.json")).unwrap()
 }
 
 /// Objects merge key by key (recursively); anything else replaces.
@@ -101,9 +87,16 @@ pub fn provide_console(role: Role) -> ConnectionState {
     let state = ConnectionState::new();
     state.connect(Connection::new("/api", "eco_test_key"), false, role);
     provide_context(state);
-    provide_context(TimeZoneChoice(RwSignal::new(TimeZone::Utc)));
+    provide_zone(TimeZone::Utc);
     provide_context(Clock::fixed(now()));
     state
+}
+
+/// Times shown in `zone` from now on (after [`provide_console`]); the switch, to flip it.
+pub fn provide_zone(zone: TimeZone) -> TimeZoneChoice {
+    let choice = TimeZoneChoice(RwSignal::new(zone));
+    provide_context(choice);
+    choice
 }
 
 /// Mounts `view` in a fresh element of the test page and returns that element.
@@ -117,6 +110,30 @@ where
     document.body().unwrap().append_child(&host).unwrap();
     leptos::mount::mount_to(host.clone(), view).forget();
     host
+}
+
+/// Mounts like [`mount`] and hands back what `view` made inside the page's reactive owner
+/// (a model or a switch the test then drives).
+pub fn mount_with<T, F, N>(view: F) -> (web_sys::HtmlElement, T)
+where
+    T: Copy + 'static,
+    F: FnOnce() -> (T, N) + 'static,
+    N: IntoView,
+{
+    let made = Rc::new(Cell::new(None));
+    let out = Rc::clone(&made);
+    let host = mount(move || {
+        let (handle, view) = view();
+        out.set(Some(handle));
+        view
+    });
+    (host, made.get().expect("mounted at once"))
+}
+
+/// The text of the first element matching `selector` in `host`.
+pub fn first_text(host: &web_sys::HtmlElement, selector: &str) -> String {
+    let found = host.query_selector(selector).unwrap();
+    found.unwrap_or_else(|| panic!("nothing matches {selector}")).text_content().unwrap_or_default()
 }
 
 /// What a person reads in `host`, whitespace collapsed.

@@ -1,7 +1,8 @@
 //! `cargo xtask dist`: the console's optimised release build in `dist/`,
 //! which `serve`, the end-to-end tests and the benchmarks reuse.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use crate::csp::{self, ApiOrigin};
 use crate::proc::{self, command};
@@ -21,6 +22,47 @@ pub fn run_with(args: &[String]) -> Result {
     build(ApiOrigin::from_args(args)?.as_ref())
 }
 
+/// Flags for the release wasm only (trunk passes `--target`, so build scripts and
+/// proc macros don't get them). `erase_components` makes every component return
+/// an `AnyView`, which cut the brotli wasm from 375 KB to 318 KB; the path remaps
+/// shorten the file names that panic locations keep in the binary. A caller's own
+/// `RUSTFLAGS` come first and stay.
+fn release_rustflags() -> OsString {
+    let mut flags = std::env::var_os("RUSTFLAGS").unwrap_or_default();
+    let mut add = |flag: &str| {
+        if !flags.is_empty() {
+            flags.push(" ");
+        }
+        flags.push(flag);
+    };
+    add("--cfg erase_components");
+    for (from, to) in remapped_paths() {
+        add(&format!("--remap-path-prefix={}={to}", from.display()));
+    }
+    flags
+}
+
+/// The crate registry's source folders and the workspace, each with its short name.
+fn remapped_paths() -> Vec<(PathBuf, &'static str)> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tools::home().join(".cargo"));
+    let registries = std::fs::read_dir(cargo_home.join("registry").join("src"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| (entry.path(), "/crates"));
+    registries
+        .chain([(proc::root().to_path_buf(), "/console")])
+        .filter(|(path, _)| is_plain(path))
+        .collect()
+}
+
+/// RUSTFLAGS splits on spaces, so a path with one can't be passed; it's left unmapped.
+fn is_plain(path: &Path) -> bool {
+    path.to_str().is_some_and(|path| !path.contains(' '))
+}
+
 fn build(api_origin: Option<&ApiOrigin>) -> Result {
     tools::ensure_build_tools()?;
     // trunk's --offline also makes its cargo build offline, so fetch the crates first.
@@ -29,7 +71,8 @@ fn build(api_origin: Option<&ApiOrigin>) -> Result {
     proc::run(
         command("trunk")
             .args(["build", "--release", "--offline", "--dist"])
-            .arg(dist_dir()),
+            .arg(dist_dir())
+            .env("RUSTFLAGS", release_rustflags()),
     )?;
     // Hashes the inline start-up script trunk just wrote, so the policy follows each build.
     csp::secure(&dist_dir(), api_origin)

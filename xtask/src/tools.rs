@@ -59,7 +59,7 @@ pub fn ensure_test_tools() -> Result {
     })
 }
 
-fn home() -> PathBuf {
+pub fn home() -> PathBuf {
     std::env::home_dir().expect("HOME is set")
 }
 

@@ -1,0 +1,63 @@
+//! A labelled form control with its help and its error, wired for assistive technology in
+//! one place: the label names the control, the help and the error describe it, and the
+//! control says it is invalid while there is an error.
+
+use leptos::attr::{aria_describedby, aria_errormessage, aria_invalid, id as id_attr};
+use leptos::prelude::*;
+
+/// `children` is the control (one element, an `<input>`); the field gives it `id` and the
+/// ARIA attributes, so a form never spells them out (nor gets them out of step).
+#[component]
+pub fn Field(
+    label: &'static str,
+    /// The control's id; the help and the error get `<id>-help` and `<id>-error`.
+    id: &'static str,
+    /// Shown under the control, always.
+    #[prop(optional, into)]
+    help: Option<ViewFnOnce>,
+    /// What is wrong with the value, once it should be said.
+    #[prop(optional, into)]
+    error: Option<Signal<Option<String>>>,
+    /// Shown on the control's line after it (a form's only button).
+    #[prop(optional, into)]
+    beside: Option<ViewFnOnce>,
+    children: Children,
+) -> impl IntoView {
+    let has_help = help.is_some();
+    let help_id = format!("{id}-help");
+    let error_id = format!("{id}-error");
+    let invalid = move || error.is_some_and(|e| e.with(Option::is_some));
+    let described_by = {
+        let error_id = error_id.clone();
+        let help_id = help_id.clone();
+        move || {
+            let ids: Vec<&str> = [invalid().then_some(error_id.as_str()), has_help.then_some(help_id.as_str())]
+                .into_iter()
+                .flatten()
+                .collect();
+            (!ids.is_empty()).then(|| ids.join(" "))
+        }
+    };
+    let control = children().add_any_attr((
+        id_attr(id),
+        aria_describedby(described_by),
+        aria_invalid(move || invalid().then_some("true")),
+        aria_errormessage(move || invalid().then_some(format!("{id}-error"))),
+    ));
+    let control = match beside {
+        Some(beside) => view! { <div class="inline-field">{control}{beside.run()}</div> }.into_any(),
+        None => control.into_any(),
+    };
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            {control}
+            {move || {
+                error.and_then(|e| e.get()).map(|problem| view! {
+                    <p id=error_id.clone() class="field-error" role="alert">{problem}</p>
+                })
+            }}
+            {help.map(|help| view! { <p id=help_id class="field-help">{help.run()}</p> })}
+        </div>
+    }
+}
