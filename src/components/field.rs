@@ -61,3 +61,24 @@ pub fn Field(
         </div>
     }
 }
+
+/// A checkbox with its label beside it and its help under it, the help tied to the box.
+#[component]
+pub fn CheckField(
+    label: &'static str,
+    /// The box's `name`; its help gets `<name>-help`.
+    name: &'static str,
+    help: &'static str,
+    checked: RwSignal<bool>,
+) -> impl IntoView {
+    let help_id = format!("{name}-help");
+    view! {
+        <div class="field">
+            <label class="check">
+                <input type="checkbox" name=name aria-describedby=help_id.clone() bind:checked=checked/>
+                <span class="field-label">{label}</span>
+            </label>
+            <p id=help_id class="field-help">{help}</p>
+        </div>
+    }
+}

@@ -5,13 +5,18 @@ use crate::api::assumptions::DEFAULT_BASE_URL;
 use crate::api::client::{self, key_problem, Connection};
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::field::Field;
+use crate::components::field::{CheckField, Field};
 use crate::components::header::set_page_title;
 use crate::state::{detect_role, use_connection, Rejection};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::Redirect;
 use leptos_router::hooks::use_navigate;
+
+/// What keeping the key costs, said where the choice is made.
+const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
+    it is removed when you disconnect or close the tab. The risk: any script running on this page \
+    could read it there. Leave this off on a shared or untrusted computer.";
 
 #[component]
 pub fn ConnectPage() -> impl IntoView {
@@ -112,18 +117,7 @@ fn ConnectForm() -> impl IntoView {
                             bind:value=key
                         />
                     </Field>
-                    <div class="field">
-                        <label class="check">
-                            <input type="checkbox" name="keep" aria-describedby="keep-help" bind:checked=keep/>
-                            <span class="field-label">"Keep the key for this tab"</span>
-                        </label>
-                        <p id="keep-help" class="field-help">
-                            "Stores the key in this tab's session storage, so reloading keeps you "
-                            "connected; it is removed when you disconnect or close the tab. The risk: "
-                            "any script running on this page could read it there. Leave this off on "
-                            "a shared or untrusted computer."
-                        </p>
-                    </div>
+                    <CheckField label="Keep the key for this tab" name="keep" checked=keep help=KEEP_HELP/>
                     {move || failure.get().map(|error| view! { <ErrorPanel error/> })}
                     <button type="submit" class="button" disabled=move || busy.get()>
                         {move || if busy.get() { "Checking the key…" } else { "Connect" }}

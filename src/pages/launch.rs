@@ -7,7 +7,7 @@ use crate::api::enums::{Billing, WorkloadKind};
 use crate::api::error::{ApiError, ErrorContext};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
-use crate::components::field::Field;
+use crate::components::field::{CheckField, Field};
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
@@ -242,15 +242,12 @@ pub fn LaunchForm(
                         bind:value=name
                     />
                 </Field>
-                <div class="field">
-                    <label class="check">
-                        <input type="checkbox" name="interruptible" aria-describedby="launch-int-help" bind:checked=interruptible/>
-                        <span class="field-label">"Interruptible"</span>
-                    </label>
-                    <p id="launch-int-help" class="field-help">
-                        "Reserved capacity is never interruptible: the API refuses a launch that asks for it."
-                    </p>
-                </div>
+                <CheckField
+                    label="Interruptible"
+                    name="interruptible"
+                    checked=interruptible
+                    help="Reserved capacity is never interruptible: the API refuses a launch that asks for it."
+                />
                 <p
                     class=move || format!("prediction tone-{}", prediction_text(&prediction.get()).0)
                     role="status"

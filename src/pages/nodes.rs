@@ -251,6 +251,7 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
     let chosen = RwSignal::new(None::<bool>);
     let compact = Signal::derive(move || chosen.get().unwrap_or_else(|| model.store.len() > COMPACT_ABOVE));
     let latest_totals = Memo::new(move |_| model.latest.with(|l| l.as_ref().map(|f| totals(&f.value))));
+    let has_totals = Memo::new(move |_| latest_totals.with(Option::is_some));
     let known_totals = Memo::new(move |_| model.known.with(|k| k.as_ref().map(|f| (totals(&f.value), f.at))));
     let flagged = Memo::new(move |_| {
         model.latest.with(|l| {
@@ -282,8 +283,10 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
     };
     view! {
         {unreachable}
-        {move || latest_totals.get().map(|t| view! {
-            <TotalsPanel totals=t last_known=known_totals.get() flagged=flagged.get() stale_since/>
+        // Mounted once, when the first answer arrives; each poll then updates its figures in
+        // place, so an unchanged total costs no DOM change.
+        {move || has_totals.get().then(|| view! {
+            <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since/>
         })}
         {move || match model.latest.with(|l| l.as_ref().map(|f| f.value.nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
@@ -322,34 +325,39 @@ fn count(n: i64) -> String {
     }
 }
 
+/// The capacity figures of the latest answer (`totals` is set whenever this is mounted).
 #[component]
 fn TotalsPanel(
-    totals: Totals,
-    last_known: Option<(Totals, DateTime<Utc>)>,
-    flagged: usize,
+    totals: Memo<Option<Totals>>,
+    last_known: Memo<Option<(Totals, DateTime<Utc>)>>,
+    flagged: Memo<usize>,
     /// When the figures shown were received, while the latest poll failed.
     stale_since: Signal<Option<DateTime<Utc>>>,
 ) -> impl IntoView {
-    let Totals { gpus, in_use, free, unavailable, largest_fit } = totals;
-    let sum = match (in_use, free, unavailable) {
+    let read = move |field: fn(&Totals) -> String| move || totals.with(|t| t.as_ref().map(field).unwrap_or_default());
+    let sum = move |t: &Totals| match (t.in_use, t.free, t.unavailable) {
         (Some(u), Some(f), Some(n)) => {
-            format!("{} GPUs = {} in use + {} free + {} not available", count(gpus), count(u), count(f), count(n))
+            format!("{} GPUs = {} in use + {} free + {} not available", count(t.gpus), count(u), count(f), count(n))
         }
-        _ => format!("{} GPUs; use and free are unknown while the region cannot be reached", count(gpus)),
+        _ => format!("{} GPUs; use and free are unknown while the region cannot be reached", count(t.gpus)),
     };
-    let last = last_known.filter(|_| in_use.is_none()).map(|(t, at)| {
-        view! {
-            <p class="totals-last">
-                "Last known at " <Time at/> ": "
-                {format!(
-                    "{} in use, {} free, largest launch on one node {}.",
-                    figure(t.in_use),
-                    figure(t.free),
-                    figure(t.largest_fit)
-                )}
-            </p>
-        }
-    });
+    // Shown only while the region is unreachable (in use unknown) and it was read before.
+    let last = move || {
+        let unknown_now = totals.with(|t| t.is_some_and(|t| t.in_use.is_none()));
+        last_known.get().filter(|_| unknown_now).map(|(t, at)| {
+            view! {
+                <p class="totals-last">
+                    "Last known at " <Time at/> ": "
+                    {format!(
+                        "{} in use, {} free, largest launch on one node {}.",
+                        figure(t.in_use),
+                        figure(t.free),
+                        figure(t.largest_fit)
+                    )}
+                </p>
+            }
+        })
+    };
     view! {
         <section class="panel totals-panel" class:stale=move || stale_since.with(Option::is_some) aria-labelledby="totals-heading">
             <h2 id="totals-heading">"Capacity"</h2>
@@ -360,28 +368,31 @@ fn TotalsPanel(
                 </p>
             })}
             <dl class="facts compact-facts">
-                <div><dt>"GPUs"</dt><dd class="num">{count(gpus)}</dd></div>
-                <div><dt>"In use"</dt><dd class="num">{figure(in_use)}</dd></div>
-                <div><dt>"Free on ready nodes"</dt><dd class="num">{figure(free)}</dd></div>
+                <div><dt>"GPUs"</dt><dd class="num">{read(|t| count(t.gpus))}</dd></div>
+                <div><dt>"In use"</dt><dd class="num">{read(|t| figure(t.in_use))}</dd></div>
+                <div><dt>"Free on ready nodes"</dt><dd class="num">{read(|t| figure(t.free))}</dd></div>
                 <div>
                     <dt>"Not available"</dt>
-                    <dd class="num">{figure(unavailable)}<span class="sub">"on nodes preparing or under maintenance"</span></dd>
+                    <dd class="num">{read(|t| figure(t.unavailable))}<span class="sub">"on nodes preparing or under maintenance"</span></dd>
                 </div>
                 <div>
                     <dt>"Largest launch on one node"</dt>
-                    <dd class="num">{largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{} GPUs", count(n)))}</dd>
+                    <dd class="num">{read(|t| t.largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{} GPUs", count(n))))}</dd>
                 </div>
             </dl>
-            <p class="totals-sum num">{sum}</p>
+            <p class="totals-sum num">{read(sum)}</p>
             {last}
-            {(flagged > 0).then(|| view! {
-                <p class="totals-flag" role="note">
-                    {format!(
-                        "{flagged} {} figures that do not add up; they are shown as reported and flagged on their cards.",
-                        if flagged == 1 { "node reports" } else { "nodes report" }
-                    )}
-                </p>
-            })}
+            {move || {
+                let flagged = flagged.get();
+                (flagged > 0).then(|| view! {
+                    <p class="totals-flag" role="note">
+                        {format!(
+                            "{flagged} {} figures that do not add up; they are shown as reported and flagged on their cards.",
+                            if flagged == 1 { "node reports" } else { "nodes report" }
+                        )}
+                    </p>
+                })
+            }}
         </section>
     }
 }

@@ -423,7 +423,7 @@ fn FirstInvoiceFact(invoice: FirstInvoice) -> impl IntoView {
 #[component]
 fn Check(matches: bool, note: String) -> impl IntoView {
     view! {
-        <span class=if matches { "check check-ok" } else { "check check-off" }>
+        <span class=if matches { "charge-check check-ok" } else { "charge-check check-off" }>
             <span aria-hidden="true">{if matches { "✓ " } else { "⚠ " }}</span>
             {if matches { "matches the terms" } else { "does not match the terms" }}
             <span class="check-note">{note}</span>
