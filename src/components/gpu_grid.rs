@@ -16,7 +16,7 @@
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::status_badge::tone_name;
-use crate::domain::capacity::{accepts_launches, inconsistencies};
+use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -203,7 +203,7 @@ fn write_workload(html: &mut String, index: usize, w: &Workload) {
         Some(Billing::Unknown(raw)) => format!(" · billing {raw} (unrecognised)"),
         Some(Billing::Reserved) | None => String::new(),
     };
-    let gpus = if w.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", w.gpus) };
+    let gpus = gpus_text(w.gpus);
     let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
     let href = workload_page_path(&w.kind, w.id).map_or_else(String::new, |path| format!(r#" href="{}""#, Escaped(&path)));
     let _ = write!(

@@ -37,6 +37,15 @@ pub fn accepts_launches(node: &Node) -> bool {
     node.state == NodeState::Ready
 }
 
+/// "1 GPU", "8 GPUs": a count of GPUs in words.
+pub fn gpus_text(n: i64) -> String {
+    if n == 1 {
+        "1 GPU".to_owned()
+    } else {
+        format!("{n} GPUs")
+    }
+}
+
 /// Capacity over all nodes. `gpus = in_use + free + unavailable` always holds when known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Totals {
@@ -190,7 +199,8 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
     let explanation = if free >= gpus {
         format!("{free} GPUs are free in total, but no single node has {gpus} free together; the largest launch that fits now is {largest}.")
     } else if largest > 0 {
-        format!("Only {free} GPUs are free on ready nodes; the largest launch that fits now is {largest}.")
+        let verb = if free == 1 { "is" } else { "are" };
+        format!("Only {} {verb} free on ready nodes; the largest launch that fits now is {largest}.", gpus_text(free))
     } else {
         "No GPUs are free on a ready node right now.".to_owned()
     };
@@ -377,4 +387,12 @@ mod tests {
         assert_eq!(running, [false, false, false, true, true, false, false]);
         assert!(!runs_workloads(&ReservationStatus::Unknown("hibernating".into())));
     }
+
+    #[test]
+    fn a_count_of_one_gpu_is_singular() {
+        assert_eq!(gpus_text(1), "1 GPU");
+        assert_eq!(gpus_text(0), "0 GPUs");
+        assert_eq!(gpus_text(8), "8 GPUs");
+    }
+
 }

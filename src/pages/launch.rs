@@ -10,7 +10,7 @@ use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
-use crate::domain::capacity::{accepts_launches, free_gpus, predict_launch, totals, Prediction};
+use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
 use crate::domain::grid::workload_page_path;
 use crate::state::use_connection;
 use leptos::prelude::*;
@@ -178,7 +178,7 @@ pub fn LaunchForm(
     let fit = move || {
         nodes.with(|n| {
             n.as_ref().map(|n| match totals(n).largest_fit {
-                Some(largest) => format!("Largest launch that fits on one node now: {largest} GPUs."),
+                Some(largest) => format!("Largest launch that fits on one node now: {}.", gpus_text(largest)),
                 None => "Free GPUs are unknown: the region cannot be reached.".to_owned(),
             })
         })
@@ -289,7 +289,7 @@ fn Launched(instance: LaunchedInstance) -> impl IntoView {
             rate.as_ref().map_or_else(|| "no rate stated".to_owned(), |r| format!("{r}/h"))
         ),
     };
-    let gpus = if instance.gpus == 1 { "1 GPU".to_owned() } else { format!("{} GPUs", instance.gpus) };
+    let gpus = gpus_text(instance.gpus);
     view! {
         <div class=if reserved && free { "banner tone-ok launched" } else { "banner tone-warning launched" } role="status">
             <strong class="banner-title">"Launched"</strong>

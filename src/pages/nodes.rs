@@ -13,7 +13,7 @@ use crate::components::remote::Fetched;
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::components::time::Time;
-use crate::domain::capacity::{inconsistencies, totals, Totals};
+use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
 use crate::domain::money::group_thousands;
 use crate::domain::status::reservation_status;
@@ -377,7 +377,7 @@ fn TotalsPanel(
                 </div>
                 <div>
                     <dt>"Largest launch on one node"</dt>
-                    <dd class="num">{read(|t| t.largest_fit.map_or_else(|| "unknown".to_owned(), |n| format!("{} GPUs", count(n))))}</dd>
+                    <dd class="num">{read(|t| t.largest_fit.map_or_else(|| "unknown".to_owned(), gpus_text))}</dd>
                 </div>
             </dl>
             <p class="totals-sum num">{read(sum)}</p>
