@@ -198,7 +198,10 @@ const BANNERS = {
   suspended: "Suspended: workloads were stopped",
 };
 
-function reservationRow(r) {
+/** Statuses whose nodes run workloads: the rows that get a GPUs-in-use figure. */
+const RUNS_WORKLOADS = new Set(["active", "past_due"]);
+
+function reservationRow(r, inUse) {
   const dates = r.starts_at
     ? `${utcDate.format(new Date(r.starts_at))} → ${r.ends_at ? utcDate.format(new Date(r.ends_at)) : "no end set"}`
     : "Starts when the first invoice is paid";
@@ -209,7 +212,7 @@ function reservationRow(r) {
     el("td", {}, el("a", { href: `/reservations/${r.id}/nodes` }, `#${r.id}`), el("span", { className: "cell-sub" }, r.contract_ref ?? "no contract ref")),
     el("td", {}, status(r)),
     el("td", {}, r.gpu_type, el("span", { className: "cell-sub" }, `region ${r.region_id}`)),
-    el("td", { className: "num" }, el("strong", {}, String(r.reserved_gpus)), el("span", { className: "cell-sub" }, nodes)),
+    el("td", { className: "num" }, el("strong", {}, String(r.reserved_gpus)), el("span", { className: "cell-sub" }, nodes), inUse),
     el("td", {}, `${r.term_months} months, billed ${r.billing_period}`),
     el("td", {}, dates),
     el("td", {}, next(r)),
@@ -240,7 +243,10 @@ async function reservationsPage() {
   const banners = list
     .filter((r) => r.status in BANNERS)
     .map((r) => el("a", { className: "banner", href: `/reservations/${r.id}/nodes` }, `#${r.id}: ${BANNERS[r.status]}`));
-  const rows = list.map((r) => ({ r, row: reservationRow(r) }));
+  const rows = list.map((r) => {
+    const inUse = el("span", { className: "cell-sub" }, RUNS_WORKLOADS.has(r.status) ? "…" : "");
+    return { r, inUse, row: reservationRow(r, inUse) };
+  });
   const tbody = el("tbody", {}, ...rows.map(({ row }) => row));
   const count = el("p", { className: "note" }, `${list.length} reservations`);
   const shown = { region_id: "", status: "" };
@@ -268,6 +274,25 @@ async function reservationsPage() {
       tbody,
     ),
   );
+  readInUse(rows, () => current);
+}
+
+/** GPUs in use of reserved, as the console shows them: one `/nodes` read at a time, after the table. */
+async function readInUse(rows, current) {
+  for (const { r, inUse } of rows.filter(({ r }) => RUNS_WORKLOADS.has(r.status))) {
+    try {
+      const answer = await api(`/gpu-reservations/${encodeURIComponent(r.id)}/nodes`);
+      if (!current()) return;
+      const used = answer.nodes.reduce((sum, n) => sum + (n.gpus_in_use ?? n.workloads.reduce((s, w) => s + w.gpus, 0)), 0);
+      inUse.textContent = answer.workloads_unknown
+        ? "placement unknown (region unreachable)"
+        : `${used} of ${r.node_count * r.gpus_per_node} GPUs in use`;
+    } catch (error) {
+      if (!current()) return;
+      inUse.textContent = "—";
+      inUse.title = error.message;
+    }
+  }
 }
 
 /** The test interval `?poll_ms=N` is honoured only on loopback hosts, like the console's. */
