@@ -7,11 +7,11 @@ use leptos::prelude::*;
 
 #[component]
 pub fn LaunchLink(id: i64, status: ReservationStatus) -> impl IntoView {
-    let link = move || view! { <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a> };
-    match launch_access(&status) {
-        LaunchAccess::Open(_) => link().into_any(),
-        // The console cannot tell: the launch answer will.
-        LaunchAccess::Unrecognised(words) => view! { {link()} <span class="launch-note muted">{words}</span> }.into_any(),
-        LaunchAccess::Closed(words) => view! { <span class="launch-note muted">{words}</span> }.into_any(),
-    }
+    let access = launch_access(&status);
+    // An unrecognised status offers the link with its caveat: the launch answer will say.
+    let link = access.allows_launch().then(|| {
+        view! { <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a> }
+    });
+    let note = (!matches!(access, LaunchAccess::Open(_))).then(|| view! { <span class="launch-note muted">{access.words()}</span> });
+    view! { {link} {note} }
 }

@@ -19,6 +19,7 @@ use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
 use crate::domain::billing::{check_advance, check_charge, totals};
+use crate::domain::capacity::gpus_text;
 use crate::domain::csv::charges_csv;
 use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{countdown, format_period, format_utc_date, term_mismatch};
@@ -150,7 +151,7 @@ fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoVie
                 <div>
                     <dt>"Reserved GPUs"</dt>
                     <dd class="num">
-                        {format!("{} GPUs", r.reserved_gpus)}
+                        {gpus_text(r.reserved_gpus)}
                         <span class="sub">{nodes}</span>
                         {mismatch.map(|text| view! { <Flag text class="sub"/> })}
                         <InUseFigure placements id=r.id class="sub"/>
