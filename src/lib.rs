@@ -9,6 +9,7 @@ pub mod pages;
 pub mod state;
 
 use components::header::Header;
+use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
 use leptos_router::components::{Redirect, Route, Router, Routes};
 use leptos_router::path;
@@ -33,16 +34,22 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=ConnectPage/>
                     <Route path=path!("/reservations") view=|| connected(ReservationsPage)/>
-                    <Route path=path!("/reservations/:id") view=|| connected(ReservationPage)/>
-                    <Route path=path!("/reservations/:id/nodes") view=|| connected(NodesPage)/>
-                    <Route path=path!("/reservations/:id/launch") view=|| connected(LaunchPage)/>
-                    <Route path=path!("/orgs") view=|| connected(OrgPage)/>
-                    <Route path=path!("/orgs/:org_id") view=|| connected(OrgPage)/>
+                    <Route path=path!("/reservations/:id") view=|| connected(|| lazy(detail_page))/>
+                    <Route path=path!("/reservations/:id/nodes") view=|| connected(|| lazy(nodes_page))/>
+                    <Route path=path!("/reservations/:id/launch") view=|| connected(|| lazy(launch_page))/>
+                    <Route path=path!("/orgs") view=|| connected(|| lazy(org_page))/>
+                    <Route path=path!("/orgs/:org_id") view=|| connected(|| lazy(org_page))/>
                 </Routes>
             </main>
         </Router>
     }
 }
+
+// Connect and the reservations list are the first load; the rest come on first visit.
+lazy_page!(detail_page, detail, ReservationPage);
+lazy_page!(nodes_page, nodes, NodesPage);
+lazy_page!(launch_page, launch, LaunchPage);
+lazy_page!(org_page, org, OrgPage);
 
 /// Shows `page` while connected; otherwise sends the user to Connect, which comes back here.
 fn connected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {

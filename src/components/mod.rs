@@ -9,6 +9,7 @@ pub mod field;
 pub mod gpu_grid;
 pub mod header;
 pub mod launch_link;
+pub mod lazy_page;
 pub mod money;
 pub mod remote;
 pub mod reservation_route;

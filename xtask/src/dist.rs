@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::csp::{self, ApiOrigin};
 use crate::proc::{self, command};
-use crate::{tools, Result};
+use crate::{split, tools, Result};
 
 pub fn dist_dir() -> PathBuf {
     proc::root().join("dist")
@@ -24,9 +24,10 @@ pub fn run_with(args: &[String]) -> Result {
 
 /// Flags for the release wasm only (trunk passes `--target`, so build scripts and
 /// proc macros don't get them). `erase_components` makes every component return
-/// an `AnyView`, which cut the brotli wasm from 375 KB to 318 KB; the path remaps
-/// shorten the file names that panic locations keep in the binary. A caller's own
-/// `RUSTFLAGS` come first and stay.
+/// an `AnyView`, which cut the brotli wasm from 375 KB to 318 KB; the split's flags
+/// make each lazy page a chunk (see `split`); the path remaps shorten the file names
+/// that panic locations keep in the binary. A caller's own `RUSTFLAGS` come first
+/// and stay.
 fn release_rustflags() -> OsString {
     let mut flags = std::env::var_os("RUSTFLAGS").unwrap_or_default();
     let mut add = |flag: &str| {
@@ -36,6 +37,7 @@ fn release_rustflags() -> OsString {
         flags.push(flag);
     };
     add("--cfg erase_components");
+    split::RUSTFLAGS.into_iter().for_each(&mut add);
     for (from, to) in remapped_paths() {
         add(&format!("--remap-path-prefix={}={to}", from.display()));
     }
@@ -74,6 +76,7 @@ fn build(api_origin: Option<&ApiOrigin>) -> Result {
             .arg(dist_dir())
             .env("RUSTFLAGS", release_rustflags()),
     )?;
+    split::split_pages(&dist_dir())?;
     // Hashes the inline start-up script trunk just wrote, so the policy follows each build.
     csp::secure(&dist_dir(), api_origin)
 }

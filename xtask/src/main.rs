@@ -9,6 +9,7 @@ mod dist;
 mod proc;
 mod serve;
 mod soak;
+mod split;
 mod summary;
 mod test;
 mod test_sim;

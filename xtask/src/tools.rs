@@ -16,6 +16,8 @@ const TRUNK_VERSION: &str = "0.21.14";
 /// yields a wasm that fails at start (`WebAssembly.Table.set(): Argument 1 is
 /// invalid for table`), and the pin makes trunk refuse any other wasm-opt.
 const BINARYEN_VERSION: &str = "132";
+/// wasm-split's CLI, which must read the split points `wasm_split_helpers` 0.2 writes.
+const WASM_SPLIT_VERSION: &str = "0.2.4";
 
 /// A binary installed with `cargo install`.
 struct CargoTool {
@@ -24,6 +26,8 @@ struct CargoTool {
     /// None: any version will do.
     version: Option<String>,
     locked: bool,
+    /// `cargo install --features`, for a binary behind a feature.
+    features: Option<&'static str>,
 }
 
 /// Everything `cargo xtask dist` needs.
@@ -34,6 +38,7 @@ pub fn ensure_build_tools() -> Result {
         krate: "trunk",
         version: Some(TRUNK_VERSION.into()),
         locked: true,
+        features: None,
     })?;
     // wasm-bindgen's CLI (and its test runner) must equal the library exactly.
     // Not --locked: 0.2.130's published lock file pins webpki-roots 1.0.11, which
@@ -43,6 +48,14 @@ pub fn ensure_build_tools() -> Result {
         krate: "wasm-bindgen-cli",
         version: Some(wasm_bindgen_version()?),
         locked: false,
+        features: None,
+    })?;
+    ensure_cargo_tool(CargoTool {
+        binary: "wasm-split-cli",
+        krate: "wasm_split_cli_support",
+        version: Some(WASM_SPLIT_VERSION.into()),
+        locked: true,
+        features: Some("build-binary"),
     })?;
     ensure_wasm_opt()
 }
@@ -56,6 +69,7 @@ pub fn ensure_test_tools() -> Result {
         krate: "geckodriver",
         version: None,
         locked: true,
+        features: None,
     })
 }
 
@@ -96,7 +110,14 @@ fn ensure_wasm_target() -> Result {
 }
 
 fn ensure_cargo_tool(tool: CargoTool) -> Result {
-    let reported = stdout_of(command(tool.binary).arg("--version"));
+    // wasm-split-cli has no `--version`; cargo's own list of what it installed tells.
+    let reported = stdout_of(command(tool.binary).arg("--version")).or_else(|| {
+        let listed = stdout_of(proc::cargo().args(["install", "--list"]))?;
+        listed
+            .lines()
+            .find(|line| line.starts_with(&format!("{} v", tool.krate)))
+            .map(|line| line.replace(" v", " ").trim_end_matches(':').to_owned())
+    });
     let fits = match (&reported, &tool.version) {
         (Some(output), Some(version)) => reports_version(output, version),
         (found, None) => found.is_some(),
@@ -109,6 +130,9 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
     install.arg("install");
     if tool.locked {
         install.arg("--locked");
+    }
+    if let Some(features) = tool.features {
+        install.args(["--features", features]);
     }
     match &tool.version {
         Some(version) => install.arg(format!("{}@{version}", tool.krate)),
