@@ -24,7 +24,12 @@ pub enum Role {
 impl Role {
     /// The role a detail read reveals.
     pub fn of(detail: &ReservationDetail) -> Role {
-        if detail.payment.is_some() {
+        Role::seeing_payment(detail.payment.is_some())
+    }
+
+    /// Only the owner's key is shown a reservation's `payment`.
+    pub fn seeing_payment(shown: bool) -> Role {
+        if shown {
             Role::Owner
         } else {
             Role::Member
@@ -226,8 +231,8 @@ impl Default for ConnectionState {
 /// so the header can say at once whether this key sees payments.
 pub async fn detect_role(connection: &Connection, list: &[crate::api::models::Reservation]) -> Role {
     match list.first() {
-        Some(first) => match client::reservation(connection, first.id).await {
-            Ok(detail) => Role::of(&detail),
+        Some(first) => match client::shows_payment(connection, first.id).await {
+            Ok(shown) => Role::seeing_payment(shown),
             Err(_) => Role::Unknown,
         },
         None => Role::Unknown,

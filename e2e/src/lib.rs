@@ -54,21 +54,37 @@ impl Dist {
         &self.dir
     }
 
-    /// The console's one wasm file (`<name>-<hash>_bg.wasm`).
+    /// The console's main module (`<name>-<hash>_bg.wasm`), the one the first load runs.
     pub fn wasm(&self) -> PathBuf {
-        let entries = std::fs::read_dir(&self.dir)
-            .unwrap_or_else(|error| panic!("reading {}: {error}", self.dir.display()));
-        let wasm: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
-            .collect();
-        match wasm.as_slice() {
+        match self
+            .wasm_files(|name| name.ends_with("_bg.wasm"))
+            .as_slice()
+        {
             [one] => one.clone(),
             other => panic!(
-                "{} should hold exactly one .wasm, found {other:?}",
+                "{} should hold exactly one main module, found {other:?}",
                 self.dir.display()
             ),
         }
+    }
+
+    /// The page chunks of the split build (every other `.wasm`).
+    pub fn chunks(&self) -> Vec<PathBuf> {
+        self.wasm_files(|name| !name.ends_with("_bg.wasm"))
+    }
+
+    fn wasm_files(&self, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+        let entries = std::fs::read_dir(&self.dir)
+            .unwrap_or_else(|error| panic!("reading {}: {error}", self.dir.display()));
+        entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(&wanted)
+            })
+            .collect()
     }
 }
 

@@ -1,7 +1,8 @@
 //! Issue 2's "done when": the optimised release build loads from the simulator and starts
-//! in headless Chromium without a console error.
+//! in headless Chromium without a console error; and issue 5's split: each page's code
+//! arrives on its first visit.
 
-use e2e::{http, Console};
+use e2e::{http, Console, MEMBER_KEY};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn release_build_loads_without_console_errors() {
@@ -10,19 +11,7 @@ async fn release_build_loads_without_console_errors() {
     // The Connect page rendered: the wasm ran, the router matched `/`.
     console.browser.wait_for("#connect-title").await;
 
-    let fetched = console
-        .browser
-        .script(
-            "return performance.getEntriesByType('resource')
-                .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
-        )
-        .await;
-    let fetched: Vec<&str> = fetched
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str())
-        .collect();
+    let fetched = fetched_wasm(&console).await;
     let [wasm_url] = fetched.as_slice() else {
         panic!("the page should fetch exactly one .wasm, fetched {fetched:?}")
     };
@@ -57,6 +46,88 @@ async fn release_build_loads_without_console_errors() {
         lines(&errors)
     );
     console.screenshots("start-connect").await;
+}
+
+/// The release build is split: the list's first load runs the main module alone, and a
+/// page's code is fetched on its first visit, once, from this same build.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
+    let console = Console::start().await;
+    console.connect(MEMBER_KEY).await;
+    console.navigate("/reservations").await;
+    console
+        .browser
+        .wait_for("table.reservations-table tbody tr")
+        .await;
+    let main = fetched_wasm(&console).await;
+    assert_eq!(
+        main.len(),
+        1,
+        "the list needs the main module only, fetched {main:?}"
+    );
+
+    console.navigate("/reservations/12").await;
+    console.browser.wait_for("#terms-title").await;
+    let after_detail = fetched_wasm(&console).await;
+    let chunks: Vec<&String> = after_detail
+        .iter()
+        .filter(|url| !main.contains(url))
+        .collect();
+    assert!(
+        chunks.iter().any(|url| url.contains("/split_detail-")),
+        "the detail's own chunk is fetched on its first visit, fetched {chunks:?}"
+    );
+    let built = console.dist.chunks();
+    for url in &chunks {
+        let served = http::get(url)
+            .await
+            .expect("the simulator serves the chunk");
+        assert_eq!(
+            served.header("content-type"),
+            Some("application/wasm"),
+            "GET {url}"
+        );
+        assert!(
+            built
+                .iter()
+                .any(|path| std::fs::read(path).is_ok_and(|bytes| bytes == served.body)),
+            "{url} is one of the build's chunks"
+        );
+        let sections = custom_sections(&served.body);
+        assert!(
+            !sections
+                .iter()
+                .any(|name| name == "name" || name.starts_with(".debug")),
+            "{url} carries no names or debug info; custom sections: {sections:?}"
+        );
+    }
+
+    console.navigate("/reservations").await;
+    console.navigate("/reservations/12").await;
+    console.browser.wait_for("#terms-title").await;
+    assert_eq!(
+        fetched_wasm(&console).await,
+        after_detail,
+        "a second visit fetches nothing"
+    );
+    console.assert_no_console_errors(&[]).await;
+}
+
+/// Every `.wasm` this page load has fetched, in order.
+async fn fetched_wasm(console: &Console) -> Vec<String> {
+    let fetched = console
+        .browser
+        .script(
+            "return performance.getEntriesByType('resource')
+                .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
+        )
+        .await;
+    fetched
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// The names of a wasm module's custom sections (id 0), in order.

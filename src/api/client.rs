@@ -125,21 +125,23 @@ pub fn decode<T: DeserializeOwned>(
     if !(200..300).contains(&status) {
         return Err(ApiError::from_response(status, headers, body, now));
     }
-    serde_json::from_str(body).map_err(|e| {
-        let trimmed = body.trim_start();
-        let detail = if trimmed.is_empty() {
-            format!("The answer (HTTP {status}) was empty.")
-        } else if trimmed.starts_with('<') {
-            format!(
-                "The answer (HTTP {status}) is a web page, not JSON: the API base URL probably points at a website."
-            )
-        } else if e.is_eof() {
-            format!("The answer (HTTP {status}) was cut off: {e}.")
-        } else {
-            format!("The answer (HTTP {status}) is not what the API documents: {e}.")
-        };
-        ApiError::undecodable(status, headers, detail)
-    })
+    serde_json::from_str(body).map_err(|e| undecodable(status, headers, body, &e))
+}
+
+/// A 2xx whose body is not the documented JSON, said in the user's terms. Kept apart from
+/// the generic [`decode`] so that each answer type adds only its own parsing to the wasm.
+fn undecodable(status: u16, headers: &ResponseHeaders, body: &str, e: &serde_json::Error) -> ApiError {
+    let trimmed = body.trim_start();
+    let detail = if trimmed.is_empty() {
+        format!("The answer (HTTP {status}) was empty.")
+    } else if trimmed.starts_with('<') {
+        format!("The answer (HTTP {status}) is a web page, not JSON: the API base URL probably points at a website.")
+    } else if e.is_eof() {
+        format!("The answer (HTTP {status}) was cut off: {e}.")
+    } else {
+        format!("The answer (HTTP {status}) is not what the API documents: {e}.")
+    };
+    ApiError::undecodable(status, headers, detail)
 }
 
 /// `GET /gpu-reservations`: newest first.
@@ -150,6 +152,21 @@ pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, Ap
 /// `GET /gpu-reservations/{id}`: `payment` only for the owner.
 pub async fn reservation(conn: &Connection, id: i64) -> Result<ReservationDetail, ApiError> {
     send(conn, Method::Get, &format!("/gpu-reservations/{id}"), None::<&()>).await
+}
+
+/// `GET /gpu-reservations/{id}`, read only for whether it shows `payment`, which only the
+/// owner's key sees. Connect learns the role with it, and the first load is spared the
+/// whole detail's parsing.
+pub async fn shows_payment(conn: &Connection, id: i64) -> Result<bool, ApiError> {
+    let read: PaymentShown = send(conn, Method::Get, &format!("/gpu-reservations/{id}"), None::<&()>).await?;
+    Ok(read.payment.is_some())
+}
+
+/// A reservation detail with everything but `payment` skipped unread.
+#[derive(serde::Deserialize)]
+struct PaymentShown {
+    #[serde(default)]
+    payment: Option<serde::de::IgnoredAny>,
 }
 
 /// `GET /gpu-reservations/{id}/nodes`, read live from the region.
@@ -185,47 +202,64 @@ enum Method {
     Post,
 }
 
-/// Builds, sends (aborted after [`REQUEST_TIMEOUT`]) and decodes one request. Every error
-/// leaving here has the key redacted.
+/// Sends one request and decodes its answer. Every error leaving here has the key redacted.
 async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     conn: &Connection,
     method: Method,
     path: &str,
     body: Option<&B>,
 ) -> Result<T, ApiError> {
+    let answered = async {
+        let body = body
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+        let answer = exchange(conn, method, path, body).await?;
+        decode(answer.status, &answer.headers, &answer.text, Utc::now())
+    };
+    answered.await.map_err(|e| e.redact(&conn.key.0))
+}
+
+/// An answer as it came: status, headers and the body's text.
+struct Answer {
+    status: u16,
+    headers: ResponseHeaders,
+    text: String,
+}
+
+/// Builds and sends one request (aborted after [`REQUEST_TIMEOUT`]) with an optional JSON
+/// body. Not generic, so the wasm holds it once however many answer types there are.
+async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<String>) -> Result<Answer, ApiError> {
     use gloo_net::http::RequestBuilder;
 
-    let exchange = async {
-        let url = conn.url(path);
-        let method = match method {
-            Method::Get => gloo_net::http::Method::GET,
-            Method::Post => gloo_net::http::Method::POST,
-        };
-        let timer = AbortTimer::start()?;
-        let builder = RequestBuilder::new(&url)
-            .method(method)
-            .header("Authorization", &conn.authorization())
-            .header("Accept", "application/json")
-            .abort_signal(Some(&timer.signal()));
-        let request = match body {
-            Some(body) => builder.json(body),
-            None => builder.build(),
-        }
-        .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
-
-        let failed = |e: gloo_net::Error| {
-            if timer.fired() {
-                ApiError::timeout(REQUEST_TIMEOUT)
-            } else {
-                ApiError::network(e.to_string())
-            }
-        };
-        let response = request.send().await.map_err(failed)?;
-        let text = response.text().await.map_err(failed)?;
-        let headers = ResponseHeaders::from_pairs(response.headers().entries());
-        decode(response.status(), &headers, &text, Utc::now())
+    let url = conn.url(path);
+    let method = match method {
+        Method::Get => gloo_net::http::Method::GET,
+        Method::Post => gloo_net::http::Method::POST,
     };
-    exchange.await.map_err(|e| e.redact(&conn.key.0))
+    let timer = AbortTimer::start()?;
+    let builder = RequestBuilder::new(&url)
+        .method(method)
+        .header("Authorization", &conn.authorization())
+        .header("Accept", "application/json")
+        .abort_signal(Some(&timer.signal()));
+    let request = match body {
+        Some(json) => builder.header("Content-Type", "application/json").body(json),
+        None => builder.build(),
+    }
+    .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+
+    let failed = |e: gloo_net::Error| {
+        if timer.fired() {
+            ApiError::timeout(REQUEST_TIMEOUT)
+        } else {
+            ApiError::network(e.to_string())
+        }
+    };
+    let response = request.send().await.map_err(failed)?;
+    let text = response.text().await.map_err(failed)?;
+    let headers = ResponseHeaders::from_pairs(response.headers().entries());
+    Ok(Answer { status: response.status(), headers, text })
 }
 
 /// An AbortController whose `abort()` a browser timer calls after [`REQUEST_TIMEOUT`];
@@ -291,6 +325,17 @@ mod tests {
     }
 
     const NODES: &str = r#"{"nodes":[{"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":0,"workloads":[]}],"workloads_unknown":false}"#;
+
+    #[test]
+    fn only_a_detail_with_a_payment_object_shows_payment() {
+        let shown = |body: &str| decode::<PaymentShown>(200, &ResponseHeaders::default(), body, now()).unwrap().payment.is_some();
+        assert!(shown(r#"{"id":12,"payment":{"status":"paid"},"charges":[]}"#));
+        assert!(!shown(r#"{"id":12,"status":"active"}"#), "a member's detail has no payment");
+        assert!(!shown(r#"{"id":12,"payment":null}"#));
+        let seed = include_str!("../../fixtures/seed_004_detail.json");
+        let full: ReservationDetail = decode(200, &ResponseHeaders::default(), seed, now()).unwrap();
+        assert_eq!(shown(seed), full.payment.is_some(), "the probe agrees with the full decode");
+    }
 
     #[test]
     fn a_2xx_body_decodes_into_the_type() {

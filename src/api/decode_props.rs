@@ -358,6 +358,22 @@ fn header_value() -> impl Strategy<Value = String> {
     ]
 }
 
+#[test]
+fn every_form_of_http_date_reads_as_the_instant_it_writes() {
+    // RFC 850's two-digit years name 1970–2069 only.
+    let before_2070 = 3_155_760_000i64;
+    check("http dates", 0i64..before_2070, |seconds| {
+        let at = Utc.timestamp_opt(seconds, 0).unwrap();
+        let epoch = Utc.timestamp_opt(0, 0).unwrap();
+        for form in ["%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"] {
+            let written = at.format(form).to_string();
+            let wait = super::error::parse_retry_after(&written, epoch);
+            prop_assert_eq!(wait, Some(std::time::Duration::from_secs(seconds as u64)), "{}", written);
+        }
+        Ok(())
+    });
+}
+
 fn error_body() -> impl Strategy<Value = String> {
     prop_oneof![
         arbitrary_json().prop_map(|v| v.to_string()),

@@ -3,7 +3,8 @@
 //! terms and a remedy.
 
 use super::assumptions::{is_short_code, CODE_FIELDS};
-use chrono::{DateTime, NaiveDateTime, Utc};
+use crate::domain::time::MONTHS;
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use std::fmt;
 use std::time::Duration;
 
@@ -245,21 +246,58 @@ pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
 
 /// The three date forms RFC 9110 §5.6.7 requires a recipient to accept: IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
-/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`). The day
+/// name must be the date's. Read field by field: chrono's format-string parser would
+/// cost the first load more than all of this.
 fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
-    let value = value.trim();
-    if let Some(rest) = value.strip_suffix(" GMT") {
-        if let Ok(t) = NaiveDateTime::parse_from_str(rest, "%a, %d %b %Y %H:%M:%S") {
-            return Some(t.and_utc());
+    let words: Vec<&str> = value.split_whitespace().collect();
+    // (day name, whether it is the long one, day, month, year, time)
+    let (day_name, long, day, month, year, time) = match words[..] {
+        // IMF-fixdate: each field at its fixed width.
+        [day_name, day, month, year, time, "GMT"] => {
+            (day_name.strip_suffix(',')?, false, number(day, 2..=2)?, month, number(year, 4..=4)?, time)
         }
-        // RFC 850: a two-digit year; RFC 9110 says a year more than 50 years in the future
-        // is in the past century. Only 1970–2069 matters to a retry delay.
-        if let Ok(t) = NaiveDateTime::parse_from_str(rest, "%A, %d-%b-%y %H:%M:%S") {
-            return Some(t.and_utc());
+        // RFC 850: a two-digit year; RFC 9110 puts a year more than 50 years ahead in the
+        // past century, which for a retry delay means 1970–2069.
+        [day_name, date, time, "GMT"] => {
+            let mut parts = date.split('-');
+            let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
+            if parts.next().is_some() {
+                return None;
+            }
+            let year = number(year, 2..=2)?;
+            let year = if year < 70 { 2000 + year } else { 1900 + year };
+            (day_name.strip_suffix(',')?, true, number(day, 2..=2)?, month, year, time)
         }
+        // asctime: the day is space-padded, so one or two digits once the blanks collapse.
+        [day_name, month, day, time, year] => {
+            (day_name, false, number(day, 1..=2)?, month, number(year, 4..=4)?, time)
+        }
+        _ => return None,
+    };
+    let month = MONTHS.iter().position(|name| *name == month)? as u32 + 1;
+    let mut clock = time.split(':').map(|part| number(part, 2..=2));
+    let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
+    if clock.next().is_some() {
+        return None;
     }
-    let collapsed = value.split_whitespace().collect::<Vec<_>>().join(" ");
-    NaiveDateTime::parse_from_str(&collapsed, "%a %b %e %H:%M:%S %Y").ok().map(|t| t.and_utc())
+    let date = NaiveDate::from_ymd_opt(year as i32, month, day)?;
+    let weekday = date.weekday().num_days_from_monday() as usize;
+    let named = if long { day_name.strip_suffix("day") == Some(DAY_STEMS[weekday]) } else { day_name == DAYS[weekday] };
+    if !named {
+        return None;
+    }
+    Some(date.and_hms_opt(hour, minute, second)?.and_utc())
+}
+
+const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+/// RFC 850's day names, less their `day`.
+const DAY_STEMS: [&str; 7] = ["Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun"];
+
+/// A field of ASCII digits whose length is in `digits`.
+fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {
+    let plain = digits.contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit());
+    plain.then(|| field.parse().ok()).flatten()
 }
 
 fn parse_rate_limit(headers: &ResponseHeaders) -> Option<RateLimit> {
@@ -558,7 +596,21 @@ mod tests {
     #[test]
     fn retry_after_in_the_past_is_zero_and_garbage_is_ignored() {
         assert_eq!(parse_retry_after("Tue, 01 Dec 2026 00:00:00 GMT", now()), Some(Duration::ZERO));
-        for garbage in ["soon", "-5", "1.5", "", "Wed, 32 Dec 2026 14:05:30 GMT"] {
+        for garbage in [
+            "soon",
+            "-5",
+            "1.5",
+            "",
+            "Wed, 32 Dec 2026 14:05:30 GMT",
+            "Thu, 02 Dec 2026 14:05:30 GMT",
+            "Wednesday, 02 Dec 2026 14:05:30 GMT",
+            "Wed, 02-Dec-26 14:05:30 GMT",
+            "Wednesday, 02-Dec-26-1 14:05:30 GMT",
+            "Wed, 02 Dec 2026 14:05 GMT",
+            "Wed, 02 Dec 2026 14:05:30:01 GMT",
+            "Wed, 2 Dec 2026 14:05:30 GMT",
+            "Wed Dek  2 14:05:10 2026",
+        ] {
             assert_eq!(parse_retry_after(garbage, now()), None, "{garbage}");
         }
     }

@@ -18,19 +18,39 @@ pub enum Zone {
     Utc,
 }
 
+/// English month abbreviations, as the console writes dates and HTTP dates spell them.
+/// Dates are put together from their fields rather than with chrono's `format`, whose
+/// format-string engine would be most of chrono's weight in the first load.
+pub const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
 /// `2 Dec 2026, 14:05` in the zone (with ` UTC` appended when the zone is UTC).
 pub fn format_time(t: Timestamp, zone: Zone) -> String {
-    const FORMAT: &str = "%-d %b %Y, %H:%M";
+    fn day_and_time(t: impl Datelike + Timelike) -> String {
+        format!("{}, {:02}:{:02}", day_month_year(&t), t.hour(), t.minute())
+    }
     match zone {
-        Zone::Local(offset) => t.with_timezone(&offset).format(FORMAT).to_string(),
-        Zone::System => t.with_timezone(&chrono::Local).format(FORMAT).to_string(),
-        Zone::Utc => format!("{} UTC", t.format(FORMAT)),
+        Zone::Local(offset) => day_and_time(t.with_timezone(&offset)),
+        Zone::System => day_and_time(t.with_timezone(&chrono::Local)),
+        Zone::Utc => format!("{} UTC", day_and_time(t)),
     }
 }
 
 /// `1 Dec 2026`: the UTC date, for billing periods.
 pub fn format_utc_date(t: Timestamp) -> String {
-    t.format("%-d %b %Y").to_string()
+    day_month_year(&t)
+}
+
+/// `Dec 26`: a billing month on a chart axis.
+pub fn month_and_short_year(t: Timestamp) -> String {
+    format!("{} {:02}", month_name(&t), t.year().rem_euclid(100))
+}
+
+fn day_month_year(t: &impl Datelike) -> String {
+    format!("{} {} {}", t.day(), month_name(t), t.year())
+}
+
+fn month_name(t: &impl Datelike) -> &'static str {
+    MONTHS[t.month0() as usize]
 }
 
 /// `1 Dec 2026 – 31 Dec 2026` for a period whose end is exclusive (`period_end` is the
@@ -42,7 +62,15 @@ pub fn format_period(start: Timestamp, end: Timestamp) -> String {
 
 /// Hover text: the exact UTC value, `2026-12-02 14:05:00 UTC`.
 pub fn utc_title(t: Timestamp) -> String {
-    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+    format!(
+        "{}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
 }
 
 /// Whole seconds from `then` to `now`, zero if `then` is in the future ("updated N s ago").

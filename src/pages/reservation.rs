@@ -22,7 +22,7 @@ use crate::domain::billing::{check_advance, check_charge, totals};
 use crate::domain::capacity::gpus_text;
 use crate::domain::csv::charges_csv;
 use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
-use crate::domain::time::{countdown, format_period, format_utc_date, term_mismatch};
+use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch};
 use crate::pages::reservations::{capacity_text, term_text, Flag, InUseFigure, Placements, TermDates};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
@@ -484,7 +484,7 @@ fn ChargesChart(charges: Vec<Charge>) -> impl IntoView {
             let amount = list.iter().map(|c| c.amount_usd).sum();
             let adjusted = if list.len() > 1 { " (with adjustment)" } else { "" };
             Bar {
-                label: main.period_start.format("%b %y").to_string(),
+                label: month_and_short_year(main.period_start),
                 value: amount,
                 tone,
                 title: format!(

@@ -28,10 +28,12 @@ pub fn split_pages(dist: &Path) -> Result {
         .join(WASM_TARGET)
         .join("release")
         .join(format!("{BINARY}.wasm"));
-    run(command("wasm-split-cli")
-        .arg(&raw)
-        .arg(&work)
-        .args(["--target", "web", "--out-name", &stem]))?;
+    run(command("wasm-split-cli").arg(&raw).arg(&work).args([
+        "--target",
+        "web",
+        "--out-name",
+        &stem,
+    ]))?;
 
     let main = work.join(format!("{stem}.wasm"));
     let glue = work.join("bindgen");
@@ -70,8 +72,12 @@ pub fn split_pages(dist: &Path) -> Result {
     }
     let hashed_loader = hashed_name(LOADER, loader.as_bytes());
     write(&dist.join(&hashed_loader), loader.as_bytes())?;
-    let main_glue = read(&glue.join(format!("{stem}.js")))?
-        .replace(&format!("./{LOADER}"), &format!("./{hashed_loader}"));
+    // Only the glue's `import … from` changes: the wasm still names the loader's module
+    // `./__wasm_split.js` in its imports, and the glue's import object keys follow that.
+    let main_glue = read(&glue.join(format!("{stem}.js")))?.replace(
+        &format!("from \"./{LOADER}\""),
+        &format!("from \"./{hashed_loader}\""),
+    );
     write(&dist.join(format!("{stem}.js")), main_glue.as_bytes())
 }
 
@@ -115,7 +121,10 @@ mod tests {
     #[test]
     fn hashed_name_follows_the_content_and_keeps_the_extension() {
         let first = hashed_name("split_nodes.wasm", b"one");
-        assert!(first.starts_with("split_nodes-") && first.ends_with(".wasm"), "{first}");
+        assert!(
+            first.starts_with("split_nodes-") && first.ends_with(".wasm"),
+            "{first}"
+        );
         assert_eq!(first, hashed_name("split_nodes.wasm", b"one"));
         assert_ne!(first, hashed_name("split_nodes.wasm", b"two"));
     }

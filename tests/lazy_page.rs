@@ -1,0 +1,101 @@
+//! A page whose code arrives on first visit: shown at once when it is here, a note while it
+//! is on its way, and a failed fetch explained with a Retry that fetches again.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount, settle, text};
+use leptos::prelude::*;
+use reservations_console::components::lazy_page::{lazy, ChunkUnavailable};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn the_page() -> AnyView {
+    view! { <h1>"Nodes of reservation #12"</h1> }.into_any()
+}
+
+async fn code_already_here() -> Result<AnyView, ChunkUnavailable> {
+    Ok(the_page())
+}
+
+#[wasm_bindgen_test]
+async fn a_page_whose_code_is_here_renders_without_a_loading_note() {
+    let host = mount(|| lazy(code_already_here));
+    assert_eq!(text(&host), "Nodes of reservation #12");
+    settle().await;
+    assert_eq!(text(&host), "Nodes of reservation #12");
+}
+
+thread_local! {
+    /// Resolves the pending fetch of `code_on_its_way`.
+    static ARRIVE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+async fn code_on_its_way() -> Result<AnyView, ChunkUnavailable> {
+    let arrival = js_sys::Promise::new(&mut |resolve, _| {
+        ARRIVE.with(|slot| *slot.borrow_mut() = Some(resolve))
+    });
+    JsFuture::from(arrival).await.unwrap();
+    Ok(the_page())
+}
+
+#[wasm_bindgen_test]
+async fn while_the_code_is_on_its_way_a_note_says_the_page_is_loading() {
+    let host = mount(|| lazy(code_on_its_way));
+    settle().await;
+    assert_eq!(text(&host), "Loading the page…");
+    assert!(host.query_selector("[role=status]").unwrap().is_some());
+
+    ARRIVE.with(|slot| {
+        slot.borrow_mut()
+            .take()
+            .expect("the fetch is pending")
+            .call0(&JsValue::NULL)
+            .unwrap()
+    });
+    settle().await;
+    assert_eq!(text(&host), "Nodes of reservation #12");
+}
+
+static FETCHES: AtomicU32 = AtomicU32::new(0);
+
+/// Fails the first time, as a dropped connection would, then succeeds.
+async fn code_lost_once() -> Result<AnyView, ChunkUnavailable> {
+    if FETCHES.fetch_add(1, Ordering::SeqCst) == 0 {
+        Err(ChunkUnavailable)
+    } else {
+        Ok(the_page())
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_fetch_is_explained_and_retry_fetches_the_code_again() {
+    let host = mount(|| lazy(code_lost_once));
+    settle().await;
+    let alert = host
+        .query_selector("[role=alert]")
+        .unwrap()
+        .expect("the failure is announced");
+    let explained = alert.text_content().unwrap();
+    assert!(
+        explained.contains("This page could not be loaded"),
+        "{explained}"
+    );
+    assert!(explained.contains("reload the tab"), "{explained}");
+    assert_eq!(FETCHES.load(Ordering::SeqCst), 1);
+
+    let retry: web_sys::HtmlElement = alert
+        .query_selector("button")
+        .unwrap()
+        .expect("a Retry")
+        .unchecked_into();
+    retry.click();
+    settle().await;
+    assert_eq!(FETCHES.load(Ordering::SeqCst), 2);
+    assert_eq!(text(&host), "Nodes of reservation #12");
+}
