@@ -128,6 +128,11 @@ impl Loop {
                 return;
             }
             deliver();
+            // Delivering may end the page: a 401 ends the session, and Connect replaces it
+            // there and then, disposing the signals below.
+            if this.left.get() {
+                return;
+            }
             this.last_end_ms.set(now_ms());
             this.polls.update(|n| *n += 1);
             match outcome {

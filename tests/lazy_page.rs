@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use reservations_console::components::lazy_page::{lazy, ChunkUnavailable};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
