@@ -34,11 +34,11 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=ConnectPage/>
                     <Route path=path!("/reservations") view=|| connected(ReservationsPage)/>
-                    <Route path=path!("/reservations/:id") view=|| connected(|| lazy(detail_page))/>
-                    <Route path=path!("/reservations/:id/nodes") view=|| connected(|| lazy(nodes_page))/>
-                    <Route path=path!("/reservations/:id/launch") view=|| connected(|| lazy(launch_page))/>
-                    <Route path=path!("/orgs") view=|| connected(|| lazy(org_page))/>
-                    <Route path=path!("/orgs/:org_id") view=|| connected(|| lazy(org_page))/>
+                    <Route path=path!("/reservations/:id") view=|| connected(|| lazy(detail::preload, detail::load))/>
+                    <Route path=path!("/reservations/:id/nodes") view=|| connected(|| lazy(nodes::preload, nodes::load))/>
+                    <Route path=path!("/reservations/:id/launch") view=|| connected(|| lazy(launch::preload, launch::load))/>
+                    <Route path=path!("/orgs") view=|| connected(|| lazy(org::preload, org::load))/>
+                    <Route path=path!("/orgs/:org_id") view=|| connected(|| lazy(org::preload, org::load))/>
                 </Routes>
             </main>
         </Router>
@@ -46,10 +46,10 @@ pub fn App() -> impl IntoView {
 }
 
 // Connect and the reservations list are the first load; the rest come on first visit.
-lazy_page!(detail_page, detail, ReservationPage);
-lazy_page!(nodes_page, nodes, NodesPage);
-lazy_page!(launch_page, launch, LaunchPage);
-lazy_page!(org_page, org, OrgPage);
+lazy_page!(detail, ReservationPage);
+lazy_page!(nodes, NodesPage);
+lazy_page!(launch, LaunchPage);
+lazy_page!(org, OrgPage);
 
 /// Shows `page` while connected; otherwise sends the user to Connect, which comes back here.
 fn connected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {

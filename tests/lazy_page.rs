@@ -8,7 +8,7 @@ use console_fixtures::{mount, settle, text};
 use leptos::prelude::*;
 use reservations_console::components::lazy_page::{lazy, ChunkUnavailable};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -19,13 +19,17 @@ fn the_page() -> AnyView {
     view! { <h1>"Nodes of reservation #12"</h1> }.into_any()
 }
 
-async fn code_already_here() -> Result<AnyView, ChunkUnavailable> {
+async fn build_the_page() -> Result<AnyView, ChunkUnavailable> {
     Ok(the_page())
+}
+
+async fn code_already_here() -> Result<(), ChunkUnavailable> {
+    Ok(())
 }
 
 #[wasm_bindgen_test]
 async fn a_page_whose_code_is_here_renders_without_a_loading_note() {
-    let host = mount(|| lazy(code_already_here));
+    let host = mount(|| lazy(code_already_here, build_the_page));
     assert_eq!(text(&host), "Nodes of reservation #12");
     settle().await;
     assert_eq!(text(&host), "Nodes of reservation #12");
@@ -36,17 +40,17 @@ thread_local! {
     static ARRIVE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
 }
 
-async fn code_on_its_way() -> Result<AnyView, ChunkUnavailable> {
+async fn code_on_its_way() -> Result<(), ChunkUnavailable> {
     let arrival = js_sys::Promise::new(&mut |resolve, _| {
         ARRIVE.with(|slot| *slot.borrow_mut() = Some(resolve))
     });
     JsFuture::from(arrival).await.unwrap();
-    Ok(the_page())
+    Ok(())
 }
 
 #[wasm_bindgen_test]
 async fn while_the_code_is_on_its_way_a_note_says_the_page_is_loading() {
-    let host = mount(|| lazy(code_on_its_way));
+    let host = mount(|| lazy(code_on_its_way, build_the_page));
     settle().await;
     assert_eq!(text(&host), "Loading the page…");
     assert!(host.query_selector("[role=status]").unwrap().is_some());
@@ -65,17 +69,17 @@ async fn while_the_code_is_on_its_way_a_note_says_the_page_is_loading() {
 static FETCHES: AtomicU32 = AtomicU32::new(0);
 
 /// Fails the first time, as a dropped connection would, then succeeds.
-async fn code_lost_once() -> Result<AnyView, ChunkUnavailable> {
+async fn code_lost_once() -> Result<(), ChunkUnavailable> {
     if FETCHES.fetch_add(1, Ordering::SeqCst) == 0 {
         Err(ChunkUnavailable)
     } else {
-        Ok(the_page())
+        Ok(())
     }
 }
 
 #[wasm_bindgen_test]
 async fn a_failed_fetch_is_explained_and_retry_fetches_the_code_again() {
-    let host = mount(|| lazy(code_lost_once));
+    let host = mount(|| lazy(code_lost_once, build_the_page));
     settle().await;
     let alert = host
         .query_selector("[role=alert]")
@@ -98,4 +102,33 @@ async fn a_failed_fetch_is_explained_and_retry_fetches_the_code_again() {
     settle().await;
     assert_eq!(FETCHES.load(Ordering::SeqCst), 2);
     assert_eq!(text(&host), "Nodes of reservation #12");
+}
+
+static CLEANED_UP: AtomicBool = AtomicBool::new(false);
+
+async fn build_a_page_that_notes_its_cleanup() -> Result<AnyView, ChunkUnavailable> {
+    on_cleanup(|| CLEANED_UP.store(true, Ordering::SeqCst));
+    Ok(the_page())
+}
+
+/// The page belongs to the route that shows it: leaving the route disposes the page (its
+/// signals, effects and polling) at once, as for any page built directly.
+#[wasm_bindgen_test]
+async fn leaving_the_route_disposes_the_page_it_built() {
+    let shown = RwSignal::new(true);
+    let host = mount(move || {
+        move || {
+            if shown.get() {
+                lazy(code_already_here, build_a_page_that_notes_its_cleanup).into_any()
+            } else {
+                "Connect".into_any()
+            }
+        }
+    });
+    assert_eq!(text(&host), "Nodes of reservation #12");
+    assert!(!CLEANED_UP.load(Ordering::SeqCst));
+    shown.set(false);
+    settle().await;
+    assert_eq!(text(&host), "Connect");
+    assert!(CLEANED_UP.load(Ordering::SeqCst), "the page's owner went with the route");
 }

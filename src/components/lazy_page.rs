@@ -7,9 +7,10 @@
 //! a plain call, so a page behaves the same with or without the split.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use leptos::prelude::*;
-use send_wrapper::SendWrapper;
 
 /// A page's code could not be fetched: the network dropped, or a new release replaced
 /// the files this tab was started from.
@@ -23,60 +24,86 @@ impl From<wasm_split_helpers::SplitLoaderError> for ChunkUnavailable {
     }
 }
 
-/// `lazy_page!(load, chunk, Page)` declares `async fn load()`, which yields `Page`'s view
-/// once its code is here: the split point `chunk` in the release build, a direct call
-/// otherwise. A failed fetch is an `Err`, never a panic (which would abort the whole app).
+/// `lazy_page!(chunk, Page)` declares the module `chunk` with `preload()`, which fetches
+/// `Page`'s code, and `load()`, which builds the page once it is here: the split point
+/// `chunk` in the release build, direct calls otherwise. A failed fetch is an `Err`, never
+/// a panic (which would abort the whole app).
 macro_rules! lazy_page {
-    ($load:ident, $chunk:ident, $page:path) => {
-        #[cfg(split_pages)]
-        #[wasm_split_helpers::wasm_split($chunk, fallible)]
-        fn $load() -> Result<
-            ::leptos::prelude::AnyView,
-            $crate::components::lazy_page::ChunkUnavailable,
-        > {
-            Ok(::leptos::prelude::IntoAny::into_any($page()))
-        }
+    ($chunk:ident, $page:ident) => {
+        mod $chunk {
+            use super::$page;
+            use ::leptos::prelude::{AnyView, IntoAny};
+            use $crate::components::lazy_page::ChunkUnavailable;
 
-        #[cfg(not(split_pages))]
-        async fn $load() -> Result<
-            ::leptos::prelude::AnyView,
-            $crate::components::lazy_page::ChunkUnavailable,
-        > {
-            Ok(::leptos::prelude::IntoAny::into_any($page()))
+            #[cfg(split_pages)]
+            #[wasm_split_helpers::wasm_split($chunk, fallible, preload(preload))]
+            pub fn load() -> Result<AnyView, ChunkUnavailable> {
+                Ok($page().into_any())
+            }
+
+            #[cfg(not(split_pages))]
+            pub async fn preload() -> Result<(), ChunkUnavailable> {
+                Ok(())
+            }
+
+            #[cfg(not(split_pages))]
+            pub async fn load() -> Result<AnyView, ChunkUnavailable> {
+                Ok($page().into_any())
+            }
         }
     };
 }
 pub(crate) use lazy_page;
 
-/// The page `load` yields. Once its chunk is here (every visit after the first) the page
-/// renders in the same frame; until then the previous content is gone and a note says
-/// what is loading. A failed fetch is explained with a Retry, and the header and every
-/// other page keep working.
-pub fn lazy<Fut>(load: fn() -> Fut) -> impl IntoView
+/// The page `load` builds once `preload` has its code (every visit after the first, it
+/// is already here and the page renders in the same pass). The page is built the way any
+/// route builds its view, inside the route's reactive owner, so it is disposed with it.
+/// Until the code is here a note says the page is loading; a failed fetch is explained
+/// with a Retry, and the header and every other page keep working.
+pub fn lazy<P, E, L>(preload: fn() -> P, load: fn() -> L) -> impl IntoView
 where
-    Fut: Future<Output = Result<AnyView, ChunkUnavailable>> + 'static,
+    P: Future<Output = Result<(), E>> + 'static,
+    E: Into<ChunkUnavailable>,
+    L: Future<Output = Result<AnyView, ChunkUnavailable>> + 'static,
 {
-    let attempt = RwSignal::new(0u32);
-    move || {
-        attempt.track();
-        // The chunk loader is single-threaded wasm state; Suspend asks for Send only
-        // because it also serves multi-threaded servers.
-        let page = SendWrapper::new(async move {
-            match load().await {
-                Ok(page) => page,
-                Err(ChunkUnavailable) => view! { <ChunkFailed attempt/> }.into_any(),
+    let fetched = RwSignal::new(None::<Result<(), ChunkUnavailable>>);
+    let fetch = move || {
+        let fetching = preload();
+        match poll_once(fetching) {
+            Ok(done) => fetched.set(Some(done.map_err(Into::into))),
+            Err(fetching) => {
+                fetched.set(None);
+                leptos::task::spawn_local(async move {
+                    let done = fetching.await.map_err(Into::into);
+                    // The page may have been left while its code was on its way.
+                    let _ = fetched.try_set(Some(done));
+                });
             }
-        });
-        view! {
-            <Suspense fallback=|| view! { <p class="panel-note" role="status">"Loading the page…"</p> }>
-                {Suspend::new(page)}
-            </Suspense>
         }
+    };
+    fetch();
+    move || match fetched.get() {
+        // Loaded: the page's own future is ready at its first poll.
+        Some(Ok(())) => match poll_once(load()) {
+            Ok(Ok(page)) => page,
+            Ok(Err(ChunkUnavailable)) | Err(_) => view! { <ChunkFailed retry=fetch/> }.into_any(),
+        },
+        Some(Err(ChunkUnavailable)) => view! { <ChunkFailed retry=fetch/> }.into_any(),
+        None => view! { <p class="panel-note" role="status">"Loading the page…"</p> }.into_any(),
+    }
+}
+
+/// Polls `future` once: its output if it is ready, the future itself otherwise.
+fn poll_once<F: Future>(future: F) -> Result<F::Output, Pin<Box<F>>> {
+    let mut future = Box::pin(future);
+    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => Ok(output),
+        Poll::Pending => Err(future),
     }
 }
 
 #[component]
-fn ChunkFailed(attempt: RwSignal<u32>) -> impl IntoView {
+fn ChunkFailed(retry: impl Fn() + 'static) -> impl IntoView {
     view! {
         <section class="error-panel" role="alert">
             <h2 class="error-title">"This page could not be loaded"</h2>
@@ -89,7 +116,7 @@ fn ChunkFailed(attempt: RwSignal<u32>) -> impl IntoView {
                 <strong>"What to do: "</strong>
                 "Retry. If it keeps failing, reload the tab to start the newest release."
             </p>
-            <button type="button" class="button" on:click=move |_| attempt.update(|n| *n += 1)>
+            <button type="button" class="button" on:click=move |_| retry()>
                 "Retry"
             </button>
         </section>
