@@ -352,6 +352,17 @@ fn fake_api() -> Rc<FakeApi> {
 }
 
 /// Starts a loop inside a mounted view, as the page does; dropping the handle leaves it.
+/// Waits until `live` has polled `n` times, up to 5 s (a loaded machine's timers run late);
+/// returns the milliseconds waited.
+async fn polled(live: &Live, n: u64) -> i32 {
+    let mut waited = 0;
+    while live.polls() < n && waited < 5_000 {
+        sleep(50).await;
+        waited += 50;
+    }
+    waited
+}
+
 fn start_live(start: impl FnOnce() -> Live + 'static) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
     let (live, _, handle) = start_live_showing(move || (start(), ()));
     (live, handle)
@@ -442,9 +453,10 @@ async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() 
         // The test interval (allowed on loopback) with requests slower than it.
         move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(40, Ok(seed_nodes())), |_| ())
     });
-    sleep(400).await;
+    // Four polls take about 240 ms.
+    let waited = polled(&live, 4).await;
     let polls = live.polls();
-    assert!(polls >= 4, "{polls} polls in 400 ms");
+    assert!(polls >= 4, "{polls} polls in {waited} ms");
     assert_eq!(api.most_at_once.get(), 1);
 
     live.pause();
@@ -455,8 +467,8 @@ async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() 
     assert_eq!(live.polls(), paused_at, "no polls while paused");
 
     live.resume();
-    sleep(200).await;
-    assert!(live.polls() > paused_at);
+    polled(&live, paused_at + 1).await;
+    assert!(live.polls() > paused_at, "polling resumed");
 
     drop(page);
     let calls = api.calls.get();
