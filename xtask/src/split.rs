@@ -114,22 +114,6 @@ fn chunks(work: &Path, main: &Path) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hashed_name_follows_the_content_and_keeps_the_extension() {
-        let first = hashed_name("split_nodes.wasm", b"one");
-        assert!(
-            first.starts_with("split_nodes-") && first.ends_with(".wasm"),
-            "{first}"
-        );
-        assert_eq!(first, hashed_name("split_nodes.wasm", b"one"));
-        assert_ne!(first, hashed_name("split_nodes.wasm", b"two"));
-    }
-}
-
 /// The wasm-opt features trunk is given in `index.html`, so both passes agree.
 fn wasm_opt_flags() -> Result<Vec<String>> {
     const ATTRIBUTE: &str = "data-wasm-opt-params=\"";
@@ -169,4 +153,20 @@ fn read(path: &Path) -> Result<String> {
 
 fn write(path: &Path, content: &[u8]) -> Result {
     fs::write(path, content).map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_name_follows_the_content_and_keeps_the_extension() {
+        let first = hashed_name("split_nodes.wasm", b"one");
+        assert!(
+            first.starts_with("split_nodes-") && first.ends_with(".wasm"),
+            "{first}"
+        );
+        assert_eq!(first, hashed_name("split_nodes.wasm", b"one"));
+        assert_ne!(first, hashed_name("split_nodes.wasm", b"two"));
+    }
 }
