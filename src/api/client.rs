@@ -151,15 +151,19 @@ pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, Ap
 
 /// `GET /gpu-reservations/{id}`: `payment` only for the owner.
 pub async fn reservation(conn: &Connection, id: i64) -> Result<ReservationDetail, ApiError> {
-    send(conn, Method::Get, &format!("/gpu-reservations/{id}"), None::<&()>).await
+    send(conn, Method::Get, &reservation_path(id), None::<&()>).await
 }
 
 /// `GET /gpu-reservations/{id}`, read only for whether it shows `payment`, which only the
 /// owner's key sees. Connect learns the role with it, and the first load is spared the
 /// whole detail's parsing.
 pub async fn shows_payment(conn: &Connection, id: i64) -> Result<bool, ApiError> {
-    let read: PaymentShown = send(conn, Method::Get, &format!("/gpu-reservations/{id}"), None::<&()>).await?;
+    let read: PaymentShown = send(conn, Method::Get, &reservation_path(id), None::<&()>).await?;
     Ok(read.payment.is_some())
+}
+
+fn reservation_path(id: i64) -> String {
+    format!("/gpu-reservations/{id}")
 }
 
 /// A reservation detail with everything but `payment` skipped unread.
@@ -213,11 +217,16 @@ async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
         let body = body
             .map(serde_json::to_string)
             .transpose()
-            .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+            .map_err(unbuildable)?;
         let answer = exchange(conn, method, path, body).await?;
         decode(answer.status, &answer.headers, &answer.text, Utc::now())
     };
     answered.await.map_err(|e| e.redact(&conn.key.0))
+}
+
+/// The body could not be serialised, or the browser refused the request as built.
+fn unbuildable(e: impl fmt::Display) -> ApiError {
+    ApiError::invalid_request(format!("The request could not be built: {e}"))
 }
 
 /// An answer as it came: status, headers and the body's text.
@@ -247,7 +256,7 @@ async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<St
         Some(json) => builder.header("Content-Type", "application/json").body(json),
         None => builder.build(),
     }
-    .map_err(|e| ApiError::invalid_request(format!("The request could not be built: {e}")))?;
+    .map_err(unbuildable)?;
 
     let failed = |e: gloo_net::Error| {
         if timer.fired() {

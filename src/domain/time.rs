@@ -280,6 +280,12 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_chart_month_has_a_two_digit_year() {
+        assert_eq!(month_and_short_year(at(2026, 12, 1, 0, 0)), "Dec 26");
+        assert_eq!(month_and_short_year(at(2009, 1, 1, 0, 0)), "Jan 09");
+    }
+
+    #[test]
     fn relative_uses_the_largest_whole_unit_rounded_down() {
         let now = at(2026, 12, 2, 14, 5);
         assert_eq!(relative(now, at(2027, 11, 1, 0, 0)), "in 10 months");
