@@ -6,17 +6,17 @@ pub mod components;
 pub mod domain;
 pub mod live;
 pub mod pages;
+pub mod router;
 pub mod state;
 
 use components::header::Header;
 use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
-use leptos_router::components::{Redirect, Route, Router, Routes};
-use leptos_router::path;
 use pages::{
     connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage,
     reservation::ReservationPage, reservations::ReservationsPage,
 };
+use router::{use_location, Route, Router};
 use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice};
 
 /// The whole app: context, header, and the routes (all bookmarkable; the key is never in
@@ -31,17 +31,25 @@ pub fn App() -> impl IntoView {
             <a class="skip-link" href="#main">"Skip to content"</a>
             <Header/>
             <main id="main" class="app-main" tabindex="-1">
-                <Routes fallback=NotFound>
-                    <Route path=path!("/") view=ConnectPage/>
-                    <Route path=path!("/reservations") view=|| connected(ReservationsPage)/>
-                    <Route path=path!("/reservations/:id") view=|| connected(|| lazy(detail::preload, detail::load))/>
-                    <Route path=path!("/reservations/:id/nodes") view=|| connected(|| lazy(nodes::preload, nodes::load))/>
-                    <Route path=path!("/reservations/:id/launch") view=|| connected(|| lazy(launch::preload, launch::load))/>
-                    <Route path=path!("/orgs") view=|| connected(|| lazy(org::preload, org::load))/>
-                    <Route path=path!("/orgs/:org_id") view=|| connected(|| lazy(org::preload, org::load))/>
-                </Routes>
+                <Pages/>
             </main>
         </Router>
+    }
+}
+
+/// The page the address names. A new route (another page, or another id) is a new page:
+/// whatever the previous one ran (a poll loop) stops with it.
+#[component]
+fn Pages() -> impl IntoView {
+    let route = use_location().route();
+    move || match route.get() {
+        Route::Connect => view! { <ConnectPage/> }.into_any(),
+        Route::Reservations => connected(ReservationsPage).into_any(),
+        Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
+        Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
+        Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
+        Route::Orgs | Route::Org(_) => connected(|| lazy(org::preload, org::load)).into_any(),
+        Route::NotFound => view! { <NotFound/> }.into_any(),
     }
 }
 
@@ -53,13 +61,14 @@ lazy_page!(org, OrgPage);
 
 /// Shows `page` while connected; otherwise sends the user to Connect, which comes back here.
 fn connected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {
-    let state = use_connection();
+    let (state, location) = (use_connection(), use_location());
     move || {
         if state.is_connected() {
             page().into_any()
         } else {
             state.remember_return_path(current_path());
-            view! { <Redirect path="/"/> }.into_any()
+            location.redirect("/");
+            ().into_any()
         }
     }
 }

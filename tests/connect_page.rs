@@ -6,11 +6,11 @@ mod console_fixtures;
 
 use console_fixtures::{mount, now, provide_console, settle, text};
 use leptos::prelude::*;
-use leptos_router::components::Router;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::components::header::Header;
 use reservations_console::pages::connect::ConnectPage;
+use reservations_console::router::Router;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
 use wasm_bindgen_test::*;
 

@@ -6,7 +6,7 @@ mod console_fixtures;
 mod page_support;
 
 use chrono::{DateTime, Utc};
-use console_fixtures::{mount, now, provide_console, settle, text};
+use console_fixtures::{mount, now, provide_console, settle, sleep, text};
 use page_support::{fact, titles};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -316,14 +316,6 @@ async fn a_poll_that_changes_one_node_of_fifty_touches_only_that_card() {
         assert!(changed.contains(Some(&target)), "a mutation outside node-17's card");
     }
     assert!(changed.text_content().unwrap().contains("moved"));
-}
-
-/// Resolves after `ms` milliseconds of browser time.
-async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
 /// A fetch that takes `ms`, counting how many run at once.

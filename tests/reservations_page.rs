@@ -5,10 +5,10 @@ mod console_fixtures;
 
 use console_fixtures::{first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text};
 use leptos::prelude::*;
-use leptos_router::components::Router;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservations::{url_filters, Placements, ReservationsView};
+use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen::{JsCast, JsValue};

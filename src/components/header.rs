@@ -3,8 +3,7 @@
 
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
-use leptos_router::components::A;
-use leptos_router::hooks::use_navigate;
+use crate::router::{use_location, NavLink, Navigation};
 
 #[component]
 pub fn Header() -> impl IntoView {
@@ -26,8 +25,8 @@ pub fn Header() -> impl IntoView {
                 <Show when=move || state.is_connected()>
                     <nav class="app-nav" aria-label="Main">
                         <ul>
-                            <li><A href="/reservations">"Reservations"</A></li>
-                            <li><A href="/orgs">"Org capacity"</A></li>
+                            <li><NavLink href="/reservations">"Reservations"</NavLink></li>
+                            <li><NavLink href="/orgs">"Org capacity"</NavLink></li>
                         </ul>
                     </nav>
                 </Show>
@@ -85,10 +84,10 @@ pub fn role_words(role: Role) -> (&'static str, &'static str, &'static str) {
 #[component]
 fn SessionInfo() -> impl IntoView {
     let state = use_connection();
-    let navigate = use_navigate();
+    let location = use_location();
     let disconnect = move |_| {
         state.disconnect();
-        navigate("/", Default::default());
+        location.navigate("/", Navigation::Push);
     };
     move || {
         state.connection().map(|connection| {

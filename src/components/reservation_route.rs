@@ -6,15 +6,15 @@ use crate::api::error::ApiError;
 use crate::api::models::ReservationDetail;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::remote::Remote;
+use crate::router::use_location;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 /// Renders `page` for the route's reservation id, or says the id is not one. A new id is
 /// a new page: whatever the previous one ran (a poll loop) stops with it.
 pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
-    let params = use_params_map();
-    let raw_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let route = use_location().route();
+    let raw_id = Memo::new(move |_| route.read().reservation_id().unwrap_or_default().to_owned());
     move || match raw_id.get().parse::<i64>() {
         Ok(id) => page(id).into_any(),
         Err(_) => {

@@ -7,11 +7,10 @@ use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::header::set_page_title;
+use crate::router::{use_location, Navigation};
 use crate::state::{detect_role, use_connection, Rejection};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::components::Redirect;
-use leptos_router::hooks::use_navigate;
 
 /// What keeping the key costs, said where the choice is made.
 const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
@@ -23,7 +22,8 @@ pub fn ConnectPage() -> impl IntoView {
     let state = use_connection();
     // Checked once: after connecting, this page navigates itself to where the user was going.
     if state.is_connected_untracked() {
-        return view! { <Redirect path="/reservations"/> }.into_any();
+        use_location().redirect("/reservations");
+        return ().into_any();
     }
     view! { <ConnectForm/> }.into_any()
 }
@@ -32,7 +32,7 @@ pub fn ConnectPage() -> impl IntoView {
 fn ConnectForm() -> impl IntoView {
     set_page_title("Connect");
     let state = use_connection();
-    let navigate = use_navigate();
+    let location = use_location();
     let base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
     let key = RwSignal::new(String::new());
     let keep = RwSignal::new(false);
@@ -52,7 +52,6 @@ fn ConnectForm() -> impl IntoView {
         }
         let connection = Connection::new(base_url.get_untracked(), typed);
         let keep_for_tab = keep.get_untracked();
-        let navigate = navigate.clone();
         busy.set(true);
         failure.set(None);
         // The page may be left during the requests: its signals are written with `try_`.
@@ -63,7 +62,7 @@ fn ConnectForm() -> impl IntoView {
                     let target = state.take_return_path();
                     key.try_set(String::new());
                     state.connect(connection, keep_for_tab, role);
-                    navigate(&target, Default::default());
+                    location.navigate(&target, Navigation::Push);
                 }
                 Err(err) => {
                     failure.try_set(Some(err));

@@ -13,10 +13,10 @@ use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
 use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, reclaimable, OrgCapacity};
 use crate::domain::status::org_status;
+use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::{use_navigate, use_params_map};
 
 /// The demo data's org (the simulator's), offered as a starting point.
 const DEMO_ORG: &str = "org_acme";
@@ -39,8 +39,8 @@ pub fn org_id_problem(raw: &str) -> Option<String> {
 
 #[component]
 pub fn OrgPage() -> impl IntoView {
-    let params = use_params_map();
-    let org = Memo::new(move |_| params.read().get("org_id"));
+    let route = use_location().route();
+    let org = Memo::new(move |_| route.read().org_id().map(str::to_owned));
     view! {
         <div class="page-head">
             <div>
@@ -59,7 +59,7 @@ pub fn OrgPage() -> impl IntoView {
 /// The org id field: validated here, then put in the address (bookmarkable). Tests mount it.
 #[component]
 pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
-    let navigate = use_navigate();
+    let location = use_location();
     let typed = RwSignal::new(current.get_untracked().unwrap_or_default());
     let problem = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -72,7 +72,7 @@ pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
         let org = typed.get_untracked().trim().to_owned();
         problem.set(org_id_problem(&org));
         if problem.get_untracked().is_none() {
-            navigate(&format!("/orgs/{org}"), Default::default());
+            location.navigate(&format!("/orgs/{org}"), Navigation::Push);
         }
     };
     view! {

@@ -24,15 +24,15 @@ use crate::domain::csv::charges_csv;
 use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch};
 use crate::pages::reservations::{capacity_text, term_text, Flag, InUseFigure, Placements, TermDates};
+use crate::router::use_location;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 #[component]
 pub fn ReservationPage() -> impl IntoView {
-    let params = use_params_map();
+    let route = use_location().route();
     let state = use_connection();
-    let raw_id = move || params.read().get("id").unwrap_or_default();
+    let raw_id = move || route.read().reservation_id().unwrap_or_default().to_owned();
     Effect::new(move || set_page_title(&format!("Reservation #{}", raw_id())));
     let detail = Remote::new(move |conn| {
         let raw = raw_id();

@@ -13,13 +13,11 @@ use crate::components::time::{zone, UtcDate};
 use crate::domain::capacity::{runs_workloads, InUseOfReserved};
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
 use crate::domain::time::{countdown, term_mismatch, Zone};
+use crate::router::{query_string, query_value, use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, TimeZone};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::{use_location, use_navigate, use_query_map};
-use leptos_router::params::ParamsMap;
-use leptos_router::NavigateOptions;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -61,13 +59,12 @@ impl Default for ListFilters {
 /// `tz=utc` switches times to UTC; one without leaves the switch as the user set it. Call
 /// it inside the `<Router>`.
 pub fn url_filters() -> ListFilters {
-    let query = use_query_map();
-    let navigate = use_navigate();
-    let path = use_location().pathname;
+    let location = use_location();
+    let query = location.query();
     let tz = use_time_zone();
-    let read = move |q: &ParamsMap, key: &str| q.get(key).unwrap_or_default();
-    let follow_zone = move |q: &ParamsMap| {
-        if q.get_str("tz") == Some("utc") && tz.0.get_untracked() != TimeZone::Utc {
+    let read = move |q: &str, key: &str| query_value(q, key).unwrap_or_default();
+    let follow_zone = move |q: &str| {
+        if query_value(q, "tz").as_deref() == Some("utc") && tz.0.get_untracked() != TimeZone::Utc {
             tz.0.set(TimeZone::Utc);
         }
     };
@@ -90,14 +87,10 @@ pub fn url_filters() -> ListFilters {
     // A filter or the zone changed: the address follows, in place of the current entry.
     Effect::new(move || {
         let zone = if tz.get() == TimeZone::Utc { "utc".to_owned() } else { String::new() };
-        let wanted: ParamsMap = [("region", filters.region.get()), ("status", filters.status.get()), ("tz", zone)]
-            .into_iter()
-            .filter(|(_, value)| !value.is_empty())
-            .collect();
-        let wanted = wanted.to_query_string();
-        if query.with_untracked(ParamsMap::to_query_string) != wanted {
-            let options = NavigateOptions { replace: true, scroll: false, ..NavigateOptions::default() };
-            navigate(&format!("{}{wanted}", path.get_untracked()), options);
+        let wanted = query_string(&[("region", filters.region.get()), ("status", filters.status.get()), ("tz", zone)]);
+        if query.with_untracked(|q| q.as_str() != wanted) {
+            let path = location.path().get_untracked();
+            location.navigate(&format!("{path}{wanted}"), Navigation::Replace);
         }
     });
     filters

@@ -37,6 +37,7 @@ fn release_rustflags() -> OsString {
         flags.push(flag);
     };
     add("--cfg erase_components");
+    STD_BUILD.rustflags.into_iter().for_each(&mut add);
     split::RUSTFLAGS.into_iter().for_each(&mut add);
     for (from, to) in remapped_paths() {
         add(&format!("--remap-path-prefix={}={to}", from.display()));
@@ -65,6 +66,22 @@ fn is_plain(path: &Path) -> bool {
     path.to_str().is_some_and(|path| !path.contains(' '))
 }
 
+/// The release wasm's standard library, built from source with `panic=immediate-abort`:
+/// a panic traps at once, so no panic message, formatting or location is compiled in,
+/// which cut the first load's brotli wasm by 22 KB (216 → 194 KB). Both are unstable
+/// options of the pinned stable compiler, enabled for this one build by
+/// `RUSTC_BOOTSTRAP`; tests and `trunk serve` build as before. A release build aborted
+/// on a panic already (`panic = "abort"`): only the console message is lost.
+struct StdBuild {
+    env: [(&'static str, &'static str); 2],
+    rustflags: [&'static str; 3],
+}
+
+const STD_BUILD: StdBuild = StdBuild {
+    env: [("RUSTC_BOOTSTRAP", "1"), ("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")],
+    rustflags: ["-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none"],
+};
+
 fn build(api_origin: Option<&ApiOrigin>) -> Result {
     tools::ensure_build_tools()?;
     // trunk's --offline also makes its cargo build offline, so fetch the crates first.
@@ -74,6 +91,7 @@ fn build(api_origin: Option<&ApiOrigin>) -> Result {
         command("trunk")
             .args(["build", "--release", "--offline", "--dist"])
             .arg(dist_dir())
+            .envs(STD_BUILD.env)
             .env("RUSTFLAGS", release_rustflags()),
     )?;
     split::split_pages(&dist_dir())?;

@@ -33,6 +33,7 @@ struct CargoTool {
 /// Everything `cargo xtask dist` needs.
 pub fn ensure_build_tools() -> Result {
     ensure_wasm_target()?;
+    ensure_std_source()?;
     ensure_cargo_tool(CargoTool {
         binary: "trunk",
         krate: "trunk",
@@ -107,6 +108,17 @@ fn ensure_wasm_target() -> Result {
         return Ok(());
     }
     run(command("rustup").args(["target", "add", WASM_TARGET]))
+}
+
+/// The standard library's source, which the release build compiles with its own panic
+/// strategy (see `dist::STD_BUILD`).
+fn ensure_std_source() -> Result {
+    let installed = stdout_of(command("rustup").args(["component", "list", "--installed"]))
+        .ok_or("`rustup component list --installed` failed: is rustup installed?")?;
+    if installed.lines().any(|line| line.trim() == "rust-src") {
+        return Ok(());
+    }
+    run(command("rustup").args(["component", "add", "rust-src"]))
 }
 
 fn ensure_cargo_tool(tool: CargoTool) -> Result {

@@ -1,0 +1,320 @@
+//! The console's own router: the address read as a typed [`Route`], the app's links
+//! followed in place, back and forward followed.
+//!
+//! leptos_router's generic route tree, its async matching and its link handling were about
+//! a seventh of the first load's wasm; seven fixed pages need a `match`, two signals and
+//! two listeners. The parsing is plain Rust, tested natively.
+
+use leptos::ev;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A page of the console, as its address names it. Ids are kept as written: the page
+/// explains an id that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    Connect,
+    Reservations,
+    Reservation(String),
+    Nodes(String),
+    Launch(String),
+    Orgs,
+    Org(String),
+    NotFound,
+}
+
+impl Route {
+    /// The route of an address's path (without its query), percent-escapes decoded.
+    pub fn parse(path: &str) -> Route {
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|segment| !segment.is_empty())
+            .map(percent_decoded)
+            .collect();
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+        match segments.as_slice() {
+            [] => Route::Connect,
+            ["reservations"] => Route::Reservations,
+            ["reservations", id] => Route::Reservation((*id).to_owned()),
+            ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
+            ["reservations", id, "launch"] => Route::Launch((*id).to_owned()),
+            ["orgs"] => Route::Orgs,
+            ["orgs", org] => Route::Org((*org).to_owned()),
+            _ => Route::NotFound,
+        }
+    }
+
+    /// The reservation id segment of the pages under `/reservations/:id`.
+    pub fn reservation_id(&self) -> Option<&str> {
+        match self {
+            Route::Reservation(id) | Route::Nodes(id) | Route::Launch(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    pub fn org_id(&self) -> Option<&str> {
+        match self {
+            Route::Org(org) => Some(org),
+            _ => None,
+        }
+    }
+}
+
+/// `%XX` escapes decoded as UTF-8; a malformed escape is kept as written.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| text.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The value of `key` in a query string (`?a=1&b=2`, `+` as a space), if it is there.
+pub fn query_value(query: &str, key: &str) -> Option<String> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+        .find(|(name, _)| percent_decoded(&name.replace('+', " ")) == key)
+        .map(|(_, value)| percent_decoded(&value.replace('+', " ")))
+}
+
+/// A query string of the non-empty pairs, in their order: `?a=1&b=2`, or `""` if none.
+pub fn query_string(pairs: &[(&str, String)]) -> String {
+    let written: Vec<String> = pairs
+        .iter()
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(key, value)| format!("{}={}", percent_encoded(key), percent_encoded(value)))
+        .collect();
+    if written.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", written.join("&"))
+    }
+}
+
+/// Everything but the unreserved characters of RFC 3986 escaped.
+fn percent_encoded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// How a navigation treats the history: a new entry (scrolled to the top), or in place of
+/// the current one (a redirect, a filter written into the address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Navigation {
+    Push,
+    Replace,
+}
+
+/// The address the app shows. Written only through [`Location::navigate`] and the
+/// browser's back and forward, so the signals and the address bar always agree.
+#[derive(Clone, Copy)]
+pub struct Location {
+    path: RwSignal<String>,
+    query: RwSignal<String>,
+    route: Memo<Route>,
+}
+
+impl Location {
+    /// The path's page; it changes only when the path names another page or id.
+    pub fn route(&self) -> Memo<Route> {
+        self.route
+    }
+
+    pub fn path(&self) -> ReadSignal<String> {
+        self.path.read_only()
+    }
+
+    /// The query string, `?…` or empty.
+    pub fn query(&self) -> ReadSignal<String> {
+        self.query.read_only()
+    }
+
+    /// Shows `to` (a path with an optional query) and records it in the history.
+    pub fn navigate(&self, to: &str, how: Navigation) {
+        let Some(window) = web_sys::window() else { return };
+        if let Ok(history) = window.history() {
+            let _ = match how {
+                Navigation::Push => history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(to)),
+                Navigation::Replace => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(to)),
+            };
+        }
+        self.follow_address();
+        if how == Navigation::Push {
+            window.scroll_to_with_x_and_y(0.0, 0.0);
+        }
+    }
+
+    /// Goes to `to` in place of the current entry once the render that asked has finished,
+    /// so that a page can send the user elsewhere while it is being built.
+    pub fn redirect(&self, to: &str) {
+        let (location, to) = (*self, to.to_owned());
+        queue_microtask(move || location.navigate(&to, Navigation::Replace));
+    }
+
+    /// Reads the address bar into the signals (after back/forward or a history write).
+    fn follow_address(&self) {
+        let Some(address) = web_sys::window().map(|w| w.location()) else { return };
+        let path = address.pathname().unwrap_or_default();
+        let query = address.search().unwrap_or_default();
+        if self.path.try_get_untracked().is_some_and(|now| now != path) {
+            self.path.set(path);
+        }
+        if self.query.try_get_untracked().is_some_and(|now| now != query) {
+            self.query.set(query);
+        }
+    }
+}
+
+/// The location of the enclosing [`Router`].
+pub fn use_location() -> Location {
+    expect_context::<Location>()
+}
+
+/// Provides the [`Location`] to `children`, and follows back/forward and the clicks on
+/// the app's own links for as long as it is mounted.
+#[component]
+pub fn Router(children: Children) -> impl IntoView {
+    let address = web_sys::window().map(|w| w.location());
+    let read = |part: fn(&web_sys::Location) -> Result<String, wasm_bindgen::JsValue>| {
+        address.as_ref().and_then(|a| part(a).ok()).unwrap_or_default()
+    };
+    let path = RwSignal::new(read(web_sys::Location::pathname));
+    let location = Location {
+        path,
+        query: RwSignal::new(read(web_sys::Location::search)),
+        route: Memo::new(move |_| Route::parse(&path.get())),
+    };
+    provide_context(location);
+    let back_and_forward = window_event_listener(ev::popstate, move |_| location.follow_address());
+    let links = window_event_listener(ev::click, move |event| follow_link(location, &event));
+    on_cleanup(move || {
+        back_and_forward.remove();
+        links.remove();
+    });
+    children()
+}
+
+/// A plain left click on a link to one of the app's own pages navigates in place (the
+/// browser keeps new tabs, downloads, other sites and in-page anchors).
+fn follow_link(location: Location, event: &web_sys::MouseEvent) {
+    if event.default_prevented()
+        || event.button() != 0
+        || event.meta_key()
+        || event.alt_key()
+        || event.ctrl_key()
+        || event.shift_key()
+    {
+        return;
+    }
+    let link = event
+        .target()
+        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+        .and_then(|element| element.closest("a[href]").ok().flatten())
+        .and_then(|element| element.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    let Some(link) = link else { return };
+    let external = link.get_attribute("rel").unwrap_or_default().split_whitespace().any(|rel| rel == "external");
+    if !link.target().is_empty() || link.has_attribute("download") || external {
+        return;
+    }
+    let Some(here) = web_sys::window().map(|w| w.location()) else { return };
+    if link.origin() != here.origin().unwrap_or_default() {
+        return;
+    }
+    let (path, query) = (link.pathname(), link.search());
+    let same_page = here.pathname().ok() == Some(path.clone()) && here.search().ok() == Some(query.clone());
+    if same_page && !link.hash().is_empty() {
+        return;
+    }
+    event.prevent_default();
+    location.navigate(&format!("{path}{query}"), Navigation::Push);
+}
+
+/// A link of the main navigation, marked as the current page while the address is at or
+/// under its `href`.
+#[component]
+pub fn NavLink(href: &'static str, children: Children) -> impl IntoView {
+    let path = use_location().path();
+    let current = move || {
+        path.with(|path| path == href || path.strip_prefix(href).is_some_and(|rest| rest.starts_with('/')))
+            .then_some("page")
+    };
+    view! { <a href=href aria-current=current>{children()}</a> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_of_the_console_has_its_route() {
+        assert_eq!(Route::parse("/"), Route::Connect);
+        assert_eq!(Route::parse(""), Route::Connect);
+        assert_eq!(Route::parse("/reservations"), Route::Reservations);
+        assert_eq!(Route::parse("/reservations/"), Route::Reservations);
+        assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));
+        assert_eq!(Route::parse("/reservations/12/nodes"), Route::Nodes("12".into()));
+        assert_eq!(Route::parse("/reservations/12/launch"), Route::Launch("12".into()));
+        assert_eq!(Route::parse("/orgs"), Route::Orgs);
+        assert_eq!(Route::parse("/orgs/org_acme"), Route::Org("org_acme".into()));
+    }
+
+    #[test]
+    fn an_address_that_is_no_page_is_not_found() {
+        for path in ["/reservation", "/reservations/12/billing", "/orgs/a/b", "/x", "/reservations/12/nodes/3"] {
+            assert_eq!(Route::parse(path), Route::NotFound, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_route_keeps_its_id_as_written_for_the_page_to_judge() {
+        assert_eq!(Route::parse("/reservations/abc").reservation_id(), Some("abc"));
+        assert_eq!(Route::parse("/reservations/%31%32/nodes").reservation_id(), Some("12"));
+        assert_eq!(Route::parse("/orgs/org%20x").org_id(), Some("org x"));
+        assert_eq!(Route::parse("/orgs/100%").org_id(), Some("100%"));
+        assert_eq!(Route::parse("/orgs").org_id(), None);
+        assert_eq!(Route::parse("/reservations").reservation_id(), None);
+    }
+
+    #[test]
+    fn a_query_value_is_read_decoded_and_a_missing_one_is_none() {
+        let query = "?region=us%2Deast&status=past_due&note=a+b&flag";
+        assert_eq!(query_value(query, "region").as_deref(), Some("us-east"));
+        assert_eq!(query_value(query, "status").as_deref(), Some("past_due"));
+        assert_eq!(query_value(query, "note").as_deref(), Some("a b"));
+        assert_eq!(query_value(query, "flag").as_deref(), Some(""));
+        assert_eq!(query_value(query, "tz"), None);
+        assert_eq!(query_value("", "tz"), None);
+    }
+
+    #[test]
+    fn a_query_string_skips_empty_values_and_escapes_the_rest() {
+        let pairs = [("region", "atl".to_owned()), ("status", String::new()), ("q", "a&b c".to_owned())];
+        assert_eq!(query_string(&pairs), "?region=atl&q=a%26b%20c");
+        assert_eq!(query_string(&[("tz", String::new())]), "");
+        assert_eq!(query_value(&query_string(&pairs), "q").as_deref(), Some("a&b c"));
+    }
+}

@@ -1,0 +1,116 @@
+//! The router in a real page: the app's links change the page without a document load,
+//! back and forward follow the history, and in-page anchors stay the browser's.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{first_text, settle, sleep};
+use leptos::prelude::*;
+use reservations_console::router::{use_location, NavLink, Router};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Shows the route and the query the router holds, with links to click.
+#[component]
+fn Probe() -> impl IntoView {
+    let location = use_location();
+    view! {
+        <p class="route">{move || format!("{:?}", location.route().get())}</p>
+        <p class="query">{move || location.query().get()}</p>
+        <a class="to-org" href="/orgs/org_x?tz=utc">"org"</a>
+        <a class="to-anchor" href="#section">"anchor"</a>
+        <nav><NavLink href="/orgs">"Orgs"</NavLink><NavLink href="/reservations">"Reservations"</NavLink></nav>
+    }
+}
+
+/// Runs `test` from `start`, then puts the runner's own address back.
+async fn at<F: std::future::Future<Output = ()>>(start: &str, test: impl FnOnce(web_sys::HtmlElement) -> F) {
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(start)).unwrap();
+    let document = window.document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    // Unmounted at the end, so that its listeners leave with it.
+    let mounted = leptos::mount::mount_to(host.clone(), || view! { <Router><Probe/></Router> });
+    settle().await;
+    test(host.clone()).await;
+    drop(mounted);
+    host.remove();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+}
+
+fn click(host: &web_sys::HtmlElement, selector: &str) {
+    host.query_selector(selector).unwrap().expect(selector).unchecked_into::<web_sys::HtmlElement>().click();
+}
+
+/// Waits (up to 2 s) for what the browser does after a task of its own (a history move,
+/// a fragment navigation) to show in `now()`.
+async fn until<T: PartialEq + std::fmt::Debug>(wanted: T, now: impl Fn() -> T) {
+    for _ in 0..100 {
+        if now() == wanted {
+            return;
+        }
+        sleep(20).await;
+    }
+    assert_eq!(now(), wanted);
+}
+
+#[wasm_bindgen_test]
+async fn a_click_on_an_app_link_changes_the_page_without_loading_a_document() {
+    at("/reservations", |host| async move {
+        assert_eq!(first_text(&host, ".route"), "Reservations");
+        // A document load would drop this mark along with the test.
+        js_sys::Reflect::set(&js_sys::global(), &"routerMark".into(), &JsValue::TRUE).unwrap();
+        click(&host, ".to-org");
+        settle().await;
+        assert_eq!(first_text(&host, ".route"), r#"Org("org_x")"#);
+        assert_eq!(first_text(&host, ".query"), "?tz=utc");
+        let address = web_sys::window().unwrap().location();
+        assert_eq!(address.pathname().unwrap(), "/orgs/org_x");
+        assert_eq!(js_sys::Reflect::get(&js_sys::global(), &"routerMark".into()).unwrap(), JsValue::TRUE);
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn back_returns_to_the_page_before_and_forward_comes_back() {
+    at("/reservations", |host| async move {
+        click(&host, ".to-org");
+        settle().await;
+        let history = web_sys::window().unwrap().history().unwrap();
+        history.back().unwrap();
+        until("Reservations".to_owned(), || first_text(&host, ".route")).await;
+        assert_eq!(first_text(&host, ".query"), "");
+        history.forward().unwrap();
+        until(r#"Org("org_x")"#.to_owned(), || first_text(&host, ".route")).await;
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn an_in_page_anchor_is_left_to_the_browser() {
+    at("/reservations?status=active", |host| async move {
+        click(&host, ".to-anchor");
+        let address = web_sys::window().unwrap().location();
+        // The browser's own fragment navigation (Firefox's comes a task later).
+        until("#section".to_owned(), || address.hash().unwrap()).await;
+        assert_eq!(address.search().unwrap(), "?status=active");
+        assert_eq!(first_text(&host, ".route"), "Reservations");
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn the_main_navigation_marks_the_section_the_page_is_in() {
+    at("/orgs/org_x", |host| async move {
+        let current = |href: &str| {
+            host.query_selector(&format!("nav a[href='{href}']")).unwrap().unwrap().get_attribute("aria-current")
+        };
+        assert_eq!(current("/orgs").as_deref(), Some("page"));
+        assert_eq!(current("/reservations"), None);
+    })
+    .await;
+}
