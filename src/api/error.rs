@@ -3,8 +3,10 @@
 //! terms and a remedy.
 
 use super::assumptions::{is_short_code, CODE_FIELDS};
-use crate::domain::time::MONTHS;
+use crate::domain::time::{number, MONTHS};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
 
@@ -200,18 +202,79 @@ fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> (Opti
     if trimmed.is_empty() {
         return (None, None);
     }
-    let fields = match serde_json::from_str::<serde_json::Value>(trimmed) {
-        Ok(serde_json::Value::Object(fields)) => fields,
+    let fields = match serde_json::from_str::<ErrorFields>(trimmed) {
+        Ok(fields) => fields,
         // JSON, but not an error object: nothing more to say than the status.
-        Ok(_) => return (None, None),
+        Err(e) if e.is_data() => return (None, None),
         Err(_) => return (None, Some(non_json_description(status, headers, trimmed))),
     };
-    let text = |name: &str| fields.get(name).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty());
+    let text = |name: &str| fields.text(name).map(str::trim).filter(|s| !s.is_empty());
     let code = CODE_FIELDS.iter().filter_map(|f| text(f)).find(|t| is_short_code(t)).map(str::to_owned);
     // Free text in `error` (or `code`) is the message when no `message` says more.
     let free_text = CODE_FIELDS.iter().rev().filter_map(|f| text(f)).find(|t| !is_short_code(t));
     let message = text("message").or(free_text).map(str::to_owned);
     (code, message)
+}
+
+/// The fields of an error body that can say something; each is read only if it is text,
+/// and any other field is skipped unread.
+#[derive(Deserialize)]
+struct ErrorFields {
+    #[serde(default, deserialize_with = "text_only")]
+    code: Option<String>,
+    #[serde(default, deserialize_with = "text_only")]
+    error: Option<String>,
+    #[serde(default, deserialize_with = "text_only")]
+    message: Option<String>,
+}
+
+impl ErrorFields {
+    fn text(&self, name: &str) -> Option<&str> {
+        match name {
+            "code" => self.code.as_deref(),
+            "error" => self.error.as_deref(),
+            "message" => self.message.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// A string as itself; a number, a list, an object or `null` as nothing.
+fn text_only<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    struct TextOnly;
+    impl<'de> Visitor<'de> for TextOnly {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Some(text.to_owned()))
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut items: A) -> Result<Self::Value, A::Error> {
+            while items.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut entries: A) -> Result<Self::Value, A::Error> {
+            while entries.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+    }
+    deserializer.deserialize_any(TextOnly)
 }
 
 /// What to say about a non-JSON error body without showing it: an HTML page from a proxy
@@ -294,11 +357,6 @@ const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 /// RFC 850's day names, less their `day`.
 const DAY_STEMS: [&str; 7] = ["Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun"];
 
-/// A field of ASCII digits whose length is in `digits`.
-fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {
-    let plain = digits.contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit());
-    plain.then(|| field.parse().ok()).flatten()
-}
 
 fn parse_rate_limit(headers: &ResponseHeaders) -> Option<RateLimit> {
     let number = |name: &str| headers.get(name).and_then(|v| v.parse::<u64>().ok());
@@ -559,6 +617,18 @@ mod tests {
             let e = error(500, body);
             assert_eq!((e.code, e.message, e.status), (None, None, Some(500)), "{body}");
         }
+    }
+
+    #[test]
+    fn a_field_that_is_not_text_is_skipped_and_the_others_still_read() {
+        let body = r#"{"error":42,"code":null,"details":{"nodes":[1,{"a":true}]},"message":"node is full"}"#;
+        let e = error(409, body);
+        assert_eq!((e.code, e.message.as_deref()), (None, Some("node is full")));
+        let e = error(409, r#"{"error":["x"],"code":"gpu_capacity","message":{"text":"no"}}"#);
+        assert_eq!((e.code.as_deref(), e.message), (Some("gpu_capacity"), None));
+        // Valid JSON, not an error object; then not JSON at all.
+        assert_eq!(error(500, r#""oops""#).message, None);
+        assert!(error(500, r#"{"error":"#).message.is_some_and(|m| m.contains("non-JSON")));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod enums;
 pub mod error;
 pub mod models;
 pub mod org;
+pub mod timestamp;
 
 #[cfg(test)]
 mod decode_props;

@@ -5,6 +5,7 @@
 use super::enums::{
     Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind,
 };
+use super::timestamp;
 use crate::domain::money::Usd;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -35,21 +36,21 @@ pub struct Reservation {
     pub term_months: i64,
     pub billing_period: BillingPeriod,
     /// Null while `awaiting_payment`: the term starts when the first invoice is paid.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "timestamp::optional")]
     pub starts_at: Option<Timestamp>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "timestamp::optional")]
     pub ends_at: Option<Timestamp>,
     pub drive_quota_gib: f64,
     pub fs_quota_gib: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_ref: Option<String>,
     /// Present while `past_due`: when the payment became overdue.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub past_due_since: Option<Timestamp>,
     /// Present while `past_due`: when running workloads stop unless it is paid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub stops_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub ended_at: Option<Timestamp>,
 }
 
@@ -90,6 +91,7 @@ pub struct Storage {
 /// A change to the terms from `effective_at` on. Members get no rate fields.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct Amendment {
+    #[serde(deserialize_with = "timestamp::required")]
     pub effective_at: Timestamp,
     pub node_count_before: i64,
     pub node_count_after: i64,
@@ -128,16 +130,18 @@ pub struct Charge {
     /// A prorated charge from an amendment within a period.
     #[serde(default, deserialize_with = "null_as_default")]
     pub adjustment: bool,
+    #[serde(deserialize_with = "timestamp::required")]
     pub period_start: Timestamp,
+    #[serde(deserialize_with = "timestamp::required")]
     pub period_end: Timestamp,
     pub gpu_amount_usd: Usd,
     pub storage_amount_usd: Usd,
     pub amount_usd: Usd,
     pub advance_applied_usd: Usd,
     pub status: ChargeStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub due_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub paid_at: Option<Timestamp>,
 }
 
@@ -145,9 +149,9 @@ pub struct Charge {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct FirstInvoice {
     pub amount_usd: Usd,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub due_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub paid_at: Option<Timestamp>,
     /// False while the invoice is still being created.
     pub issued: bool,

@@ -3,6 +3,7 @@
 
 use super::enums::OrgReservationStatus;
 use super::models::{null_as_default, Timestamp};
+use super::timestamp;
 use serde::{Deserialize, Serialize};
 
 /// What GPU capacity is reserved to an org, and until when: all 18 documented fields.
@@ -23,15 +24,16 @@ pub struct OrgReservation {
     /// does not confer this.
     #[serde(default, deserialize_with = "null_as_default")]
     pub managing_org_ids: Vec<String>,
+    #[serde(deserialize_with = "timestamp::required")]
     pub starts_at: Timestamp,
     /// Absent = open-ended until cancelled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub ends_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_ref: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub created_at: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp::optional")]
     pub updated_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

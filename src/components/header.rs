@@ -92,7 +92,6 @@ fn SessionInfo() -> impl IntoView {
     move || {
         state.connection().map(|connection| {
             let (role, tone, note) = role_words(state.role());
-            let disconnect = disconnect.clone();
             view! {
                 <div class="session">
                     <span class=format!("badge {tone}")>{role}</span>

@@ -18,6 +18,12 @@ pub enum Zone {
     Utc,
 }
 
+/// A field of ASCII digits whose length is in `digits`.
+pub fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {
+    let plain = digits.contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit());
+    plain.then(|| field.parse().ok()).flatten()
+}
+
 /// English month abbreviations, as the console writes dates and HTTP dates spell them.
 /// Dates are put together from their fields rather than with chrono's `format`, whose
 /// format-string engine would be most of chrono's weight in the first load.

@@ -372,7 +372,8 @@ fn Filter(
     options: Vec<(String, String)>,
     chosen: RwSignal<String>,
 ) -> impl IntoView {
-    let id = format!("filter-{}", label.to_lowercase());
+    // ASCII: the labels are ours, and Unicode's case tables would cost the first load ~10 KB.
+    let id = format!("filter-{}", label.to_ascii_lowercase());
     view! {
         <div class="filter">
             <label for=id.clone()>{label}</label>
