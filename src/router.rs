@@ -5,6 +5,7 @@
 //! a seventh of the first load's wasm; seven fixed pages need a `match`, two signals and
 //! two listeners. The parsing is plain Rust, tested natively.
 
+use crate::domain::escape::{percent_decoded, percent_encoded};
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -60,30 +61,6 @@ impl Route {
     }
 }
 
-/// `%XX` escapes decoded as UTF-8; a malformed escape is kept as written.
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| text.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escaped {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// The value of `key` in a query string (`?a=1&b=2`, `+` as a space), if it is there.
 pub fn query_value(query: &str, key: &str) -> Option<String> {
     query
@@ -106,19 +83,6 @@ pub fn query_string(pairs: &[(&str, String)]) -> String {
     } else {
         format!("?{}", written.join("&"))
     }
-}
-
-/// Everything but the unreserved characters of RFC 3986 escaped.
-fn percent_encoded(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 /// How a navigation treats the history: a new entry (scrolled to the top), or in place of

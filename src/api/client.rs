@@ -15,6 +15,7 @@ use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, REQUEST_TIMEOUT};
 use super::error::{ApiError, ResponseHeaders};
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
 use super::org::{OrgReservation, ReclaimRequest};
+use crate::domain::escape::percent_encoded;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -99,15 +100,7 @@ fn path_segment(raw: &str) -> Result<String, ApiError> {
     if raw.is_empty() || raw == "." || raw == ".." {
         return Err(ApiError::invalid_request(format!("“{raw}” is not a valid id.")));
     }
-    let mut out = String::with_capacity(raw.len());
-    for byte in raw.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    Ok(out)
+    Ok(percent_encoded(raw))
 }
 
 /// Status, headers and body text of an answer → the typed value or the error.

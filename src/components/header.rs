@@ -1,9 +1,9 @@
 //! The app header: where you are, which key is connected and what its role may see, and
 //! the UTC/local switch for every time on screen.
 
+use crate::router::{use_location, NavLink, Navigation};
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
-use crate::router::{use_location, NavLink, Navigation};
 
 #[component]
 pub fn Header() -> impl IntoView {

@@ -5,6 +5,7 @@ pub mod amendments;
 pub mod billing;
 pub mod capacity;
 pub mod csv;
+pub mod escape;
 pub mod grid;
 pub mod money;
 pub mod org_capacity;

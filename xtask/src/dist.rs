@@ -82,10 +82,19 @@ const STD_BUILD: StdBuild = StdBuild {
     rustflags: ["-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none"],
 };
 
+/// The standard library's workspace in the toolchain's `rust-src`.
+fn std_manifest() -> Result<PathBuf> {
+    let sysroot = proc::stdout_of(command("rustc").args(["--print", "sysroot"]))
+        .ok_or("`rustc --print sysroot` failed")?;
+    Ok(PathBuf::from(sysroot.trim()).join("lib/rustlib/src/rust/library/Cargo.toml"))
+}
+
 fn build(api_origin: Option<&ApiOrigin>) -> Result {
     tools::ensure_build_tools()?;
-    // trunk's --offline also makes its cargo build offline, so fetch the crates first.
+    // trunk's --offline also makes its cargo build offline, so fetch the crates first:
+    // the workspace's, and those the standard library's own build needs.
     proc::run(proc::cargo().arg("fetch"))?;
+    proc::run(proc::cargo().args(["fetch", "--locked", "--manifest-path"]).arg(std_manifest()?).envs(STD_BUILD.env))?;
     // --offline: trunk must use the tools on PATH and never download its own.
     proc::run(
         command("trunk")
