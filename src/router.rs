@@ -103,7 +103,8 @@ pub struct Location {
 }
 
 impl Location {
-    /// The path's page; it changes only when the path names another page or id.
+    /// The path's page; it changes only when the path names another page or id, and then
+    /// the page is built anew (see `Pages` in `lib.rs`), so a page reads it once.
     pub fn route(&self) -> Memo<Route> {
         self.route
     }
@@ -162,16 +163,13 @@ pub fn use_location() -> Location {
 /// the app's own links for as long as it is mounted.
 #[component]
 pub fn Router(children: Children) -> impl IntoView {
-    let address = web_sys::window().map(|w| w.location());
-    let read = |part: fn(&web_sys::Location) -> Result<String, wasm_bindgen::JsValue>| {
-        address.as_ref().and_then(|a| part(a).ok()).unwrap_or_default()
-    };
-    let path = RwSignal::new(read(web_sys::Location::pathname));
+    let path = RwSignal::new(String::new());
     let location = Location {
         path,
-        query: RwSignal::new(read(web_sys::Location::search)),
+        query: RwSignal::new(String::new()),
         route: Memo::new(move |_| Route::parse(&path.get())),
     };
+    location.follow_address();
     provide_context(location);
     let back_and_forward = window_event_listener(ev::popstate, move |_| location.follow_address());
     let links = window_event_listener(ev::click, move |event| follow_link(location, &event));

@@ -10,15 +10,19 @@ use crate::router::use_location;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 
-/// Renders `page` for the route's reservation id, or says the id is not one. A new id is
-/// a new page: whatever the previous one ran (a poll loop) stops with it.
+/// The reservation id segment of the route, as written. Read once: another id is another
+/// page, and whatever the previous one ran (a poll loop) stops with it.
+pub fn route_reservation_id() -> String {
+    use_location().route().read_untracked().reservation_id().unwrap_or_default().to_owned()
+}
+
+/// Renders `page` for the route's reservation id, or says the id is not one.
 pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
-    let route = use_location().route();
-    let raw_id = Memo::new(move |_| route.read().reservation_id().unwrap_or_default().to_owned());
-    move || match raw_id.get().parse::<i64>() {
+    let raw_id = route_reservation_id();
+    match raw_id.parse::<i64>() {
         Ok(id) => page(id).into_any(),
         Err(_) => {
-            let error = ApiError::invalid_request(format!("“{}” is not a reservation id.", raw_id.get()));
+            let error = ApiError::invalid_request(format!("“{raw_id}” is not a reservation id."));
             view! { <ErrorPanel error/> }.into_any()
         }
     }

@@ -13,6 +13,7 @@ use crate::components::header::set_page_title;
 use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
 use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::reservation_route::route_reservation_id;
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
@@ -24,18 +25,17 @@ use crate::domain::csv::charges_csv;
 use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch};
 use crate::pages::reservations::{capacity_text, term_text, Flag, InUseFigure, Placements, TermDates};
-use crate::router::use_location;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
 #[component]
 pub fn ReservationPage() -> impl IntoView {
-    let route = use_location().route();
     let state = use_connection();
-    let raw_id = move || route.read().reservation_id().unwrap_or_default().to_owned();
-    Effect::new(move || set_page_title(&format!("Reservation #{}", raw_id())));
+    let raw_id = route_reservation_id();
+    set_page_title(&format!("Reservation #{raw_id}"));
+    let crumb = format!("#{raw_id}");
     let detail = Remote::new(move |conn| {
-        let raw = raw_id();
+        let raw = raw_id.clone();
         async move {
             let id = raw
                 .parse::<i64>()
@@ -53,7 +53,7 @@ pub fn ReservationPage() -> impl IntoView {
         <nav class="breadcrumbs" aria-label="Breadcrumb">
             <a href="/reservations">"Reservations"</a>
             " / "
-            <span aria-current="page">{move || format!("#{}", raw_id())}</span>
+            <span aria-current="page">{crumb}</span>
         </nav>
         <RemoteStatus remote=detail what="the reservation"/>
         {move || detail.data().map(|detail| view! { <ReservationView detail placements/> })}
