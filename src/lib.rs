@@ -55,9 +55,9 @@ fn Pages() -> impl IntoView {
 
 // Connect and the reservations list are the first load; the rest come on first visit.
 lazy_page!(detail, ReservationPage);
-lazy_page!(nodes, NodesPage);
-lazy_page!(launch, LaunchPage);
-lazy_page!(org, OrgPage);
+lazy_page!(nodes, NodesPage, style = "style-nodes");
+lazy_page!(launch, LaunchPage, style = "style-nodes");
+lazy_page!(org, OrgPage, style = "style-org");
 
 /// Shows `page` while connected; otherwise sends the user to Connect, which comes back here.
 fn connected<V: IntoView + 'static>(page: fn() -> V) -> impl IntoView {

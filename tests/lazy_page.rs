@@ -1,13 +1,15 @@
 //! A page whose code arrives on first visit: shown at once when it is here, a note while it
-//! is on its way, and a failed fetch explained with a Retry that fetches again.
+//! is on its way, and a failed fetch explained with a Retry that fetches again; and the
+//! page's own stylesheet, off until the page is first shown.
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
 
 use console_fixtures::{mount, settle, text};
 use leptos::prelude::*;
-use reservations_console::components::lazy_page::{lazy, ChunkUnavailable};
+use reservations_console::components::lazy_page::{lazy, page_style, ChunkUnavailable};
 use std::cell::RefCell;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -131,4 +133,61 @@ async fn leaving_the_route_disposes_the_page_it_built() {
     settle().await;
     assert_eq!(text(&host), "Connect");
     assert!(CLEANED_UP.load(Ordering::SeqCst), "the page's owner went with the route");
+}
+
+/// A `<link rel=stylesheet id=… disabled>` in the head, as index.html ships a page's own
+/// stylesheet; and an element whose width shows whether its rule applies.
+fn page_stylesheet(id: &str, href: &str) -> (web_sys::HtmlLinkElement, web_sys::HtmlElement) {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let link: web_sys::HtmlLinkElement = document.create_element("link").unwrap().unchecked_into();
+    link.set_rel("stylesheet");
+    link.set_id(id);
+    link.set_href(href);
+    link.set_disabled(true);
+    document.head().unwrap().append_child(&link).unwrap();
+    let probe: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    probe.set_id(&format!("{id}-probe"));
+    probe.style().set_property("display", "block").unwrap();
+    document.body().unwrap().append_child(&probe).unwrap();
+    (link, probe)
+}
+
+fn width(element: &web_sys::HtmlElement) -> String {
+    let style = web_sys::window().unwrap().get_computed_style(element).unwrap().unwrap();
+    style.get_property_value("width").unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn a_pages_stylesheet_is_off_until_the_page_turns_it_on_and_waits_for_it() {
+    let (link, probe) = page_stylesheet("style-on", "data:text/css,%23style-on-probe%7Bwidth:7px%7D");
+    settle().await;
+    assert!(link.sheet().is_none(), "a disabled stylesheet is not fetched");
+    assert_ne!(width(&probe), "7px");
+
+    page_style(&["style-on"]).await.expect("the stylesheet loads");
+    assert_eq!(width(&probe), "7px", "its rules apply once the wait is over");
+    // Shown again: already applied, so ready at once (no loading note on the way back).
+    let again = std::pin::pin!(page_style(&["style-on"]));
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(again.poll(&mut context).is_ready());
+}
+
+#[wasm_bindgen_test]
+async fn a_stylesheet_that_failed_is_an_error_and_the_next_try_fetches_it_afresh() {
+    let (link, probe) = page_stylesheet("style-lost", "/no-such-stylesheet.css");
+    assert_eq!(page_style(&["style-lost"]).await, Err(ChunkUnavailable));
+
+    // The release is fixed (here: the address), and Retry asks again.
+    link.set_href("data:text/css,%23style-lost-probe%7Bwidth:9px%7D");
+    page_style(&["style-lost"]).await.expect("fetched anew");
+    assert_eq!(width(&probe), "9px");
+    let document = web_sys::window().unwrap().document().unwrap();
+    assert_eq!(document.query_selector_all("#style-lost").unwrap().length(), 1, "one link, not two");
+}
+
+#[wasm_bindgen_test]
+async fn a_page_without_its_stylesheet_in_the_document_waits_for_nothing() {
+    let none = std::pin::pin!(page_style(&["style-absent"]));
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(matches!(none.poll(&mut context), std::task::Poll::Ready(Ok(()))));
 }

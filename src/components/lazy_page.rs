@@ -27,28 +27,38 @@ impl From<wasm_split_helpers::SplitLoaderError> for ChunkUnavailable {
 /// `lazy_page!(chunk, Page)` declares the module `chunk` with `preload()`, which fetches
 /// `Page`'s code, and `load()`, which builds the page once it is here: the split point
 /// `chunk` in the release build, direct calls otherwise. A failed fetch is an `Err`, never
-/// a panic (which would abort the whole app).
+/// a panic (which would abort the whole app). `lazy_page!(chunk, Page, style = "id")`
+/// also turns on the page's stylesheet, `<link id="id">` ([`page_style`]), and waits for it.
 macro_rules! lazy_page {
-    ($chunk:ident, $page:ident) => {
+    ($chunk:ident, $page:ident $(, style = $style:literal)?) => {
         mod $chunk {
             use super::$page;
             use ::leptos::prelude::{AnyView, IntoAny};
-            use $crate::components::lazy_page::ChunkUnavailable;
+            use $crate::components::lazy_page::{page_style, ChunkUnavailable};
 
             #[cfg(split_pages)]
-            #[wasm_split_helpers::wasm_split($chunk, fallible, preload(preload))]
+            #[wasm_split_helpers::wasm_split($chunk, fallible, preload(code))]
             pub fn load() -> Result<AnyView, ChunkUnavailable> {
                 Ok($page().into_any())
             }
 
             #[cfg(not(split_pages))]
-            pub async fn preload() -> Result<(), ChunkUnavailable> {
+            async fn code() -> Result<(), ChunkUnavailable> {
                 Ok(())
             }
 
             #[cfg(not(split_pages))]
             pub async fn load() -> Result<AnyView, ChunkUnavailable> {
                 Ok($page().into_any())
+            }
+
+            /// The code and the stylesheet, fetched side by side.
+            pub fn preload() -> impl ::std::future::Future<Output = Result<(), ChunkUnavailable>> {
+                let styled = page_style(&[$($style)?]);
+                async move {
+                    code().await?;
+                    styled.await
+                }
             }
         }
     };
@@ -91,6 +101,49 @@ where
         Some(Err(ChunkUnavailable)) => view! { <ChunkFailed retry=fetch/> }.into_any(),
         None => view! { <p class="panel-note" role="status">"Loading the page…"</p> }.into_any(),
     }
+}
+
+/// Turns on the stylesheets `<link id=…>` named by `ids`, and resolves once they apply.
+///
+/// index.html ships a page's own stylesheet `disabled`, which browsers do not fetch, so the
+/// first load carries only the shell's and the list's styles. Enabling starts the fetch
+/// now, beside the page's code; the page is shown once both are here, never unstyled. A
+/// stylesheet that failed before is replaced by a fresh `<link>`, so Retry fetches it
+/// again. An id with no such link (a test page) has nothing to wait for.
+pub fn page_style(ids: &[&str]) -> impl Future<Output = Result<(), ChunkUnavailable>> {
+    let pending: Vec<js_sys::Promise> = ids.iter().filter_map(|id| enable_style(id)).collect();
+    async move {
+        for applied in pending {
+            wasm_bindgen_futures::JsFuture::from(applied).await.map_err(|_| ChunkUnavailable)?;
+        }
+        Ok(())
+    }
+}
+
+/// Enables one stylesheet: `None` once it applies, else a promise of its `load` (or
+/// rejection on `error`).
+fn enable_style(id: &str) -> Option<js_sys::Promise> {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window()?.document()?;
+    let link: web_sys::HtmlLinkElement = document.get_element_by_id(id)?.dyn_into().ok()?;
+    if link.sheet().is_some() {
+        return None;
+    }
+    // Enabled without a sheet: a fetch failed (or is under way). A new element fetches anew.
+    let link = if link.disabled() {
+        link
+    } else {
+        let fresh: web_sys::HtmlLinkElement = link.clone_node().ok()?.dyn_into().ok()?;
+        fresh.set_disabled(true);
+        link.replace_with_with_node_1(&fresh).ok()?;
+        fresh
+    };
+    let applied = js_sys::Promise::new(&mut |resolve, reject| {
+        let _ = link.add_event_listener_with_callback("load", &resolve);
+        let _ = link.add_event_listener_with_callback("error", &reject);
+    });
+    link.set_disabled(false);
+    Some(applied)
 }
 
 /// Polls `future` once: its output if it is ready, the future itself otherwise.

@@ -64,23 +64,29 @@ impl<T: Clone + 'static> Remote<T> {
         let snapshot = RwSignal::new_local(Snapshot::empty(0));
         let retries = RwSignal::new(0);
         let answered_retry = StoredValue::new(0);
+        // Bumped by every request: an older one still under way stops writing.
+        let latest = StoredValue::new(0u64);
         // Owned by the current reactive owner (the page): lives as long as the page does.
-        LocalResource::new(move || {
+        Effect::new(move || {
             let retry = retries.get();
             let is_retry = answered_retry.get_value() != retry;
             answered_retry.set_value(retry);
-            let request = state.session().map(|s| (s.id, fetch(s.connection)));
-            async move {
-                let Some((session, request)) = request else { return };
-                // The page may be gone by the time this runs, and is more likely so after
-                // the await: every write below is a `try_`, a no-op on a disposed signal.
-                snapshot.try_update(|s| {
-                    if s.session != session || !is_retry {
-                        *s = Snapshot::empty(session);
-                    }
-                    s.loading = true;
-                });
+            let Some((session, request)) = state.session().map(|s| (s.id, fetch(s.connection))) else { return };
+            latest.update_value(|n| *n += 1);
+            let this = latest.get_value();
+            snapshot.update(|s| {
+                if s.session != session || !is_retry {
+                    *s = Snapshot::empty(session);
+                }
+                s.loading = true;
+            });
+            leptos::task::spawn_local(async move {
                 let result = request.await;
+                // The page may be gone by now (every write is a `try_`, a no-op on a
+                // disposed signal), or a newer request may have replaced this one.
+                if latest.try_get_value() != Some(this) {
+                    return;
+                }
                 if let Err(err) = &result {
                     state.report_unauthorized(err);
                 }
@@ -97,7 +103,7 @@ impl<T: Clone + 'static> Remote<T> {
                         Err(err) => s.error = Some(err),
                     }
                 });
-            }
+            });
         });
         Remote { snapshot, retries, state }
     }

@@ -450,7 +450,7 @@ fn Totals(sums: crate::domain::billing::Totals) -> impl IntoView {
                 .filter(|(_, amount)| !amount.is_zero())
                 .map(|(label, amount)| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
                 .collect::<Vec<_>>()}
-            <div class="totals-sum"><dt>"Total of the schedule"</dt><dd><Money amount=sums.total/></dd></div>
+            <div class="totals-total"><dt>"Total of the schedule"</dt><dd><Money amount=sums.total/></dd></div>
         </dl>
     }
 }

@@ -173,25 +173,27 @@ fn without_policy_meta(html: &str) -> String {
     }
 }
 
-/// `element` right after the `<head …>` tag: a policy applies only to what follows it.
+/// `element` first in the head: a policy applies only to what follows it. That is right
+/// after the `<head …>` tag, or, where a minifier left out that optional tag (trunk's
+/// release build does), right after `<html …>`, where the head starts unwritten.
 fn with_first_in_head(html: &str, element: &str) -> Result<String> {
-    let lower = html.to_ascii_lowercase();
-    let head = lower
-        .match_indices("<head")
-        .map(|(at, _)| at)
-        .find(|&at| {
-            matches!(
-                lower.as_bytes().get(at + 5),
-                Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')
-            )
-        })
-        .ok_or("index.html has no <head>")?;
-    let end = head
-        + lower[head..]
-            .find('>')
-            .ok_or("index.html: <head> never closes")?
-        + 1;
+    let end = open_tag_end(html, "head")
+        .or_else(|| open_tag_end(html, "html"))
+        .ok_or("index.html has neither <head> nor <html>")?;
     Ok(format!("{}{element}{}", &html[..end], &html[end..]))
+}
+
+/// Where the first `<name …>` tag ends (just past its `>`), in any case.
+fn open_tag_end(html: &str, name: &str) -> Option<usize> {
+    let lower = html.to_ascii_lowercase();
+    let open = format!("<{name}");
+    let at = lower.match_indices(&open).map(|(at, _)| at).find(|&at| {
+        matches!(
+            lower.as_bytes().get(at + open.len()),
+            Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')
+        )
+    })?;
+    Some(at + lower[at..].find('>')? + 1)
 }
 
 /// SHA-256 (FIPS 180-4), enough for hashing a build's scripts without a dependency.
@@ -365,6 +367,15 @@ mod tests {
         assert!(html.contains(&meta), "{html}");
         assert_eq!(html.matches("Content-Security-Policy").count(), 1, "{html}");
         assert!(!html.contains("unsafe-inline") && !html.contains("nonce-"));
+    }
+
+    #[test]
+    fn a_minified_page_without_a_head_tag_gets_the_meta_first_after_html() {
+        let minified = "<!doctype html><html lang=en><meta charset=utf-8><script type=module>go()</script></html>";
+        let secured = with_first_in_head(minified, "<meta csp>").unwrap();
+        assert_eq!(secured, "<!doctype html><html lang=en><meta csp><meta charset=utf-8><script type=module>go()</script></html>");
+        // `<header>` is not `<head>`.
+        assert_eq!(open_tag_end("<html><header>", "head"), None);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! trunk has no wasm-split step, so this runs after it: the raw cargo output (built with
 //! `--cfg split_pages`, linked with `--emit-relocs`) goes through wasm-split, which writes
 //! the main module, the page chunks and `__wasm_split.js` (their loader). The main module
-//! then gets wasm-bindgen's glue and every module wasm-opt, and they replace trunk's files
-//! under trunk's names, so its `index.html` (preloads, start-up script) stays as it is.
+//! then gets wasm-bindgen's glue and every module wasm-opt, esbuild minifies the glue and
+//! the loader, and they replace trunk's files under trunk's names, so its `index.html`
+//! (preloads, start-up script) stays as it is.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -46,9 +47,16 @@ pub fn split_pages(dist: &Path) -> Result {
         .args(["--out-name", &stem])
         .arg(&main))?;
 
+    let main_glue = read(&glue.join(format!("{stem}.js")))?;
+    if let Some(class) = wrapped_stream_class(&main_glue) {
+        return Err(format!(
+            "the glue hands a {class} to JavaScript: its exports are needed, drop UNUSED_EXPORTS"
+        ));
+    }
     let wasm_opt_flags = wasm_opt_flags()?;
-    let optimise = |from: &Path, to: &Path| {
+    let optimise = |from: &Path, to: &Path, passes: &[&str]| {
         run(command("wasm-opt")
+            .args(passes)
             .arg("-Oz")
             .args(&wasm_opt_flags)
             .arg(from)
@@ -58,11 +66,12 @@ pub fn split_pages(dist: &Path) -> Result {
     optimise(
         &glue.join(format!("{stem}_bg.wasm")),
         &dist.join(format!("{stem}_bg.wasm")),
+        &["--remove-exports", &format!("--pass-arg=remove-exports@{UNUSED_EXPORTS}")],
     )?;
     let mut loader = read(&work.join(LOADER))?;
     for chunk in chunks(&work, &main)? {
         let optimised = chunk.with_extension("opt.wasm");
-        optimise(&chunk, &optimised)?;
+        optimise(&chunk, &optimised, &[])?;
         let bytes = fs::read(&optimised)
             .map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
         let name = file_name(&chunk);
@@ -70,15 +79,45 @@ pub fn split_pages(dist: &Path) -> Result {
         loader = loader.replace(&format!("\"./{name}\""), &format!("\"./{hashed}\""));
         write(&dist.join(hashed), &bytes)?;
     }
-    let hashed_loader = hashed_name(LOADER, loader.as_bytes());
-    write(&dist.join(&hashed_loader), loader.as_bytes())?;
+    let loader = minified(&work, LOADER, &loader)?;
+    let hashed_loader = hashed_name(LOADER, &loader);
+    write(&dist.join(&hashed_loader), &loader)?;
     // Only the glue's `import … from` changes: the wasm still names the loader's module
     // `./__wasm_split.js` in its imports, and the glue's import object keys follow that.
-    let main_glue = read(&glue.join(format!("{stem}.js")))?.replace(
+    let main_glue = main_glue.replace(
         &format!("from \"./{LOADER}\""),
         &format!("from \"./{hashed_loader}\""),
     );
-    write(&dist.join(format!("{stem}.js")), main_glue.as_bytes())
+    let main_glue = minified(&work, &format!("{stem}.js"), &main_glue)?;
+    write(&dist.join(format!("{stem}.js")), &main_glue)
+}
+
+/// `source` minified by esbuild, as an ES module (names exported and imported stay).
+/// The glue lists one module's import object under the same key once per chunk, which
+/// esbuild would warn of on every build; only errors are shown.
+fn minified(work: &Path, name: &str, source: &str) -> Result<Vec<u8>> {
+    let (from, to) = (work.join(format!("full-{name}")), work.join(format!("min-{name}")));
+    write(&from, source.as_bytes())?;
+    run(command("esbuild")
+        .arg(&from)
+        .args(["--minify", "--format=esm", "--log-level=error"])
+        .arg(format!("--outfile={}", to.display())))?;
+    fs::read(&to).map_err(|error| format!("cannot read {}: {error}", to.display()))
+}
+
+/// The exports (a wasm-opt wildcard) of `wasm-streams`' classes, which leptos links for
+/// server functions' streamed bodies (`server_fn`'s `browser` feature is always on). This
+/// console has no server functions: nothing but the exports reaches their code (~1.4 KB
+/// of the first load's brotli wasm), so they are removed. Should Rust ever hand such a
+/// stream to JavaScript, the glue would wrap one, and the build stops
+/// ([`wrapped_stream_class`]) rather than ship a stream whose methods are gone.
+const UNUSED_EXPORTS: &str = "*intounderlying*";
+
+/// The stream class the glue builds from a Rust value, if any.
+fn wrapped_stream_class(glue: &str) -> Option<&'static str> {
+    ["IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource"]
+        .into_iter()
+        .find(|class| glue.contains(&format!("{class}.__wrap(")))
 }
 
 /// The chunks' loader that wasm-split writes, which the main module imports.
@@ -158,6 +197,14 @@ fn write(path: &Path, content: &[u8]) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_class_built_from_rust_is_found_and_one_only_declared_is_not() {
+        let declared = "export class IntoUnderlyingSink {\n    free() { wasm.__wbg_intounderlyingsink_free(ptr, 0); }\n}";
+        assert_eq!(wrapped_stream_class(declared), None);
+        let wrapped = format!("{declared}\nfunction __wbg_new(a) {{ return IntoUnderlyingSink.__wrap(a); }}");
+        assert_eq!(wrapped_stream_class(&wrapped), Some("IntoUnderlyingSink"));
+    }
 
     #[test]
     fn hashed_name_follows_the_content_and_keeps_the_extension() {

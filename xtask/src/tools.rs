@@ -16,6 +16,9 @@ const TRUNK_VERSION: &str = "0.21.14";
 /// yields a wasm that fails at start (`WebAssembly.Table.set(): Argument 1 is
 /// invalid for table`), and the pin makes trunk refuse any other wasm-opt.
 const BINARYEN_VERSION: &str = "132";
+/// esbuild minifies the JavaScript the split step writes (the glue and the chunks' loader),
+/// which trunk's own minifier never sees.
+const ESBUILD_VERSION: &str = "0.24.2";
 /// wasm-split's CLI, which must read the split points `wasm_split_helpers` 0.2 writes.
 const WASM_SPLIT_VERSION: &str = "0.2.4";
 
@@ -58,7 +61,8 @@ pub fn ensure_build_tools() -> Result {
         locked: true,
         features: Some("build-binary"),
     })?;
-    ensure_wasm_opt()
+    ensure_npm_tool(NpmTool { binary: "wasm-opt", package: "binaryen", version: BINARYEN_VERSION })?;
+    ensure_npm_tool(NpmTool { binary: "esbuild", package: "esbuild", version: ESBUILD_VERSION })
 }
 
 /// Everything `cargo xtask test` needs: the build tools, both browsers and their drivers.
@@ -78,24 +82,24 @@ pub fn home() -> PathBuf {
     std::env::home_dir().expect("HOME is set")
 }
 
-/// npm's binaryen lives here: per user and outside the clone, so it survives `git clean`.
+/// npm's tools live here: per user and outside the clone, so it survives `git clean`.
 fn tools_dir() -> PathBuf {
     home().join(".cache/reservations-console/tools")
 }
 
-/// Where npm puts binaryen's executables, wasm-opt among them.
-fn binaryen_bin() -> PathBuf {
+/// Where npm puts its tools' executables: wasm-opt (binaryen's), esbuild.
+fn npm_bin() -> PathBuf {
     tools_dir().join("node_modules/.bin")
 }
 
-/// binaryen first (ahead of any system wasm-opt), then cargo's bin directory
+/// npm's tools first (binaryen ahead of any system wasm-opt), then cargo's bin directory
 /// (where `cargo install` puts trunk and friends), then the caller's PATH.
 pub fn search_path() -> OsString {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| home().join(".cargo"));
     let inherited = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = [binaryen_bin(), cargo_home.join("bin")]
+    let dirs = [npm_bin(), cargo_home.join("bin")]
         .into_iter()
         .chain(std::env::split_paths(&inherited));
     std::env::join_paths(dirs).expect("PATH entries contain no separator")
@@ -153,9 +157,16 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
     run(&mut install)
 }
 
-fn ensure_wasm_opt() -> Result {
-    if stdout_of(command(binaryen_bin().join("wasm-opt")).arg("--version"))
-        .is_some_and(|output| reports_version(&output, BINARYEN_VERSION))
+/// A binary from an npm package, installed into [`tools_dir`].
+struct NpmTool {
+    binary: &'static str,
+    package: &'static str,
+    version: &'static str,
+}
+
+fn ensure_npm_tool(tool: NpmTool) -> Result {
+    if stdout_of(command(npm_bin().join(tool.binary)).arg("--version"))
+        .is_some_and(|output| reports_version(&output, tool.version))
     {
         return Ok(());
     }
@@ -164,7 +175,7 @@ fn ensure_wasm_opt() -> Result {
         .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     run(command("npm")
         .args(["install", "--no-audit", "--no-fund"])
-        .arg(format!("binaryen@{BINARYEN_VERSION}"))
+        .arg(format!("{}@{}", tool.package, tool.version))
         .current_dir(dir))
 }
 
@@ -295,5 +306,6 @@ version = "0.2.999"
             "132"
         ));
         assert!(!reports_version("trunk 0.21.140", "0.21.14"));
+        assert!(reports_version("0.24.2\n", "0.24.2"));
     }
 }
