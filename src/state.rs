@@ -13,11 +13,12 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// What the key may see. Seed 004: `payment` is present only for the account owner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
     Owner,
     Member,
     /// No reservation detail has been read with this key yet (or the account has none).
+    #[default]
     Unknown,
 }
 
@@ -70,10 +71,30 @@ pub struct ConnectionState {
 /// `sessionStorage` entry of a key kept for the tab.
 const KEPT_CONNECTION: &str = "reservations-console.connection";
 
+/// The role is kept beside the key, so that a reload shows it at once instead of reading
+/// the list a second time beside the page's own read; every detail read corrects it
+/// ([`ConnectionState::learn_role`]). An entry without one (or `Unknown`) is probed again.
 #[derive(Serialize, Deserialize)]
 struct Kept {
     base_url: String,
     key: String,
+    #[serde(default)]
+    role: Role,
+}
+
+impl Kept {
+    fn write(connection: &Connection, role: Role) {
+        let kept = Kept { base_url: connection.base_url().to_owned(), key: connection.expose_key().to_owned(), role };
+        if let (Some(storage), Ok(json)) = (session_storage(), serde_json::to_string(&kept)) {
+            // A full or blocked storage only means the key is not kept.
+            let _ = storage.set_item(KEPT_CONNECTION, &json);
+        }
+    }
+
+    fn read() -> Option<Kept> {
+        let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
+        serde_json::from_str(&json).ok()
+    }
 }
 
 impl ConnectionState {
@@ -89,16 +110,16 @@ impl ConnectionState {
         }
     }
 
-    /// Reconnects with the key kept for this tab, if the user opted in earlier. The role is
-    /// learnt again by reading the first reservation.
+    /// Reconnects with the key kept for this tab, if the user opted in earlier, in the role
+    /// kept with it; an unknown role is learnt by reading the first reservation.
     pub fn restore() -> Self {
         let state = Self::new();
-        let kept = session_storage()
-            .and_then(|s| s.get_item(KEPT_CONNECTION).ok().flatten())
-            .and_then(|json| serde_json::from_str::<Kept>(&json).ok());
-        if let Some(kept) = kept {
+        if let Some(kept) = Kept::read() {
             let connection = Connection::new(kept.base_url, kept.key);
-            state.start(connection.clone(), Role::Unknown);
+            state.start(connection.clone(), kept.role);
+            if kept.role != Role::Unknown {
+                return state;
+            }
             let probe = connection;
             wasm_bindgen_futures::spawn_local(async move {
                 if let Ok(list) = client::list_reservations(&probe).await {
@@ -112,19 +133,10 @@ impl ConnectionState {
     /// Starts a session after the key was checked. With `keep_for_tab` the base URL and key
     /// are written to `sessionStorage`; without it any earlier kept key is removed.
     pub fn connect(&self, connection: Connection, keep_for_tab: bool, role: Role) {
-        if let Some(storage) = session_storage() {
-            if keep_for_tab {
-                let kept = Kept {
-                    base_url: connection.base_url().to_owned(),
-                    key: connection.expose_key().to_owned(),
-                };
-                if let Ok(json) = serde_json::to_string(&kept) {
-                    // A full or blocked storage only means the key is not kept.
-                    let _ = storage.set_item(KEPT_CONNECTION, &json);
-                }
-            } else {
-                let _ = storage.remove_item(KEPT_CONNECTION);
-            }
+        if keep_for_tab {
+            Kept::write(&connection, role);
+        } else if let Some(storage) = session_storage() {
+            let _ = storage.remove_item(KEPT_CONNECTION);
         }
         self.rejection.set(None);
         self.left_by_user.set_value(false);
@@ -189,13 +201,17 @@ impl ConnectionState {
     }
 
     /// Records the role a read revealed, if `connection` is still the one in use (a late
-    /// answer for an earlier key must not relabel the current one).
+    /// answer for an earlier key must not relabel the current one), and beside the key if
+    /// it is kept for the tab.
     pub fn learn_role(&self, connection: &Connection, role: Role) {
         let current = self
             .session
             .with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
         if current && self.role.get_untracked() != role {
             self.role.set(role);
+            if Kept::read().is_some_and(|kept| Connection::new(kept.base_url, kept.key) == *connection) {
+                Kept::write(connection, role);
+            }
         }
     }
 

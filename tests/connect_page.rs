@@ -127,6 +127,41 @@ fn a_kept_key_lives_in_session_storage_only_and_goes_on_disconnect() {
 }
 
 #[wasm_bindgen_test]
+fn a_reload_comes_back_in_the_kept_role_and_a_learnt_role_is_kept() {
+    let session = web_sys::window().unwrap().session_storage().unwrap().unwrap();
+    mount(move || {
+        let state = disconnected();
+        let connection = Connection::new("/api", "eco_kept");
+        state.connect(connection.clone(), true, Role::Owner);
+        let restored = ConnectionState::restore();
+        assert_eq!(restored.connection(), Some(connection.clone()));
+        assert_eq!(restored.role(), Role::Owner, "no read needed to name the role again");
+
+        state.learn_role(&connection, Role::Member);
+        assert_eq!(ConnectionState::restore().role(), Role::Member, "a detail read corrects the kept role");
+
+        // A later key's role is never written over the kept one's.
+        state.connect(Connection::new("/api", "eco_other"), false, Role::Unknown);
+        assert!(session.get_item(KEPT).unwrap().is_none());
+        state.learn_role(&Connection::new("/api", "eco_other"), Role::Owner);
+        assert!(session.get_item(KEPT).unwrap().is_none(), "a key not kept stays out of storage");
+    });
+}
+
+#[wasm_bindgen_test]
+fn an_entry_kept_before_roles_were_kept_restores_the_key_with_the_role_unknown() {
+    let session = web_sys::window().unwrap().session_storage().unwrap().unwrap();
+    session.set_item(KEPT, r#"{"base_url":"/nowhere","key":"eco_old"}"#).unwrap();
+    mount(|| {
+        disconnected();
+        let restored = ConnectionState::restore();
+        assert_eq!(restored.connection(), Some(Connection::new("/nowhere", "eco_old")));
+        assert_eq!(restored.role(), Role::Unknown);
+    });
+    session.remove_item(KEPT).unwrap();
+}
+
+#[wasm_bindgen_test]
 fn the_header_names_the_role_and_what_it_sees() {
     let owner = mount(|| {
         provide_console(Role::Owner);

@@ -5,7 +5,7 @@
 //! the main module, the page chunks and `__wasm_split.js` (their loader). The main module
 //! then gets wasm-bindgen's glue and every module wasm-opt, esbuild minifies the glue and
 //! the loader, and they replace trunk's files under trunk's names, so its `index.html`
-//! (preloads, start-up script) stays as it is.
+//! (preloads, start-up script) stays as it is but for one more preload, the loader's.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -89,7 +89,24 @@ pub fn split_pages(dist: &Path) -> Result {
         &format!("from \"./{hashed_loader}\""),
     );
     let main_glue = minified(&work, &format!("{stem}.js"), &main_glue)?;
-    write(&dist.join(format!("{stem}.js")), &main_glue)
+    write(&dist.join(format!("{stem}.js")), &main_glue)?;
+    let index = dist.join("index.html");
+    let html = with_loader_preload(&read(&index)?, &format!("{stem}.js"), &hashed_loader)?;
+    write(&index, html.as_bytes())
+}
+
+/// `html` with the loader preloaded beside the glue: the glue imports it, so without this
+/// the browser learns of it only once the glue is in and parsed, one round trip later on
+/// the way to the first render. The glue's own `<link rel=modulepreload>` (trunk's, its
+/// attributes as trunk or its minifier wrote them) is copied with the other file's name.
+fn with_loader_preload(html: &str, glue: &str, loader: &str) -> Result<String> {
+    let tag = html
+        .match_indices("<link")
+        .map(|(start, _)| &html[start..start + html[start..].find('>').map_or(0, |end| end + 1)])
+        .find(|tag| tag.contains("modulepreload") && tag.contains(glue))
+        .ok_or_else(|| format!("index.html has no modulepreload of {glue}"))?;
+    let at = html.find(tag).map(|start| start + tag.len()).unwrap_or_default();
+    Ok(format!("{}{}{}", &html[..at], tag.replace(glue, loader), &html[at..]))
 }
 
 /// `source` minified by esbuild, as an ES module (names exported and imported stay).
@@ -204,6 +221,21 @@ mod tests {
         assert_eq!(wrapped_stream_class(declared), None);
         let wrapped = format!("{declared}\nfunction __wbg_new(a) {{ return IntoUnderlyingSink.__wrap(a); }}");
         assert_eq!(wrapped_stream_class(&wrapped), Some("IntoUnderlyingSink"));
+    }
+
+    #[test]
+    fn the_loader_is_preloaded_right_after_the_glue_with_the_same_attributes() {
+        let html = "<script type=module>import init from '/app-1.js';</script>\
+            <link crossorigin href=/app-1.js rel=modulepreload><link as=fetch href=/app-1_bg.wasm rel=preload>";
+        let preloaded = with_loader_preload(html, "app-1.js", "__wasm_split-2.js").unwrap();
+        assert_eq!(
+            preloaded,
+            "<script type=module>import init from '/app-1.js';</script>\
+            <link crossorigin href=/app-1.js rel=modulepreload>\
+            <link crossorigin href=/__wasm_split-2.js rel=modulepreload>\
+            <link as=fetch href=/app-1_bg.wasm rel=preload>"
+        );
+        assert!(with_loader_preload("<link href=/other.js rel=modulepreload>", "app-1.js", "l.js").is_err());
     }
 
     #[test]
