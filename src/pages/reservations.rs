@@ -18,7 +18,6 @@ use crate::state::{use_clock, use_connection, use_time_zone, TimeZone};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -192,23 +191,16 @@ impl Placements {
 }
 
 /// Resolves once the next frame is painted: `requestAnimationFrame` runs before the
-/// paint, the task it posts after. At once where there is no window.
+/// paint, a task posted from it after. Without a window, only the posted task.
 async fn after_next_paint() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let after_paint = wasm_bindgen::closure::Closure::once_into_js(move || {
-            let posted = web_sys::window()
-                .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).ok());
-            if posted.is_none() {
-                let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-            }
-        });
-        let requested = web_sys::window()
-            .and_then(|w| w.request_animation_frame(after_paint.unchecked_ref()).ok());
+    let frame = js_sys::Promise::new(&mut |resolve, _| {
+        let requested = web_sys::window().and_then(|w| w.request_animation_frame(&resolve).ok());
         if requested.is_none() {
-            let _ = js_sys::Function::from(after_paint).call0(&wasm_bindgen::JsValue::NULL);
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
         }
     });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    let _ = wasm_bindgen_futures::JsFuture::from(frame).await;
+    sleep(Duration::ZERO).await;
 }
 
 /// Resolves after `wait`.

@@ -100,13 +100,13 @@ pub fn split_pages(dist: &Path) -> Result {
 /// the way to the first render. The glue's own `<link rel=modulepreload>` (trunk's, its
 /// attributes as trunk or its minifier wrote them) is copied with the other file's name.
 fn with_loader_preload(html: &str, glue: &str, loader: &str) -> Result<String> {
-    let tag = html
+    let (start, end) = html
         .match_indices("<link")
-        .map(|(start, _)| &html[start..start + html[start..].find('>').map_or(0, |end| end + 1)])
-        .find(|tag| tag.contains("modulepreload") && tag.contains(glue))
+        .filter_map(|(start, _)| Some((start, start + html[start..].find('>')? + 1)))
+        .find(|&(start, end)| html[start..end].contains("modulepreload") && html[start..end].contains(glue))
         .ok_or_else(|| format!("index.html has no modulepreload of {glue}"))?;
-    let at = html.find(tag).map(|start| start + tag.len()).unwrap_or_default();
-    Ok(format!("{}{}{}", &html[..at], tag.replace(glue, loader), &html[at..]))
+    let preload = html[start..end].replace(glue, loader);
+    Ok(format!("{}{preload}{}", &html[..end], &html[end..]))
 }
 
 /// `source` minified by esbuild, as an ES module (names exported and imported stay).
