@@ -91,6 +91,12 @@ impl Kept {
         }
     }
 
+    fn forget() {
+        if let Some(storage) = session_storage() {
+            let _ = storage.remove_item(KEPT_CONNECTION);
+        }
+    }
+
     fn read() -> Option<Kept> {
         let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
         serde_json::from_str(&json).ok()
@@ -135,8 +141,8 @@ impl ConnectionState {
     pub fn connect(&self, connection: Connection, keep_for_tab: bool, role: Role) {
         if keep_for_tab {
             Kept::write(&connection, role);
-        } else if let Some(storage) = session_storage() {
-            let _ = storage.remove_item(KEPT_CONNECTION);
+        } else {
+            Kept::forget();
         }
         self.rejection.set(None);
         self.left_by_user.set_value(false);
@@ -158,9 +164,7 @@ impl ConnectionState {
     }
 
     fn end(&self) {
-        if let Some(storage) = session_storage() {
-            let _ = storage.remove_item(KEPT_CONNECTION);
-        }
+        Kept::forget();
         self.session.set(None);
         self.role.set(Role::Unknown);
     }
