@@ -13,8 +13,8 @@ use components::header::Header;
 use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
 use pages::{
-    connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage,
-    reservation::ReservationPage, reservations::ReservationsPage,
+    connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage, reservation::ReservationPage,
+    reservations::ReservationsPage,
 };
 use router::{use_location, Route, Router};
 use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice};

@@ -106,7 +106,10 @@ impl Loop {
     fn running_status(&self) -> LiveStatus {
         match self.failures.get() {
             0 => LiveStatus::Live,
-            failures => LiveStatus::Retrying { failures, wait: Duration::from_secs_f64(((self.due_ms.get() - self.last_end_ms.get()) / 1000.0).max(0.0)) },
+            failures => LiveStatus::Retrying {
+                failures,
+                wait: Duration::from_secs_f64(((self.due_ms.get() - self.last_end_ms.get()) / 1000.0).max(0.0)),
+            },
         }
     }
 

@@ -27,11 +27,8 @@ pub enum Route {
 impl Route {
     /// The route of an address's path (without its query), percent-escapes decoded.
     pub fn parse(path: &str) -> Route {
-        let segments: Vec<String> = path
-            .split('/')
-            .filter(|segment| !segment.is_empty())
-            .map(percent_decoded)
-            .collect();
+        let segments: Vec<String> =
+            path.split('/').filter(|segment| !segment.is_empty()).map(percent_decoded).collect();
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         match segments.as_slice() {
             [] => Route::Connect,
@@ -164,11 +161,8 @@ pub fn use_location() -> Location {
 #[component]
 pub fn Router(children: Children) -> impl IntoView {
     let path = RwSignal::new(String::new());
-    let location = Location {
-        path,
-        query: RwSignal::new(String::new()),
-        route: Memo::new(move |_| Route::parse(&path.get())),
-    };
+    let location =
+        Location { path, query: RwSignal::new(String::new()), route: Memo::new(move |_| Route::parse(&path.get())) };
     location.follow_address();
     provide_context(location);
     let back_and_forward = window_event_listener(ev::popstate, move |_| location.follow_address());

@@ -208,9 +208,7 @@ impl ConnectionState {
     /// answer for an earlier key must not relabel the current one), and beside the key if
     /// it is kept for the tab.
     pub fn learn_role(&self, connection: &Connection, role: Role) {
-        let current = self
-            .session
-            .with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
+        let current = self.session.with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
         if current && self.role.get_untracked() != role {
             self.role.set(role);
             if Kept::read().is_some_and(|kept| Connection::new(kept.base_url, kept.key) == *connection) {

@@ -70,7 +70,13 @@ async fn read_with_fault(conn: &Connection, mut fault: serde_json::Value, read: 
 
 /// A launch of one GPU on `r`, named for this test.
 fn launch_on(r: &Reservation) -> LaunchRequest {
-    LaunchRequest { region_id: r.region_id.clone(), gpu_type: r.gpu_type.clone(), gpus: 1, name: "api-client-test".into(), interruptible: None }
+    LaunchRequest {
+        region_id: r.region_id.clone(),
+        gpu_type: r.gpu_type.clone(),
+        gpus: 1,
+        name: "api-client-test".into(),
+        interruptible: None,
+    }
 }
 
 #[wasm_bindgen_test]
@@ -99,7 +105,10 @@ async fn a_member_gets_no_payment_and_no_rates() {
     let r = active_reservation(&conn).await;
     let detail = client::reservation(&conn, r.id).await.expect("the detail");
     assert!(detail.payment.is_none());
-    assert!(detail.amendments.iter().all(|a| a.rate_usd_per_gpu_hour_before.is_none() && a.rate_usd_per_gpu_hour_after.is_none()));
+    assert!(detail
+        .amendments
+        .iter()
+        .all(|a| a.rate_usd_per_gpu_hour_before.is_none() && a.rate_usd_per_gpu_hour_after.is_none()));
 }
 
 #[wasm_bindgen_test]

@@ -45,9 +45,11 @@ async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
     let host = connect_page().await;
     assert_eq!(attribute(&host, "#api-key", "type").as_deref(), Some("password"));
     assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("off"));
-    let base: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
+    let base: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
     assert_eq!(base.value(), "/api");
-    let keep: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("input[type=checkbox]").unwrap().unwrap());
+    let keep: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("input[type=checkbox]").unwrap().unwrap());
     assert!(!keep.checked(), "keeping the key is opt-in");
     let page = text(&host);
     assert!(page.contains("Keep the key for this tab"), "{page}");
@@ -57,7 +59,8 @@ async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
 #[wasm_bindgen_test]
 async fn an_empty_key_is_refused_before_anything_is_sent() {
     let host = connect_page().await;
-    let form: web_sys::HtmlFormElement = wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    let form: web_sys::HtmlFormElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
     form.request_submit().unwrap();
     settle().await;
     assert!(text(&host).contains("Enter an API key."));
@@ -70,7 +73,8 @@ async fn an_empty_key_is_refused_before_anything_is_sent() {
 async fn each_field_is_labelled_and_described_by_its_help() {
     let host = connect_page().await;
     for (id, label) in [("base-url", "API base URL"), ("api-key", "API key")] {
-        let for_it = host.query_selector(&format!("label[for={id}]")).unwrap().unwrap_or_else(|| panic!("no label for {id}"));
+        let for_it =
+            host.query_selector(&format!("label[for={id}]")).unwrap().unwrap_or_else(|| panic!("no label for {id}"));
         assert_eq!(for_it.text_content().unwrap(), label);
         assert_eq!(attribute(&host, &format!("#{id}"), "aria-describedby"), Some(format!("{id}-help")));
         assert!(host.query_selector(&format!("#{id}-help")).unwrap().is_some(), "{id}'s help");

@@ -96,11 +96,19 @@ fn assert_contained_and_isolated(host: &web_sys::HtmlElement, css: &str) {
         let style = web_sys::window().unwrap().get_computed_style(&element).unwrap().unwrap();
         let bidi = style.get_property_value("unicode-bidi").unwrap();
         assert!(
-            element.tag_name().eq_ignore_ascii_case("bdi") || bidi == "isolate" || bidi == "isolate-override" || bidi == "plaintext",
+            element.tag_name().eq_ignore_ascii_case("bdi")
+                || bidi == "isolate"
+                || bidi == "isolate-override"
+                || bidi == "plaintext",
             "{css} does not isolate its direction (unicode-bidi: {bidi})"
         );
     }
-    assert!(host.scroll_width() <= host.client_width(), "the column scrolls sideways: {} > {}", host.scroll_width(), host.client_width());
+    assert!(
+        host.scroll_width() <= host.client_width(),
+        "the column scrolls sideways: {} > {}",
+        host.scroll_width(),
+        host.client_width()
+    );
 }
 
 fn hostile_nodes() -> NodesResponse {
@@ -139,7 +147,11 @@ async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wrap
     assert!(shown.contains(&long_name()), "the long name is shown whole");
     assert!(shown.contains("<b>batch</b> (unrecognised)"), "an unknown kind is shown as sent, marked: {shown:.300}");
     let hrefs: Vec<String> = all(&host, "a[href]").iter().map(|a| a.get_attribute("href").unwrap()).collect();
-    assert_eq!(hrefs, ["/gpu-instances/7", "/gpu-clusters/8", "/inference-instances/9"], "ids, not names, make the links; an unknown kind gets none");
+    assert_eq!(
+        hrefs,
+        ["/gpu-instances/7", "/gpu-clusters/8", "/inference-instances/9"],
+        "ids, not names, make the links; an unknown kind gets none"
+    );
     assert_contained_and_isolated(&host, ".workload-name");
     assert_contained_and_isolated(&host, ".node-name");
 }

@@ -85,7 +85,12 @@ impl Form {
     }
 
     async fn submit(&self) {
-        self.host.query_selector("button[type=submit]").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+        self.host
+            .query_selector("button[type=submit]")
+            .unwrap()
+            .unwrap()
+            .unchecked_into::<web_sys::HtmlElement>()
+            .click();
         settle().await;
     }
 }
@@ -103,7 +108,12 @@ async fn gpus_free_only_across_nodes_predict_gpu_capacity() {
     f.type_into("gpus", "4").await;
     let p = f.prediction();
     assert!(p.contains("Expected to fail with HTTP 409 gpu_capacity"), "{p}");
-    assert!(p.contains("5 GPUs are free in total, but no single node has 4 free together; the largest launch that fits now is 3."), "{p}");
+    assert!(
+        p.contains(
+            "5 GPUs are free in total, but no single node has 4 free together; the largest launch that fits now is 3."
+        ),
+        "{p}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -115,7 +125,11 @@ async fn a_past_due_reservation_predicts_reservation_payment_due() {
 #[wasm_bindgen_test]
 async fn a_reservation_awaiting_payment_predicts_reservation_awaiting_payment() {
     let f = form("awaiting_payment").await;
-    assert!(f.prediction().contains("Expected to fail with HTTP 402 reservation_awaiting_payment"), "{}", f.prediction());
+    assert!(
+        f.prediction().contains("Expected to fail with HTTP 402 reservation_awaiting_payment"),
+        "{}",
+        f.prediction()
+    );
 }
 
 #[wasm_bindgen_test]
@@ -166,7 +180,10 @@ async fn an_incomplete_form_says_what_is_missing_and_sends_nothing() {
 async fn each_field_is_labelled_and_a_problem_is_tied_to_its_control() {
     let f = form("active").await;
     for (id, label) in [("launch-gpus", "GPUs"), ("launch-name", "Name")] {
-        assert_eq!(f.host.query_selector(&format!("label[for={id}]")).unwrap().expect(id).text_content().unwrap(), label);
+        assert_eq!(
+            f.host.query_selector(&format!("label[for={id}]")).unwrap().expect(id).text_content().unwrap(),
+            label
+        );
     }
     assert_eq!(f.attribute("#launch-gpus", "aria-describedby").as_deref(), Some("launch-gpus-help"));
     assert_eq!(f.attribute("#launch-name", "aria-describedby"), None, "the name has no help");
@@ -188,8 +205,10 @@ async fn each_field_is_labelled_and_a_problem_is_tied_to_its_control() {
 #[wasm_bindgen_test]
 async fn the_new_instance_is_billed_by_the_reservation_at_zero_an_hour() {
     let f = form("active").await;
-    let instance: LaunchedInstance =
-        serde_json::from_value(json!({ "id": 5001, "name": "nb-1", "gpus": 2, "billing": "reserved", "rate_usd_per_hour": 0 })).unwrap();
+    let instance: LaunchedInstance = serde_json::from_value(
+        json!({ "id": 5001, "name": "nb-1", "gpus": 2, "billing": "reserved", "rate_usd_per_hour": 0 }),
+    )
+    .unwrap();
     f.outcome.set(Some(Ok(instance)));
     settle().await;
     let page = text(&f.host);
@@ -202,7 +221,12 @@ async fn the_new_instance_is_billed_by_the_reservation_at_zero_an_hour() {
 async fn a_refused_launch_shows_the_mapped_error_with_its_request_id() {
     let f = form("active").await;
     let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req_7f3a")]);
-    let error = ApiError::from_response(409, &headers, r#"{"error":"gpu_capacity","message":"no node has 4 free GPUs"}"#, now());
+    let error = ApiError::from_response(
+        409,
+        &headers,
+        r#"{"error":"gpu_capacity","message":"no node has 4 free GPUs"}"#,
+        now(),
+    );
     f.outcome.set(Some(Err(error)));
     settle().await;
     let page = text(&f.host);

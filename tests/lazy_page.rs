@@ -43,9 +43,7 @@ thread_local! {
 }
 
 async fn code_on_its_way() -> Result<(), ChunkUnavailable> {
-    let arrival = js_sys::Promise::new(&mut |resolve, _| {
-        ARRIVE.with(|slot| *slot.borrow_mut() = Some(resolve))
-    });
+    let arrival = js_sys::Promise::new(&mut |resolve, _| ARRIVE.with(|slot| *slot.borrow_mut() = Some(resolve)));
     JsFuture::from(arrival).await.unwrap();
     Ok(())
 }
@@ -57,13 +55,7 @@ async fn while_the_code_is_on_its_way_a_note_says_the_page_is_loading() {
     assert_eq!(text(&host), "Loading the page…");
     assert!(host.query_selector("[role=status]").unwrap().is_some());
 
-    ARRIVE.with(|slot| {
-        slot.borrow_mut()
-            .take()
-            .expect("the fetch is pending")
-            .call0(&JsValue::NULL)
-            .unwrap()
-    });
+    ARRIVE.with(|slot| slot.borrow_mut().take().expect("the fetch is pending").call0(&JsValue::NULL).unwrap());
     settle().await;
     assert_eq!(text(&host), "Nodes of reservation #12");
 }
@@ -83,23 +75,13 @@ async fn code_lost_once() -> Result<(), ChunkUnavailable> {
 async fn a_failed_fetch_is_explained_and_retry_fetches_the_code_again() {
     let host = mount(|| lazy(code_lost_once, build_the_page));
     settle().await;
-    let alert = host
-        .query_selector("[role=alert]")
-        .unwrap()
-        .expect("the failure is announced");
+    let alert = host.query_selector("[role=alert]").unwrap().expect("the failure is announced");
     let explained = alert.text_content().unwrap();
-    assert!(
-        explained.contains("This page could not be loaded"),
-        "{explained}"
-    );
+    assert!(explained.contains("This page could not be loaded"), "{explained}");
     assert!(explained.contains("reload the tab"), "{explained}");
     assert_eq!(FETCHES.load(Ordering::SeqCst), 1);
 
-    let retry: web_sys::HtmlElement = alert
-        .query_selector("button")
-        .unwrap()
-        .expect("a Retry")
-        .unchecked_into();
+    let retry: web_sys::HtmlElement = alert.query_selector("button").unwrap().expect("a Retry").unchecked_into();
     retry.click();
     settle().await;
     assert_eq!(FETCHES.load(Ordering::SeqCst), 2);

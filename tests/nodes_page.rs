@@ -7,8 +7,8 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{mount, now, provide_console, settle, sleep, text};
-use page_support::{fact, titles};
 use leptos::prelude::*;
+use page_support::{fact, titles};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
 use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
@@ -52,10 +52,13 @@ impl Recorder {
         let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
         let callback = {
             let seen = Rc::clone(&seen);
-            Closure::<dyn FnMut(js_sys::Array)>::new(move |records: js_sys::Array| seen.borrow_mut().extend(records.iter()))
+            Closure::<dyn FnMut(js_sys::Array)>::new(move |records: js_sys::Array| {
+                seen.borrow_mut().extend(records.iter())
+            })
         };
         let observer = MutationObserver::new(callback.as_ref().unchecked_ref());
-        let options = js_sys::JSON::parse(r#"{"subtree":true,"childList":true,"attributes":true,"characterData":true}"#).unwrap();
+        let options =
+            js_sys::JSON::parse(r#"{"subtree":true,"childList":true,"attributes":true,"characterData":true}"#).unwrap();
         observer.observe(target, &options);
         Recorder { observer, seen, _callback: callback }
     }
@@ -160,8 +163,9 @@ async fn every_gpu_is_a_cell_labelled_by_its_workload_and_free_cells_show() {
     );
     assert_eq!(node.query_selector_all("li.gpu-cell.free").unwrap().length(), 2);
     let links = node.query_selector_all("a.workload-name").unwrap();
-    let hrefs: Vec<String> =
-        (0..links.length()).map(|i| links.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("href").unwrap()).collect();
+    let hrefs: Vec<String> = (0..links.length())
+        .map(|i| links.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("href").unwrap())
+        .collect();
     assert_eq!(hrefs, ["/gpu-clusters/418", "/gpu-instances/902"]);
     let node_text = node.text_content().unwrap();
     assert!(node_text.contains("6 of 8 in use · 2 free"), "{node_text}");
@@ -203,7 +207,10 @@ async fn a_failed_poll_marks_the_totals_stale_with_their_time_and_keeps_the_figu
     let panel = host.query_selector(".totals-panel").unwrap().expect("the totals stay");
     assert!(panel.class_list().contains("stale"));
     let words = panel.query_selector(".totals-stale").unwrap().expect("a stale line").text_content().unwrap();
-    assert_eq!(words, "Stale as of 2 Dec 2026, 09:28 UTC — the latest poll failed; these are the figures last received.");
+    assert_eq!(
+        words,
+        "Stale as of 2 Dec 2026, 09:28 UTC — the latest poll failed; these are the figures last received."
+    );
     assert_eq!(fact(&host, "In use"), "6", "the figures are kept, never zeroed");
     assert_eq!(fact(&host, "Free on ready nodes"), "2");
 
@@ -326,7 +333,11 @@ struct FakeApi {
 }
 
 impl FakeApi {
-    fn fetch(self: &Rc<Self>, ms: i32, answer: Result<NodesResponse, ApiError>) -> impl std::future::Future<Output = Result<NodesResponse, ApiError>> {
+    fn fetch(
+        self: &Rc<Self>,
+        ms: i32,
+        answer: Result<NodesResponse, ApiError>,
+    ) -> impl std::future::Future<Output = Result<NodesResponse, ApiError>> {
         let api = Rc::clone(self);
         async move {
             api.calls.set(api.calls.get() + 1);
@@ -390,7 +401,8 @@ where
     start_live_showing(move || {
         provide_console(Role::Member);
         let model = NodesModel::default();
-        let live = Live::start(Interval::for_page(Some("20"), "localhost"), fetch, move |result| model.receive(result, now()));
+        let live =
+            Live::start(Interval::for_page(Some("20"), "localhost"), fetch, move |result| model.receive(result, now()));
         (live, view! { <LiveBar live model/> <NodesBoard model/> })
     })
 }
@@ -423,7 +435,10 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
     failing.set(true);
     sleep(100).await;
     let (region, age) = live_bar(&host);
-    assert!(region.starts_with("Retrying — the latest poll failed, shown as stale; attempt 1 failed, next in "), "{region}");
+    assert!(
+        region.starts_with("Retrying — the latest poll failed, shown as stale; attempt 1 failed, next in "),
+        "{region}"
+    );
     assert_eq!(age, "last updated 0 s ago");
 
     live.pause();
@@ -443,7 +458,9 @@ async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() 
     let (live, page) = start_live({
         let api = Rc::clone(&api);
         // The test interval (allowed on loopback) with requests slower than it.
-        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(40, Ok(seed_nodes())), |_| ())
+        move || {
+            Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(40, Ok(seed_nodes())), |_| ())
+        }
     });
     // Four polls take about 240 ms.
     let waited = polled(&live, 4).await;
@@ -474,7 +491,13 @@ async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transie
     let api = fake_api();
     let (live, page) = start_live({
         let api = Rc::clone(&api);
-        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Err(not_found.clone())), |_| ())
+        move || {
+            Live::start(
+                Interval::for_page(Some("20"), "localhost"),
+                move || api.fetch(1, Err(not_found.clone())),
+                |_| (),
+            )
+        }
     });
     sleep(200).await;
     assert_eq!(live.status(), LiveStatus::Failed);
@@ -485,7 +508,13 @@ async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transie
     let api = fake_api();
     let (live, page) = start_live({
         let api = Rc::clone(&api);
-        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Err(unavailable.clone())), |_| ())
+        move || {
+            Live::start(
+                Interval::for_page(Some("20"), "localhost"),
+                move || api.fetch(1, Err(unavailable.clone())),
+                |_| (),
+            )
+        }
     });
     sleep(300).await;
     // retry-after 1 s is honoured: a single attempt so far, and a retry announced.

@@ -6,8 +6,8 @@ mod console_fixtures;
 mod page_support;
 
 use console_fixtures::{mount, provide_console, settle, text};
-use page_support::{fact, titles};
 use leptos::prelude::*;
+use page_support::{fact, titles};
 use reservations_console::api::org::OrgReservation;
 use reservations_console::pages::org::{OrgPicker, OrgView};
 use reservations_console::router::Router;
@@ -35,9 +35,15 @@ fn org_reservation(overrides: serde_json::Value) -> OrgReservation {
 /// (1 released), and rsv_review needs review.
 fn fixtures() -> Vec<OrgReservation> {
     vec![
-        org_reservation(json!({ "id": "rsv_managed", "releasedUnitIds": ["u3", "u4"], "managingOrgIds": ["org_acme"], "contractRef": "MSA-9" })),
-        org_reservation(json!({ "id": "rsv_audience", "releasedUnitIds": ["u2"], "managingOrgIds": ["org_ops"], "endsAt": "2027-11-01T00:00:00Z" })),
-        org_reservation(json!({ "id": "rsv_review", "status": "needs-review", "reservedUnitIds": ["u7", "u8"], "reason": "GPU topology changed", "topologyGen": 2 })),
+        org_reservation(
+            json!({ "id": "rsv_managed", "releasedUnitIds": ["u3", "u4"], "managingOrgIds": ["org_acme"], "contractRef": "MSA-9" }),
+        ),
+        org_reservation(
+            json!({ "id": "rsv_audience", "releasedUnitIds": ["u2"], "managingOrgIds": ["org_ops"], "endsAt": "2027-11-01T00:00:00Z" }),
+        ),
+        org_reservation(
+            json!({ "id": "rsv_review", "status": "needs-review", "reservedUnitIds": ["u7", "u8"], "reason": "GPU topology changed", "topologyGen": 2 }),
+        ),
     ]
 }
 
@@ -51,7 +57,9 @@ async fn org_page() -> web_sys::HtmlElement {
 }
 
 fn card(host: &web_sys::HtmlElement, id: &str) -> web_sys::Element {
-    host.query_selector(&format!("article[aria-label='Reservation {id}']")).unwrap().unwrap_or_else(|| panic!("no card {id}"))
+    host.query_selector(&format!("article[aria-label='Reservation {id}']"))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no card {id}"))
 }
 
 fn unit_words(card: &web_sys::Element) -> Vec<String> {

@@ -31,7 +31,13 @@ async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry
         let read = Remote::new(move |_conn: Connection| {
             counter.set(counter.get() + 1);
             let attempt = counter.get();
-            async move { if attempt == 1 { Ok("twelve reservations".to_owned()) } else { Err(server_error()) } }
+            async move {
+                if attempt == 1 {
+                    Ok("twelve reservations".to_owned())
+                } else {
+                    Err(server_error())
+                }
+            }
         });
         view! {
             <RemoteStatus remote=read what="reservations"/>

@@ -5,8 +5,8 @@ mod console_fixtures;
 mod page_support;
 
 use console_fixtures::{
-    december_charge, first_text, member_detail, mount, mount_with, owner_detail, provide_console, provide_zone, seed_nodes,
-    settle, text,
+    december_charge, first_text, member_detail, mount, mount_with, owner_detail, provide_console, provide_zone,
+    seed_nodes, settle, text,
 };
 use leptos::prelude::*;
 use page_support::fact;

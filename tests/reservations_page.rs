@@ -3,7 +3,9 @@
 
 mod console_fixtures;
 
-use console_fixtures::{first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text};
+use console_fixtures::{
+    first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text,
+};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::domain::time::{format_time, Zone};
@@ -18,13 +20,21 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 fn list_of_every_status() -> Vec<reservations_console::api::models::Reservation> {
     vec![
-        reservation(json!({ "id": 20, "status": "assigning", "region_id": "ord", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" })),
-        reservation(json!({ "id": 19, "status": "scheduled", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" })),
+        reservation(
+            json!({ "id": 20, "status": "assigning", "region_id": "ord", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" }),
+        ),
+        reservation(
+            json!({ "id": 19, "status": "scheduled", "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z" }),
+        ),
         reservation(json!({ "id": 18, "status": "awaiting_payment", "starts_at": null, "ends_at": null })),
         reservation(json!({ "id": 12, "status": "active" })),
-        reservation(json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" })),
+        reservation(
+            json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" }),
+        ),
         reservation(json!({ "id": 10, "status": "suspended" })),
-        reservation(json!({ "id": 9, "status": "ended", "starts_at": "2025-11-01T00:00:00Z", "ends_at": "2026-11-01T00:00:00Z", "ended_at": "2026-11-01T00:00:00Z" })),
+        reservation(
+            json!({ "id": 9, "status": "ended", "starts_at": "2025-11-01T00:00:00Z", "ends_at": "2026-11-01T00:00:00Z", "ended_at": "2026-11-01T00:00:00Z" }),
+        ),
     ]
 }
 
@@ -85,7 +95,8 @@ fn banners_on_top_for_past_due_awaiting_payment_and_suspended() {
 fn identical_banners_are_merged_with_a_link_to_each_reservation() {
     let host = mount(|| {
         provide_console(Role::Member);
-        let awaiting = |id| reservation(json!({ "id": id, "status": "awaiting_payment", "starts_at": null, "ends_at": null }));
+        let awaiting =
+            |id| reservation(json!({ "id": id, "status": "awaiting_payment", "starts_at": null, "ends_at": null }));
         view! { <ReservationsView reservations=vec![awaiting(17), awaiting(16)]/> }
     });
     assert_eq!(host.query_selector_all(".banner").unwrap().length(), 1);
@@ -260,7 +271,9 @@ fn dates_that_disagree_with_the_term_are_flagged_in_words() {
 async fn past_due_times_follow_the_utc_local_switch() {
     let (host, zone_switch) = mount_with(|| {
         provide_console(Role::Member);
-        let r = reservation(json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" }));
+        let r = reservation(
+            json!({ "id": 11, "status": "past_due", "past_due_since": "2026-11-25T00:00:00Z", "stops_at": "2026-12-04T09:30:00Z" }),
+        );
         (provide_zone(TimeZone::Utc), view! { <ReservationsView reservations=vec![r]/> })
     });
     let explanation = || first_text(&host, ".status-explanation");
@@ -298,7 +311,8 @@ async fn filters_and_the_zone_are_read_from_the_address_and_written_back_to_it()
     });
     settle().await;
     let rows = || host.query_selector_all("tbody tr").unwrap().length();
-    let select = |id: &str| host.query_selector(id).unwrap().unwrap().unchecked_into::<web_sys::HtmlSelectElement>().value();
+    let select =
+        |id: &str| host.query_selector(id).unwrap().unwrap().unchecked_into::<web_sys::HtmlSelectElement>().value();
     assert_eq!(rows(), 1, "a bookmarked filter applies at once");
     assert!(text(&host).contains("#11"));
     assert_eq!(select("#filter-status"), "past_due");

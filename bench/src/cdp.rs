@@ -12,30 +12,18 @@ async fn send(browser: &Browser, method: &'static str, params: Value) -> Value {
 
 /// Runs `source` in every document the session opens from now on, before its own scripts.
 pub async fn run_on_every_document(browser: &Browser, source: String) {
-    send(
-        browser,
-        "Page.addScriptToEvaluateOnNewDocument",
-        json!({ "source": source }),
-    )
-    .await;
+    send(browser, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source })).await;
 }
 
 /// Every load comes from the server, as a first visit does (and no compiled wasm is reused).
 pub async fn disable_cache(browser: &Browser) {
     send(browser, "Network.enable", json!({})).await;
-    send(
-        browser,
-        "Network.setCacheDisabled",
-        json!({ "cacheDisabled": true }),
-    )
-    .await;
+    send(browser, "Network.setCacheDisabled", json!({ "cacheDisabled": true })).await;
 }
 
 /// Bytes in use on the page's JS heap after a full garbage collection.
 pub async fn js_heap_after_gc(browser: &Browser) -> f64 {
     send(browser, "HeapProfiler.collectGarbage", json!({})).await;
     let usage = send(browser, "Runtime.getHeapUsage", json!({})).await;
-    usage["usedSize"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("Runtime.getHeapUsage answered {usage}"))
+    usage["usedSize"].as_f64().unwrap_or_else(|| panic!("Runtime.getHeapUsage answered {usage}"))
 }

@@ -19,11 +19,7 @@ const MAX_WAIT: Duration = Duration::from_secs(180);
 const VARIANTS: [(&str, &str, bool); 3] = [
     ("keys=new", "`<For>`, 200 new keys per tick", true),
     ("keys=same", "`<For>`, the same 200 keys", false),
-    (
-        "keys=new&view=list",
-        "no `<For>`: 200 new rows per tick, list drawn again",
-        true,
-    ),
+    ("keys=new&view=list", "no `<For>`: 200 new rows per tick, list drawn again", true),
 ];
 
 #[derive(Clone, Debug, Serialize)]
@@ -43,11 +39,8 @@ impl Variant {
 }
 
 async fn ticks(browser: &Browser) -> u64 {
-    let ticks = browser
-        .script(
-            "const p = document.getElementById('ticks'); return p ? Number(p.dataset.ticks) : 0",
-        )
-        .await;
+    let ticks =
+        browser.script("const p = document.getElementById('ticks'); return p ? Number(p.dataset.ticks) : 0").await;
     ticks.as_u64().unwrap_or(0)
 }
 
@@ -102,8 +95,7 @@ pub fn to_markdown(variants: &[Variant]) -> String {
             mb(v.wasm_bytes.0),
             mb(v.wasm_bytes.1),
             mb(v.growth()),
-            v.bytes_per_row
-                .map_or("—".to_owned(), |b| format!("{b:.1} B")),
+            v.bytes_per_row.map_or("—".to_owned(), |b| format!("{b:.1} B")),
         ));
     }
     out

@@ -75,9 +75,7 @@ impl Options {
                 "--out" => options.out = PathBuf::from(value()?),
                 "--runs" => options.runs = number(flag, value()?)?,
                 "--polls" => options.polls = number(flag, value()?)?,
-                "--long-run-secs" => {
-                    options.long_run = Duration::from_secs(number(flag, value()?)?)
-                }
+                "--long-run-secs" => options.long_run = Duration::from_secs(number(flag, value()?)?),
                 "--leak-case" => options.leak_case = Some(PathBuf::from(value()?)),
                 _ => return Err(format!("unknown flag {flag}")),
             }
@@ -93,15 +91,11 @@ impl Options {
 }
 
 fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
-    text.parse()
-        .map_err(|_| format!("{flag} {text}: not a number"))
+    text.parse().map_err(|_| format!("{flag} {text}: not a number"))
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("bench lives inside the workspace")
-        .to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench lives inside the workspace").to_owned()
 }
 
 #[tokio::main]
@@ -117,11 +111,7 @@ async fn main() -> ExitCode {
     };
     let (name, markdown, json) = match &options.leak_case {
         Some(dir) => match leak_case(dir).await {
-            Ok(variants) => (
-                "for-leak",
-                leak::to_markdown(&variants),
-                leak::to_json(&variants),
-            ),
+            Ok(variants) => ("for-leak", leak::to_markdown(&variants), leak::to_json(&variants)),
             Err(message) => {
                 eprintln!("bench: {message}");
                 return ExitCode::FAILURE;
@@ -148,10 +138,7 @@ async fn main() -> ExitCode {
         });
     match written {
         Ok(()) => {
-            println!(
-                "Written to {}/{name}.md and {name}.json",
-                options.out.display()
-            );
+            println!("Written to {}/{name}.md and {name}.json", options.out.display());
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -186,9 +173,7 @@ impl Progress {
 
 /// A figure measured, or the reason it was not, recorded in the report.
 fn keep<T>(missing: &mut Vec<String>, what: &str, result: Result<T, String>) -> Option<T> {
-    result
-        .map_err(|reason| missing.push(format!("{what}: {reason}")))
-        .ok()
+    result.map_err(|reason| missing.push(format!("{what}: {reason}"))).ok()
 }
 
 async fn run(options: &Options, root: &Path) -> Report {
@@ -221,46 +206,24 @@ async fn run(options: &Options, root: &Path) -> Report {
         ),
         ..Report::default()
     };
-    let console = Page {
-        name: "console",
-        sim: simulator(&options.dist).await,
-    };
-    let baseline = Page {
-        name: "baseline",
-        sim: simulator(&root.join("bench/baseline")).await,
-    };
-    progress.say(format!(
-        "simulators: console {}, baseline {}",
-        console.sim.url(),
-        baseline.sim.url()
-    ));
+    let console = Page { name: "console", sim: simulator(&options.dist).await };
+    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await };
+    progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
     let browser = Browser::start().await;
     cdp::disable_cache(&browser).await;
     let missing = &mut report.missing;
 
     progress.say("weight of the first load");
     report.weight = Pair {
-        console: keep(
-            missing,
-            "console weight",
-            measure::weight(&browser, &console).await,
-        ),
-        baseline: keep(
-            missing,
-            "baseline weight",
-            measure::weight(&browser, &baseline).await,
-        ),
+        console: keep(missing, "console weight", measure::weight(&browser, &console).await),
+        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
     };
 
     progress.say("connecting both pages");
     let mut expected = Vec::new();
     for page in [&console, &baseline] {
         measure::connect(&browser, page, KEY).await;
-        expected.push(
-            measure::expected(&browser, page, KEY)
-                .await
-                .map(|e| (page, e)),
-        );
+        expected.push(measure::expected(&browser, page, KEY).await.map(|e| (page, e)));
     }
     let expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
         Ok(expected) => expected,
@@ -271,71 +234,33 @@ async fn run(options: &Options, root: &Path) -> Report {
     };
     measure::install_probe(&browser, &expected).await;
 
-    progress.say(format!(
-        "first render of the reservations table, {} runs each",
-        options.runs
-    ));
-    report.first_render_ms = interleaved(
-        missing,
-        "first render",
-        options.runs,
-        &expected,
-        |page, _| measure::first_render(&browser, page),
-    )
+    progress.say(format!("first render of the reservations table, {} runs each", options.runs));
+    report.first_render_ms =
+        interleaved(missing, "first render", options.runs, &expected, |page, _| measure::first_render(&browser, page))
+            .await;
+
+    progress.say(format!("first full grid of {} GPUs, {} runs each", expected[0].1.gpus, options.runs));
+    report.nodes_first_render_ms = interleaved(missing, "nodes first render", options.runs, &expected, |page, e| {
+        measure::nodes_first_render(&browser, page, e)
+    })
     .await;
 
-    progress.say(format!(
-        "first full grid of {} GPUs, {} runs each",
-        expected[0].1.gpus, options.runs
-    ));
-    report.nodes_first_render_ms = interleaved(
-        missing,
-        "nodes first render",
-        options.runs,
-        &expected,
-        |page, e| measure::nodes_first_render(&browser, page, e),
-    )
-    .await;
-
-    progress.say(format!(
-        "single polls with k = {CHANGED_NODES:?} nodes changed"
-    ));
-    report.polls = CHANGED_NODES
-        .iter()
-        .map(|&k| PollRow {
-            k,
-            ms: Pair::default(),
-            mutations: Pair::default(),
-        })
-        .collect();
+    progress.say(format!("single polls with k = {CHANGED_NODES:?} nodes changed"));
+    report.polls =
+        CHANGED_NODES.iter().map(|&k| PollRow { k, ms: Pair::default(), mutations: Pair::default() }).collect();
     for (page, e) in &expected {
         let timings = poll_timings(&browser, page, *e, options.runs).await;
         for (row, timings) in report.polls.iter_mut().zip(timings) {
-            let timings = keep(
-                missing,
-                &format!("{} poll k = {}", page.name, row.k),
-                timings,
-            );
-            let ms = timings
-                .as_ref()
-                .and_then(|t| Spread::of(&t.iter().map(|t| t.ms).collect::<Vec<_>>()));
-            let count = timings
-                .as_ref()
-                .and_then(|t| Spread::of(&t.iter().map(|t| t.mutations).collect::<Vec<_>>()));
+            let timings = keep(missing, &format!("{} poll k = {}", page.name, row.k), timings);
+            let ms = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.ms).collect::<Vec<_>>()));
+            let count = timings.as_ref().and_then(|t| Spread::of(&t.iter().map(|t| t.mutations).collect::<Vec<_>>()));
             *side(&mut row.ms, page) = ms;
             *side(&mut row.mutations, page) = count;
         }
     }
 
-    progress.say(format!(
-        "console: long run of {} polls every {} ms",
-        plan.polls, plan.poll_ms
-    ));
-    let run = keep(
-        missing,
-        "console long run",
-        measure::long_run(&browser, &console, &expected[0].1, plan).await,
-    );
+    progress.say(format!("console: long run of {} polls every {} ms", plan.polls, plan.poll_ms));
+    let run = keep(missing, "console long run", measure::long_run(&browser, &console, &expected[0].1, plan).await);
     let mut long_run_in_flight = None;
     if let Some((run, most)) = run {
         if run.polls < plan.polls {
@@ -349,11 +274,7 @@ async fn run(options: &Options, root: &Path) -> Report {
     }
 
     for (page, e) in &expected {
-        progress.say(format!(
-            "{}: the default interval for {} s",
-            page.name,
-            DEFAULT_INTERVAL_WINDOW.as_secs_f64()
-        ));
+        progress.say(format!("{}: the default interval for {} s", page.name, DEFAULT_INTERVAL_WINDOW.as_secs_f64()));
         let window = keep(
             missing,
             &format!("{} default interval", page.name),
@@ -405,10 +326,7 @@ where
     F: FnMut(&'p Page, Expected) -> Fut,
     Fut: std::future::Future<Output = Result<f64, String>>,
 {
-    let mut samples = Pair::<Result<Vec<f64>, String>> {
-        console: Ok(Vec::new()),
-        baseline: Ok(Vec::new()),
-    };
+    let mut samples = Pair::<Result<Vec<f64>, String>> { console: Ok(Vec::new()), baseline: Ok(Vec::new()) };
     for run in 0..=runs {
         for (page, expected) in pages {
             // A page that failed once is not measured again: its figure is missing anyway.
@@ -425,10 +343,7 @@ where
     let mut spread = |page: &str, samples: Result<Vec<f64>, String>| {
         keep(missing, &format!("{page} {what}"), samples).and_then(|values| Spread::of(&values))
     };
-    Pair {
-        console: spread("console", samples.console),
-        baseline: spread("baseline", samples.baseline),
-    }
+    Pair { console: spread("console", samples.console), baseline: spread("baseline", samples.baseline) }
 }
 
 /// `runs` single polls for each k, in one visit of the nodes page.

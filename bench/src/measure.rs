@@ -71,20 +71,14 @@ pub async fn connect(browser: &Browser, page: &Page, key: &str) {
     browser.click("input[name=keep]").await;
     browser.click("form button[type=submit]").await;
     browser
-        .eventually(
-            format!(
-                "the {} to open the reservations after connecting",
-                page.name
-            ),
-            || async {
-                let path = browser.current_path().await;
-                if path == "/reservations" {
-                    Ok(())
-                } else {
-                    Err(path)
-                }
-            },
-        )
+        .eventually(format!("the {} to open the reservations after connecting", page.name), || async {
+            let path = browser.current_path().await;
+            if path == "/reservations" {
+                Ok(())
+            } else {
+                Err(path)
+            }
+        })
         .await;
 }
 
@@ -92,33 +86,17 @@ pub async fn connect(browser: &Browser, page: &Page, key: &str) {
 pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expected, String> {
     browser.goto(&page.url("/")).await;
     let list = api_in_page(browser, "/api/gpu-reservations", key).await;
-    let all = list
-        .as_array()
-        .ok_or(format!("the reservations read is {list}"))?;
-    let largest = all
-        .iter()
-        .max_by_key(|r| r["node_count"].as_i64())
-        .ok_or("the key sees no reservation")?;
-    let reservation_id = largest["id"]
-        .as_i64()
-        .ok_or(format!("no id in {largest}"))?;
-    let nodes = api_in_page(
-        browser,
-        &format!("/api/gpu-reservations/{reservation_id}/nodes"),
-        key,
-    )
-    .await;
+    let all = list.as_array().ok_or(format!("the reservations read is {list}"))?;
+    let largest = all.iter().max_by_key(|r| r["node_count"].as_i64()).ok_or("the key sees no reservation")?;
+    let reservation_id = largest["id"].as_i64().ok_or(format!("no id in {largest}"))?;
+    let nodes = api_in_page(browser, &format!("/api/gpu-reservations/{reservation_id}/nodes"), key).await;
     let gpus = nodes["nodes"]
         .as_array()
         .ok_or(format!("the nodes read is {nodes}"))?
         .iter()
         .filter_map(|node| node["gpus"].as_u64())
         .sum();
-    Ok(Expected {
-        reservations: all.len() as u64,
-        reservation_id,
-        gpus,
-    })
+    Ok(Expected { reservations: all.len() as u64, reservation_id, gpus })
 }
 
 /// Installs the probe in every document from now on, watching both pages' table and grid.
@@ -154,12 +132,7 @@ pub async fn weight(browser: &Browser, page: &Page) -> Result<Weight, String> {
             && !u.pathname.startsWith('/api/')).map((u) => u.pathname + u.search);";
     let paths = browser.script(FETCHED).await;
     let mut files = Vec::new();
-    for path in paths
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for path in paths.as_array().into_iter().flatten().filter_map(Value::as_str) {
         let url = page.url(path);
         let response = http::get(&url).await?;
         if response.status != 200 {
@@ -183,12 +156,7 @@ async fn time_to(browser: &Browser, url: &str, name: &str) -> Result<f64, String
           setTimeout(check, 20);
         })();";
     let paint = run_async(browser, WAIT, vec![json!(name), json!(PAGE_WAIT_MS)]).await;
-    paint.as_f64().ok_or_else(|| {
-        format!(
-            "{url}: the {name} was not complete after {} s",
-            PAGE_WAIT_MS / 1000
-        )
-    })
+    paint.as_f64().ok_or_else(|| format!("{url}: the {name} was not complete after {} s", PAGE_WAIT_MS / 1000))
 }
 
 /// Navigation start → the reservations table painted with every reservation.
@@ -210,19 +178,12 @@ async fn churn(sim: &Simulator, expected: &Expected, k: u32) -> Result<(), Strin
     if changed.len() == k as usize {
         Ok(())
     } else {
-        Err(format!(
-            "the simulator changed {} nodes, not {k}",
-            changed.len()
-        ))
+        Err(format!("the simulator changed {} nodes, not {k}", changed.len()))
     }
 }
 
 /// Navigation start → the node grid painted with every GPU of the large reservation.
-pub async fn nodes_first_render(
-    browser: &Browser,
-    page: &Page,
-    expected: Expected,
-) -> Result<f64, String> {
+pub async fn nodes_first_render(browser: &Browser, page: &Page, expected: Expected) -> Result<f64, String> {
     time_to(browser, &page.url(&nodes_path(&expected)), GRID).await
 }
 
@@ -279,21 +240,13 @@ impl<'a> PollSession<'a> {
     ) -> Result<PollSession<'a>, String> {
         let url = page.url(&format!("{}?poll_ms={poll_ms}", nodes_path(&expected)));
         time_to(browser, &url, GRID).await?;
-        let mut session = PollSession {
-            browser,
-            page,
-            expected,
-            quiet_at: 0.0,
-        };
+        let mut session = PollSession { browser, page, expected, quiet_at: 0.0 };
         session.quiet_at = session.next_poll(session.page_now().await).await?.1;
         Ok(session)
     }
 
     async fn page_now(&self) -> f64 {
-        let now = self
-            .browser
-            .script("window.__bench.batches = []; return performance.now()")
-            .await;
+        let now = self.browser.script("window.__bench.batches = []; return performance.now()").await;
         now.as_f64().expect("performance.now() is a number")
     }
 
@@ -302,11 +255,7 @@ impl<'a> PollSession<'a> {
         let args = vec![json!(after), json!(QUIET_MS), json!(PAGE_WAIT_MS)];
         let seen = run_async(self.browser, SETTLE, args).await;
         if seen.is_null() {
-            return Err(format!(
-                "{}: no poll settled within {} s",
-                self.page.name,
-                PAGE_WAIT_MS / 1000
-            ));
+            return Err(format!("{}: no poll settled within {} s", self.page.name, PAGE_WAIT_MS / 1000));
         }
         let field = |name: &str| seen[name].as_f64();
         let timing = field("settled").map(|settled| PollTiming {
@@ -335,24 +284,20 @@ impl<'a> PollSession<'a> {
                 .await;
             if raced != json!(true) {
                 return timing.ok_or_else(|| {
-                    format!(
-                        "{}: a poll with {k} nodes changed left the DOM as it was",
-                        self.page.name
-                    )
+                    format!("{}: a poll with {k} nodes changed left the DOM as it was", self.page.name)
                 });
             }
         }
-        Err(format!(
-            "{}: every change raced a poll already on its way",
-            self.page.name
-        ))
+        Err(format!("{}: every change raced a poll already on its way", self.page.name))
     }
 }
 
 /// The poll count the page shows in its `data-poll-count` hook, if it has one.
 async fn polls_done(browser: &Browser) -> Option<u64> {
     let count = browser
-        .script("const root = document.querySelector('[data-poll-count]'); return root && Number(root.dataset.pollCount)")
+        .script(
+            "const root = document.querySelector('[data-poll-count]'); return root && Number(root.dataset.pollCount)",
+        )
         .await;
     count.as_u64()
 }
@@ -390,37 +335,23 @@ async fn memory_at_rest(
     expected: &Expected,
 ) -> Result<(u64, f64, Option<f64>), String> {
     let nodes = nodes_api_path(expected);
-    page.sim
-        .add_fault(Fault::new(FaultKind::Slow(HOLD)).on(&nodes).times(1))
-        .await;
+    page.sim.add_fault(Fault::new(FaultKind::Slow(HOLD)).on(&nodes).times(1)).await;
     let held_since = Instant::now();
     let mut polls = polls_done(browser).await;
     loop {
         tokio::time::sleep(STILL).await;
         let now = polls_done(browser).await;
-        let held = page
-            .sim
-            .requests(&nodes)
-            .await
-            .requests
-            .last()
-            .is_some_and(|r| r.finished_ms.is_none());
+        let held = page.sim.requests(&nodes).await.requests.last().is_some_and(|r| r.finished_ms.is_none());
         if now == polls && held {
             break;
         }
         if held_since.elapsed() > HOLD * 3 {
-            return Err(format!(
-                "{}: the page never came to rest on a held poll",
-                page.name
-            ));
+            return Err(format!("{}: the page never came to rest on a held poll", page.name));
         }
         polls = now;
     }
     let heap = cdp::js_heap_after_gc(browser).await;
-    let wasm = browser
-        .script("return window.__bench.wasmBytes()")
-        .await
-        .as_f64();
+    let wasm = browser.script("return window.__bench.wasmBytes()").await.as_f64();
     // The fault was for one request, spent already: the held poll ends after HOLD, and
     // polling goes on.
     Ok((polls.unwrap_or(0), heap, wasm))
@@ -448,16 +379,10 @@ pub async fn long_run(
     plan: LongRunPlan,
 ) -> Result<(LongRun, u64), String> {
     page.sim.clear_requests().await;
-    let url = page.url(&format!(
-        "{}?poll_ms={}",
-        nodes_path(expected),
-        plan.poll_ms
-    ));
+    let url = page.url(&format!("{}?poll_ms={}", nodes_path(expected), plan.poll_ms));
     browser.goto(&url).await;
     // The observer's records would be the probe's own garbage on the heap being measured.
-    browser
-        .script("window.__bench.observe(false); window.__bench.batches = []")
-        .await;
+    browser.script("window.__bench.observe(false); window.__bench.batches = []").await;
 
     let stop = Arc::new(AtomicBool::new(false));
     let churn = {
@@ -475,10 +400,7 @@ pub async fn long_run(
     let measured = async {
         let reached = wait_for_polls(browser, plan.first_reading, deadline).await?;
         if reached < plan.first_reading {
-            return Err(format!(
-                "only {reached} polls in {} s",
-                plan.max_duration.as_secs()
-            ));
+            return Err(format!("only {reached} polls in {} s", plan.max_duration.as_secs()));
         }
         let first = memory_at_rest(browser, page, expected).await?;
         wait_for_polls(browser, plan.polls, deadline).await?;
@@ -497,13 +419,8 @@ pub async fn long_run(
         polls,
         first_reading_at_poll: first_at,
         seconds,
-        js_heap: Growth {
-            first: first_heap,
-            last: last_heap,
-        },
-        wasm_memory: first_wasm
-            .zip(last_wasm)
-            .map(|(first, last)| Growth { first, last }),
+        js_heap: Growth { first: first_heap, last: last_heap },
+        wasm_memory: first_wasm.zip(last_wasm).map(|(first, last)| Growth { first, last }),
     };
     Ok((run, requests::max_in_flight(&log.requests)))
 }
@@ -533,10 +450,7 @@ pub async fn default_interval(
         page.name,
         window.as_secs()
     ))?;
-    Ok(DefaultInterval {
-        gap: (shortest, gaps.len()),
-        max_in_flight: requests::max_in_flight(&log.requests),
-    })
+    Ok(DefaultInterval { gap: (shortest, gaps.len()), max_in_flight: requests::max_in_flight(&log.requests) })
 }
 
 impl DefaultInterval {

@@ -81,92 +81,33 @@ impl Report {
         let mut put = |key: String, value: Option<f64>| {
             flat.insert(key, value.map_or(Value::Null, |v| json!(v)));
         };
-        let total = |weight: &Figure<Weight>, pick: fn(&Weight) -> usize| {
-            weight.as_ref().map(|w| pick(w) as f64)
-        };
-        put(
-            "brotli_total_bytes".into(),
-            total(&self.weight.console, |w| w.total.brotli),
-        );
-        put(
-            "gzip_total_bytes".into(),
-            total(&self.weight.console, |w| w.total.gzip),
-        );
-        put(
-            "raw_total_bytes".into(),
-            total(&self.weight.console, |w| w.total.raw),
-        );
-        put(
-            "brotli_total_baseline_bytes".into(),
-            total(&self.weight.baseline, |w| w.total.brotli),
-        );
-        put(
-            "gzip_total_baseline_bytes".into(),
-            total(&self.weight.baseline, |w| w.total.gzip),
-        );
+        let total = |weight: &Figure<Weight>, pick: fn(&Weight) -> usize| weight.as_ref().map(|w| pick(w) as f64);
+        put("brotli_total_bytes".into(), total(&self.weight.console, |w| w.total.brotli));
+        put("gzip_total_bytes".into(), total(&self.weight.console, |w| w.total.gzip));
+        put("raw_total_bytes".into(), total(&self.weight.console, |w| w.total.raw));
+        put("brotli_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.brotli));
+        put("gzip_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.gzip));
         let median = |figure: &Figure<Spread>| figure.map(|s| s.median);
-        put(
-            "first_render_ms".into(),
-            median(&self.first_render_ms.console),
-        );
-        put(
-            "first_render_baseline_ms".into(),
-            median(&self.first_render_ms.baseline),
-        );
-        put(
-            "nodes_first_render_ms".into(),
-            median(&self.nodes_first_render_ms.console),
-        );
-        put(
-            "nodes_first_render_baseline_ms".into(),
-            median(&self.nodes_first_render_ms.baseline),
-        );
+        put("first_render_ms".into(), median(&self.first_render_ms.console));
+        put("first_render_baseline_ms".into(), median(&self.first_render_ms.baseline));
+        put("nodes_first_render_ms".into(), median(&self.nodes_first_render_ms.console));
+        put("nodes_first_render_baseline_ms".into(), median(&self.nodes_first_render_ms.baseline));
         for row in &self.polls {
             let k = row.k;
             put(format!("poll_k{k}_ms"), median(&row.ms.console));
             put(format!("poll_k{k}_baseline_ms"), median(&row.ms.baseline));
-            put(
-                format!("poll_k{k}_mutations"),
-                median(&row.mutations.console),
-            );
-            put(
-                format!("poll_k{k}_baseline_mutations"),
-                median(&row.mutations.baseline),
-            );
+            put(format!("poll_k{k}_mutations"), median(&row.mutations.console));
+            put(format!("poll_k{k}_baseline_mutations"), median(&row.mutations.baseline));
         }
         let long = self.long_run.as_ref();
         put("long_run_polls".into(), long.map(|l| l.polls as f64));
-        put(
-            "js_heap_growth_bytes".into(),
-            long.map(|l| l.js_heap.bytes()),
-        );
-        put(
-            "wasm_memory_growth_bytes".into(),
-            long.and_then(|l| l.wasm_memory).map(|g| g.bytes()),
-        );
-        put(
-            "max_in_flight".into(),
-            self.bounds.console.as_ref().map(|b| b.max_in_flight as f64),
-        );
-        put(
-            "min_poll_gap_ms".into(),
-            self.bounds.console.as_ref().map(|b| b.min_poll_gap_ms),
-        );
-        put(
-            "max_in_flight_baseline".into(),
-            self.bounds
-                .baseline
-                .as_ref()
-                .map(|b| b.max_in_flight as f64),
-        );
-        put(
-            "min_poll_gap_baseline_ms".into(),
-            self.bounds.baseline.as_ref().map(|b| b.min_poll_gap_ms),
-        );
-        flat.insert(
-            "details".into(),
-            serde_json::to_value(self).expect("plain data"),
-        );
+        put("js_heap_growth_bytes".into(), long.map(|l| l.js_heap.bytes()));
+        put("wasm_memory_growth_bytes".into(), long.and_then(|l| l.wasm_memory).map(|g| g.bytes()));
+        put("max_in_flight".into(), self.bounds.console.as_ref().map(|b| b.max_in_flight as f64));
+        put("min_poll_gap_ms".into(), self.bounds.console.as_ref().map(|b| b.min_poll_gap_ms));
+        put("max_in_flight_baseline".into(), self.bounds.baseline.as_ref().map(|b| b.max_in_flight as f64));
+        put("min_poll_gap_baseline_ms".into(), self.bounds.baseline.as_ref().map(|b| b.min_poll_gap_ms));
+        flat.insert("details".into(), serde_json::to_value(self).expect("plain data"));
         Value::Object(flat)
     }
 
@@ -177,71 +118,20 @@ impl Report {
             console: self.weight.console.as_ref().map(|w| pick(w) as f64),
             baseline: self.weight.baseline.as_ref().map(|w| pick(w) as f64),
         };
-        rows.push(amount_row(
-            "Weight, brotli (total)",
-            weight(|w| w.total.brotli),
-            bytes,
-            "≤ 150 KB",
-        ));
-        rows.push(amount_row(
-            "Weight, gzip (total)",
-            weight(|w| w.total.gzip),
-            bytes,
-            "",
-        ));
-        rows.push(amount_row(
-            "Weight, raw (total)",
-            weight(|w| w.total.raw),
-            bytes,
-            "",
-        ));
-        rows.push(spread_row(
-            "First render: reservations table",
-            &self.first_render_ms,
-            "ms",
-            "≤ 1.5×",
-        ));
-        rows.push(spread_row(
-            "Nodes 1,000 × 8: first full grid",
-            &self.nodes_first_render_ms,
-            "ms",
-            "",
-        ));
+        rows.push(amount_row("Weight, brotli (total)", weight(|w| w.total.brotli), bytes, "≤ 150 KB"));
+        rows.push(amount_row("Weight, gzip (total)", weight(|w| w.total.gzip), bytes, ""));
+        rows.push(amount_row("Weight, raw (total)", weight(|w| w.total.raw), bytes, ""));
+        rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", "≤ 1.5×"));
+        rows.push(spread_row("Nodes 1,000 × 8: first full grid", &self.nodes_first_render_ms, "ms", ""));
         for row in &self.polls {
-            let (time_target, count_target) = if row.k == 10 {
-                ("≤ 1.5×", "≤ 40")
-            } else {
-                ("", "")
-            };
-            rows.push(spread_row(
-                &format!("Poll, k = {}: response → DOM settled", row.k),
-                &row.ms,
-                "ms",
-                time_target,
-            ));
-            rows.push(spread_row(
-                &format!("Poll, k = {}: DOM mutations", row.k),
-                &row.mutations,
-                "",
-                count_target,
-            ));
+            let (time_target, count_target) = if row.k == 10 { ("≤ 1.5×", "≤ 40") } else { ("", "") };
+            rows.push(spread_row(&format!("Poll, k = {}: response → DOM settled", row.k), &row.ms, "ms", time_target));
+            rows.push(spread_row(&format!("Poll, k = {}: DOM mutations", row.k), &row.mutations, "", count_target));
         }
-        let long = |pick: fn(&LongRun) -> Option<f64>| Pair {
-            console: self.long_run.as_ref().and_then(pick),
-            baseline: None,
-        };
-        rows.push(amount_row(
-            "Long run: polls done",
-            long(|l| Some(l.polls as f64)),
-            count,
-            "2,000",
-        ));
-        rows.push(amount_row(
-            "Long run: JS heap growth",
-            long(|l| Some(l.js_heap.bytes())),
-            bytes,
-            "≤ 512 KB",
-        ));
+        let long =
+            |pick: fn(&LongRun) -> Option<f64>| Pair { console: self.long_run.as_ref().and_then(pick), baseline: None };
+        rows.push(amount_row("Long run: polls done", long(|l| Some(l.polls as f64)), count, "2,000"));
+        rows.push(amount_row("Long run: JS heap growth", long(|l| Some(l.js_heap.bytes())), bytes, "≤ 512 KB"));
         rows.push(amount_row(
             "Long run: wasm memory growth",
             long(|l| l.wasm_memory.map(|g| g.bytes())),
@@ -252,12 +142,7 @@ impl Report {
             console: self.bounds.console.as_ref().map(pick),
             baseline: self.bounds.baseline.as_ref().map(pick),
         };
-        rows.push(amount_row(
-            "Most /nodes requests in flight",
-            bound(|b| b.max_in_flight as f64),
-            count,
-            "1",
-        ));
+        rows.push(amount_row("Most /nodes requests in flight", bound(|b| b.max_in_flight as f64), count, "1"));
         rows.push(amount_row(
             "Shortest /nodes gap, default interval",
             bound(|b| b.min_poll_gap_ms),
@@ -273,10 +158,7 @@ impl Report {
             out.push_str(&format!("| {} |\n", row.join(" | ")));
         }
         out.push_str("\nTimings: median of the runs, (min–max) beside it.\n");
-        for (name, weight) in [
-            ("Console", &self.weight.console),
-            ("Baseline", &self.weight.baseline),
-        ] {
+        for (name, weight) in [("Console", &self.weight.console), ("Baseline", &self.weight.baseline)] {
             if let Some(weight) = weight {
                 out.push_str(&format!(
                     "\n{name}, first load:\n\n| File | Raw | gzip | brotli |\n|---|---:|---:|---:|\n"
@@ -307,53 +189,22 @@ const NONE: &str = "—";
 fn spread_row(name: &str, pair: &Pair<Figure<Spread>>, unit: &str, target: &str) -> Vec<String> {
     let show = |figure: &Figure<Spread>| {
         figure.map_or(NONE.to_owned(), |s| {
-            let unit = if unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {unit}")
-            };
-            format!(
-                "{}{unit} ({}–{})",
-                short(s.median),
-                short(s.min),
-                short(s.max)
-            )
+            let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+            format!("{}{unit} ({}–{})", short(s.median), short(s.min), short(s.max))
         })
     };
-    let medians = Pair {
-        console: pair.console.map(|s| s.median),
-        baseline: pair.baseline.map(|s| s.median),
-    };
-    vec![
-        name.to_owned(),
-        show(&pair.console),
-        show(&pair.baseline),
-        times(&medians),
-        target.to_owned(),
-    ]
+    let medians = Pair { console: pair.console.map(|s| s.median), baseline: pair.baseline.map(|s| s.median) };
+    vec![name.to_owned(), show(&pair.console), show(&pair.baseline), times(&medians), target.to_owned()]
 }
 
-fn amount_row(
-    name: &str,
-    pair: Pair<Figure<f64>>,
-    show: impl Fn(f64) -> String,
-    target: &str,
-) -> Vec<String> {
+fn amount_row(name: &str, pair: Pair<Figure<f64>>, show: impl Fn(f64) -> String, target: &str) -> Vec<String> {
     let cell = |figure: Figure<f64>| figure.map_or(NONE.to_owned(), &show);
-    vec![
-        name.to_owned(),
-        cell(pair.console),
-        cell(pair.baseline),
-        times(&pair),
-        target.to_owned(),
-    ]
+    vec![name.to_owned(), cell(pair.console), cell(pair.baseline), times(&pair), target.to_owned()]
 }
 
 fn times(pair: &Pair<Figure<f64>>) -> String {
     match (pair.console, pair.baseline) {
-        (Some(console), Some(baseline)) => {
-            ratio(console, baseline).map_or(NONE.to_owned(), |r| format!("{r:.2}×"))
-        }
+        (Some(console), Some(baseline)) => ratio(console, baseline).map_or(NONE.to_owned(), |r| format!("{r:.2}×")),
         _ => NONE.to_owned(),
     }
 }
@@ -420,20 +271,11 @@ mod tests {
                     brotli: 2_500,
                 }])),
             },
-            first_render_ms: Pair {
-                console: spread(90.0),
-                baseline: spread(60.0),
-            },
+            first_render_ms: Pair { console: spread(90.0), baseline: spread(60.0) },
             polls: vec![PollRow {
                 k: 10,
-                ms: Pair {
-                    console: spread(12.0),
-                    baseline: spread(8.0),
-                },
-                mutations: Pair {
-                    console: spread(31.0),
-                    baseline: spread(30.0),
-                },
+                ms: Pair { console: spread(12.0), baseline: spread(8.0) },
+                mutations: Pair { console: spread(31.0), baseline: spread(30.0) },
             }],
             missing: vec!["long run: the console showed no poll count".into()],
             ..Report::default()
@@ -454,34 +296,24 @@ mod tests {
     #[test]
     fn the_table_gives_each_figure_its_spread_and_ratio() {
         let table = sample().to_markdown();
-        assert!(table.contains("| First render: reservations table | 90.0 ms (89.0–91.0) | 60.0 ms (59.0–61.0) | 1.50× | ≤ 1.5× |"), "{table}");
         assert!(
-            table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 150 KB |"),
+            table.contains(
+                "| First render: reservations table | 90.0 ms (89.0–91.0) | 60.0 ms (59.0–61.0) | 1.50× | ≤ 1.5× |"
+            ),
             "{table}"
         );
-        assert!(
-            table.contains("| Nodes 1,000 × 8: first full grid | — | — | — |"),
-            "{table}"
-        );
-        assert!(
-            table.contains("- long run: the console showed no poll count"),
-            "{table}"
-        );
+        assert!(table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 150 KB |"), "{table}");
+        assert!(table.contains("| Nodes 1,000 × 8: first full grid | — | — | — |"), "{table}");
+        assert!(table.contains("- long run: the console showed no poll count"), "{table}");
     }
 
     #[test]
     fn numbers_read_as_people_write_them() {
-        assert_eq!(
-            (count(2000.0), count(-1536.0), count(7.0)),
-            ("2,000".into(), "-1,536".into(), "7".into())
-        );
+        assert_eq!((count(2000.0), count(-1536.0), count(7.0)), ("2,000".into(), "-1,536".into(), "7".into()));
         assert_eq!(
             (bytes(812.0), bytes(146_636.8), bytes(-2048.0)),
             ("812 B".into(), "143.2 KB".into(), "-2.0 KB".into())
         );
-        assert_eq!(
-            (short(0.4234), short(12.34), short(412.4)),
-            ("0.42".into(), "12.3".into(), "412".into())
-        );
+        assert_eq!((short(0.4234), short(12.34), short(412.4)), ("0.42".into(), "12.3".into(), "412".into()));
     }
 }

@@ -6,15 +6,8 @@ use e2e::LoggedRequest;
 /// The most requests in flight at once. One still in flight counts until the end.
 pub fn max_in_flight(requests: &[LoggedRequest]) -> u64 {
     // Ends sort before starts at the same instant: back-to-back is not overlapping.
-    let mut events: Vec<(f64, i64)> = requests
-        .iter()
-        .flat_map(|r| {
-            [
-                (r.started_ms, 1),
-                (r.finished_ms.unwrap_or(f64::INFINITY), -1),
-            ]
-        })
-        .collect();
+    let mut events: Vec<(f64, i64)> =
+        requests.iter().flat_map(|r| [(r.started_ms, 1), (r.finished_ms.unwrap_or(f64::INFINITY), -1)]).collect();
     events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut current = 0i64;
     let mut most = 0i64;
@@ -50,11 +43,7 @@ mod tests {
 
     #[test]
     fn back_to_back_requests_are_one_in_flight() {
-        let log = [
-            request(0.0, Some(40.0)),
-            request(40.0, Some(80.0)),
-            request(100.0, Some(120.0)),
-        ];
+        let log = [request(0.0, Some(40.0)), request(40.0, Some(80.0)), request(100.0, Some(120.0))];
         assert_eq!(max_in_flight(&log), 1);
     }
 
@@ -72,11 +61,7 @@ mod tests {
 
     #[test]
     fn gaps_are_between_successive_starts_in_time_order() {
-        let log = [
-            request(10_300.0, None),
-            request(100.0, Some(140.0)),
-            request(5_200.5, Some(5_260.0)),
-        ];
+        let log = [request(10_300.0, None), request(100.0, Some(140.0)), request(5_200.5, Some(5_260.0))];
         assert_eq!(start_gaps_ms(&log), vec![5_100.5, 5_099.5]);
         assert!(start_gaps_ms(&log[..1]).is_empty());
     }

@@ -23,12 +23,7 @@ impl Spread {
             n if n % 2 == 1 => sorted[n / 2],
             n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
         };
-        Some(Spread {
-            median,
-            min: sorted[0],
-            max: sorted[runs - 1],
-            runs,
-        })
+        Some(Spread { median, min: sorted[0], max: sorted[runs - 1], runs })
     }
 }
 
@@ -44,15 +39,7 @@ mod tests {
     #[test]
     fn an_odd_number_of_runs_has_the_middle_one_as_median() {
         let spread = Spread::of(&[30.0, 10.0, 20.0, 50.0, 40.0]).unwrap();
-        assert_eq!(
-            spread,
-            Spread {
-                median: 30.0,
-                min: 10.0,
-                max: 50.0,
-                runs: 5
-            }
-        );
+        assert_eq!(spread, Spread { median: 30.0, min: 10.0, max: 50.0, runs: 5 });
     }
 
     #[test]

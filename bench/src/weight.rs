@@ -16,12 +16,7 @@ pub struct FileWeight {
 
 impl FileWeight {
     pub fn of(path: String, bytes: &[u8]) -> FileWeight {
-        FileWeight {
-            path,
-            raw: bytes.len(),
-            gzip: gzip(bytes).len(),
-            brotli: brotli(bytes).len(),
-        }
+        FileWeight { path, raw: bytes.len(), gzip: gzip(bytes).len(), brotli: brotli(bytes).len() }
     }
 }
 
@@ -59,11 +54,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 
 fn brotli(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
-        lgwin: 22,
-        ..Default::default()
-    };
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
     brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).expect("writing to memory");
     out
 }
@@ -78,50 +69,22 @@ mod tests {
         let text = "<tr><td>node-1</td><td>ready</td></tr>\n".repeat(200);
         let (gz, br) = (gzip(text.as_bytes()), brotli(text.as_bytes()));
         let mut from_gzip = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_end(&mut from_gzip)
-            .unwrap();
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut from_gzip).unwrap();
         let mut from_brotli = Vec::new();
         brotli::BrotliDecompress(&mut &br[..], &mut from_brotli).unwrap();
-        assert_eq!(
-            (from_gzip, from_brotli),
-            (text.clone().into_bytes(), text.clone().into_bytes())
-        );
+        assert_eq!((from_gzip, from_brotli), (text.clone().into_bytes(), text.clone().into_bytes()));
         let file = FileWeight::of("/index.html".into(), text.as_bytes());
-        assert_eq!(
-            (file.raw, file.gzip, file.brotli),
-            (text.len(), gz.len(), br.len())
-        );
-        assert!(
-            file.brotli < file.gzip && file.gzip < file.raw / 10,
-            "{file:?}"
-        );
+        assert_eq!((file.raw, file.gzip, file.brotli), (text.len(), gz.len(), br.len()));
+        assert!(file.brotli < file.gzip && file.gzip < file.raw / 10, "{file:?}");
     }
 
     #[test]
     fn totals_add_up_every_file_and_the_largest_comes_first() {
         let weight = Weight::new(vec![
-            FileWeight {
-                path: "/a.css".into(),
-                raw: 10,
-                gzip: 5,
-                brotli: 4,
-            },
-            FileWeight {
-                path: "/b.wasm".into(),
-                raw: 100,
-                gzip: 50,
-                brotli: 40,
-            },
+            FileWeight { path: "/a.css".into(), raw: 10, gzip: 5, brotli: 4 },
+            FileWeight { path: "/b.wasm".into(), raw: 100, gzip: 50, brotli: 40 },
         ]);
-        assert_eq!(
-            weight.total,
-            Total {
-                raw: 110,
-                gzip: 55,
-                brotli: 44
-            }
-        );
+        assert_eq!(weight.total, Total { raw: 110, gzip: 55, brotli: 44 });
         assert_eq!(weight.files[0].path, "/b.wasm");
     }
 }

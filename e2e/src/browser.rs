@@ -102,22 +102,15 @@ impl Browser {
             },
             "goog:loggingPrefs": { "browser": "ALL" },
         });
-        let Value::Object(capabilities) = capabilities else {
-            unreachable!("a JSON object literal")
-        };
+        let Value::Object(capabilities) = capabilities else { unreachable!("a JSON object literal") };
         let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(capabilities)
             .connect(&driver.url)
             .await
             .unwrap_or_else(|error| panic!("no Chromium session from {}: {error}", driver.url));
-        let session_id = must("reading the session id", client.session_id().await)
-            .expect("a connected session has an id");
-        let browser = Browser {
-            client,
-            session_id,
-            console: Mutex::new(Vec::new()),
-            driver,
-        };
+        let session_id =
+            must("reading the session id", client.session_id().await).expect("a connected session has an id");
+        let browser = Browser { client, session_id, console: Mutex::new(Vec::new()), driver };
         browser.set_viewport(Viewport::Wide).await;
         browser
     }
@@ -145,32 +138,22 @@ impl Browser {
     /// window width distorts.
     pub async fn set_viewport(&self, viewport: Viewport) {
         let (width, height) = viewport.size();
-        let metrics =
-            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
-        self.cdp("Emulation.setDeviceMetricsOverride", metrics)
-            .await;
-        self.eventually(
-            format!("the page's viewport to become {width}×{height}"),
-            || async {
-                let now = self
-                    .script("return [window.innerWidth, window.innerHeight]")
-                    .await;
-                if now == json!([width, height]) {
-                    Ok(())
-                } else {
-                    Err(now.to_string())
-                }
-            },
-        )
+        let metrics = json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
+        self.cdp("Emulation.setDeviceMetricsOverride", metrics).await;
+        self.eventually(format!("the page's viewport to become {width}×{height}"), || async {
+            let now = self.script("return [window.innerWidth, window.innerHeight]").await;
+            if now == json!([width, height]) {
+                Ok(())
+            } else {
+                Err(now.to_string())
+            }
+        })
         .await;
     }
 
     /// Runs `body` as a function in the page and returns what it returns.
     pub async fn script(&self, body: &str) -> Value {
-        must(
-            format!("running `{body}`"),
-            self.client.execute(body, Vec::new()).await,
-        )
+        must(format!("running `{body}`"), self.client.execute(body, Vec::new()).await)
     }
 
     /// Polls `probe` until it gives a value, failing the test after [`WAIT`] with `what`
@@ -195,10 +178,7 @@ impl Browser {
     /// Waits until an element matches `css`, and returns the first.
     pub async fn wait_for(&self, css: &str) -> Element {
         self.eventually(format!("an element matching `{css}`"), || async {
-            self.client
-                .find(Locator::Css(css))
-                .await
-                .map_err(|error| error.to_string())
+            self.client.find(Locator::Css(css)).await.map_err(|error| error.to_string())
         })
         .await
     }
@@ -208,22 +188,14 @@ impl Browser {
     pub async fn wait_for_text(&self, css: &str, needle: &str) -> String {
         self.eventually(format!("`{css}` showing {needle:?}"), || async {
             let texts = self.texts_now(css).await;
-            texts
-                .iter()
-                .find(|text| text.contains(needle))
-                .cloned()
-                .ok_or_else(|| format!("{texts:?}"))
+            texts.iter().find(|text| text.contains(needle)).cloned().ok_or_else(|| format!("{texts:?}"))
         })
         .await
     }
 
     /// The visible text of every element matching `css`, now (no waiting).
     pub async fn texts_now(&self, css: &str) -> Vec<String> {
-        let elements = self
-            .client
-            .find_all(Locator::Css(css))
-            .await
-            .unwrap_or_default();
+        let elements = self.client.find_all(Locator::Css(css)).await.unwrap_or_default();
         let mut texts = Vec::with_capacity(elements.len());
         for element in elements {
             // An element replaced between find and read is simply skipped.
@@ -242,12 +214,7 @@ impl Browser {
 
     /// Whether any element matches `css` now.
     pub async fn exists(&self, css: &str) -> bool {
-        !self
-            .client
-            .find_all(Locator::Css(css))
-            .await
-            .unwrap_or_default()
-            .is_empty()
+        !self.client.find_all(Locator::Css(css)).await.unwrap_or_default().is_empty()
     }
 
     /// Waits for the element, then clicks it.
@@ -260,23 +227,12 @@ impl Browser {
     /// (select all, then type), so the page sees its input events.
     pub async fn type_into(&self, css: &str, text: &str) {
         let element = self.wait_for(css).await;
-        let select_all = format!(
-            "{}a{}",
-            char::from(fantoccini::key::Key::Control),
-            char::from(fantoccini::key::Key::Null)
-        );
+        let select_all =
+            format!("{}a{}", char::from(fantoccini::key::Key::Control), char::from(fantoccini::key::Key::Null));
+        must(format!("typing into `{css}`"), element.send_keys(&select_all).await);
         must(
             format!("typing into `{css}`"),
-            element.send_keys(&select_all).await,
-        );
-        must(
-            format!("typing into `{css}`"),
-            element
-                .send_keys(&format!(
-                    "{}{text}",
-                    char::from(fantoccini::key::Key::Backspace)
-                ))
-                .await,
+            element.send_keys(&format!("{}{text}", char::from(fantoccini::key::Key::Backspace))).await,
         );
         let value = must(format!("reading `{css}`"), element.prop("value").await);
         assert_eq!(value.as_deref(), Some(text), "`{css}` holds what was typed");
@@ -307,11 +263,9 @@ impl Browser {
             .decode(shot["data"].as_str().unwrap_or_default())
             .unwrap_or_else(|error| panic!("screenshot {name} is not base64: {error}"));
         let dir = screenshot_dir();
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|error| panic!("creating {}: {error}", dir.display()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|error| panic!("creating {}: {error}", dir.display()));
         let path = dir.join(format!("{name}.png"));
-        std::fs::write(&path, png)
-            .unwrap_or_else(|error| panic!("writing {}: {error}", path.display()));
+        std::fs::write(&path, png).unwrap_or_else(|error| panic!("writing {}: {error}", path.display()));
         path
     }
 
@@ -323,29 +277,18 @@ impl Browser {
 
     /// Every console entry since the session started.
     pub async fn console(&self) -> Vec<ConsoleEntry> {
-        let fresh = must(
-            "reading the browser console",
-            self.client.issue_cmd(ChromedriverPost::browser_log()).await,
-        );
+        let fresh = must("reading the browser console", self.client.issue_cmd(ChromedriverPost::browser_log()).await);
         let mut seen = self.console.lock().expect("console log lock");
         seen.extend(fresh.as_array().into_iter().flatten().map(|entry| {
             let field = |name: &str| entry[name].as_str().unwrap_or_default().to_owned();
-            ConsoleEntry {
-                level: field("level"),
-                source: field("source"),
-                message: field("message"),
-            }
+            ConsoleEntry { level: field("level"), source: field("source"), message: field("message") }
         }));
         seen.clone()
     }
 
     /// The `SEVERE` console entries (errors, failed loads, panics) since the session started.
     pub async fn console_errors(&self) -> Vec<ConsoleEntry> {
-        self.console()
-            .await
-            .into_iter()
-            .filter(ConsoleEntry::is_severe)
-            .collect()
+        self.console().await.into_iter().filter(ConsoleEntry::is_severe).collect()
     }
 }
 
@@ -375,10 +318,7 @@ pub fn must<T>(what: impl Display, result: Result<T, CmdError>) -> T {
 
 /// `target/e2e-screenshots` of the workspace: test artifacts, never committed.
 pub fn screenshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("e2e/ sits in the workspace")
-        .join("target/e2e-screenshots")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("e2e/ sits in the workspace").join("target/e2e-screenshots")
 }
 
 /// A chromedriver command outside the W3C set: a POST to `session/{id}/{path}`.
@@ -391,32 +331,18 @@ struct ChromedriverPost {
 impl ChromedriverPost {
     /// The legacy log endpoint, the one way chromedriver hands out `goog:loggingPrefs` output.
     fn browser_log() -> Self {
-        ChromedriverPost {
-            path: "se/log",
-            body: json!({ "type": "browser" }),
-        }
+        ChromedriverPost { path: "se/log", body: json!({ "type": "browser" }) }
     }
 
     /// The door to the DevTools protocol (full-page screenshots need it).
     fn cdp(command: &str, params: Value) -> Self {
-        ChromedriverPost {
-            path: "goog/cdp/execute",
-            body: json!({ "cmd": command, "params": params }),
-        }
+        ChromedriverPost { path: "goog/cdp/execute", body: json!({ "cmd": command, "params": params }) }
     }
 }
 
 impl WebDriverCompatibleCommand for ChromedriverPost {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/{}",
-            session_id.unwrap_or_default(),
-            self.path
-        ))
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/{}", session_id.unwrap_or_default(), self.path))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (Method, Option<String>) {
@@ -433,22 +359,15 @@ struct Driver {
 
 impl Driver {
     async fn spawn() -> Driver {
-        let program =
-            std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".to_owned());
+        let program = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".to_owned());
         let port = free_port();
         let child = Command::new(&program)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|error| {
-                panic!("cannot start chromedriver `{program}` (CHROMEDRIVER): {error}")
-            });
-        let mut driver = Driver {
-            child,
-            port,
-            url: format!("http://127.0.0.1:{port}/"),
-        };
+            .unwrap_or_else(|error| panic!("cannot start chromedriver `{program}` (CHROMEDRIVER): {error}"));
+        let mut driver = Driver { child, port, url: format!("http://127.0.0.1:{port}/") };
         driver.wait_until_ready(&program).await;
         driver
     }
@@ -466,10 +385,7 @@ impl Driver {
                     return;
                 }
             }
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver not ready on {status_url} after {WAIT:?}"
-            );
+            assert!(Instant::now() < deadline, "chromedriver not ready on {status_url} after {WAIT:?}");
             tokio::time::sleep(POLL).await;
         }
     }

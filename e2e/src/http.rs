@@ -46,26 +46,13 @@ pub async fn send(method: Method, url: &str, body: Option<&Value>) -> Result<Res
         }
         None => Bytes::new(),
     };
-    let request = request
-        .body(Full::new(payload))
-        .map_err(|error| format!("{url}: {error}"))?;
-    let response = client
-        .request(request)
-        .await
-        .map_err(|error| format!("{url}: {error}"))?;
+    let request = request.body(Full::new(payload)).map_err(|error| format!("{url}: {error}"))?;
+    let response = client.request(request).await.map_err(|error| format!("{url}: {error}"))?;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .map_err(|error| format!("{url}: reading the body: {error}"))?
-        .to_bytes();
-    Ok(Response {
-        status,
-        headers,
-        body,
-    })
+    let body =
+        response.into_body().collect().await.map_err(|error| format!("{url}: reading the body: {error}"))?.to_bytes();
+    Ok(Response { status, headers, body })
 }
 
 pub async fn get(url: &str) -> Result<Response, String> {

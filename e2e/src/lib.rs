@@ -42,10 +42,7 @@ impl Dist {
              `CONSOLE_DIST=$PWD/dist cargo test -p e2e`.",
         )?);
         if !dir.join("index.html").is_file() {
-            return Err(format!(
-                "CONSOLE_DIST={} has no index.html: build it with `cargo xtask dist`",
-                dir.display()
-            ));
+            return Err(format!("CONSOLE_DIST={} has no index.html: build it with `cargo xtask dist`", dir.display()));
         }
         Ok(Dist { dir })
     }
@@ -56,15 +53,9 @@ impl Dist {
 
     /// The console's main module (`<name>-<hash>_bg.wasm`), the one the first load runs.
     pub fn wasm(&self) -> PathBuf {
-        match self
-            .wasm_files(|name| name.ends_with("_bg.wasm"))
-            .as_slice()
-        {
+        match self.wasm_files(|name| name.ends_with("_bg.wasm")).as_slice() {
             [one] => one.clone(),
-            other => panic!(
-                "{} should hold exactly one main module, found {other:?}",
-                self.dir.display()
-            ),
+            other => panic!("{} should hold exactly one main module, found {other:?}", self.dir.display()),
         }
     }
 
@@ -74,16 +65,12 @@ impl Dist {
     }
 
     fn wasm_files(&self, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-        let entries = std::fs::read_dir(&self.dir)
-            .unwrap_or_else(|error| panic!("reading {}: {error}", self.dir.display()));
+        let entries =
+            std::fs::read_dir(&self.dir).unwrap_or_else(|error| panic!("reading {}: {error}", self.dir.display()));
         entries
             .filter_map(|entry| entry.ok().map(|e| e.path()))
             .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
-            .filter(|path| {
-                path.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(&wanted)
-            })
+            .filter(|path| path.file_name().and_then(|n| n.to_str()).is_some_and(&wanted))
             .collect()
     }
 }
@@ -106,11 +93,7 @@ impl Console {
     /// `config` with its `dist` set to `CONSOLE_DIST`.
     pub async fn start_with(config: Config) -> Console {
         let dist = Dist::from_env();
-        let sim = Simulator::start(Config {
-            dist: Some(dist.dir().to_owned()),
-            ..config
-        })
-        .await;
+        let sim = Simulator::start(Config { dist: Some(dist.dir().to_owned()), ..config }).await;
         let browser = Browser::start().await;
         Console { browser, sim, dist }
     }
@@ -118,9 +101,7 @@ impl Console {
     /// Opens `path` (e.g. `/reservations/12`) on the simulator and waits until the app
     /// has mounted its layout.
     pub async fn open(&self, path: &str) {
-        self.browser
-            .goto(&format!("{}{path}", self.sim.url()))
-            .await;
+        self.browser.goto(&format!("{}{path}", self.sim.url())).await;
         self.browser.wait_for("main#main").await;
     }
 
@@ -129,9 +110,7 @@ impl Console {
         self.open("/").await;
         self.browser.type_into("#base-url", "/api").await;
         self.browser.type_into("#api-key", key).await;
-        self.browser
-            .click("form.connect-form button[type=submit]")
-            .await;
+        self.browser.click("form.connect-form button[type=submit]").await;
     }
 
     /// Connects with `key` through the Connect page and waits until the header shows the
@@ -140,17 +119,14 @@ impl Console {
         self.submit_key(key).await;
         self.browser.wait_for("header .session .badge").await;
         self.browser
-            .eventually(
-                format!("leaving Connect after connecting with {key}"),
-                || async {
-                    let path = self.browser.current_path().await;
-                    if path == "/" {
-                        Err(path)
-                    } else {
-                        Ok(())
-                    }
-                },
-            )
+            .eventually(format!("leaving Connect after connecting with {key}"), || async {
+                let path = self.browser.current_path().await;
+                if path == "/" {
+                    Err(path)
+                } else {
+                    Ok(())
+                }
+            })
             .await;
     }
 
@@ -178,9 +154,7 @@ impl Console {
     pub async fn screenshots(&self, name: &str) {
         for viewport in [Viewport::Narrow, Viewport::Wide] {
             self.browser.set_viewport(viewport).await;
-            self.browser
-                .screenshot(&format!("{name}-{}", viewport.name()))
-                .await;
+            self.browser.screenshot(&format!("{name}-{}", viewport.name())).await;
         }
     }
 
@@ -194,16 +168,11 @@ impl Console {
             .into_iter()
             .filter(|entry| {
                 let expected = entry.source == "network"
-                    && expected_statuses
-                        .iter()
-                        .any(|status| entry.message.contains(&format!("status of {status} ")));
+                    && expected_statuses.iter().any(|status| entry.message.contains(&format!("status of {status} ")));
                 !expected
             })
             .collect();
-        let listed: String = unexpected
-            .iter()
-            .map(|entry| format!("\n  {entry}"))
-            .collect();
+        let listed: String = unexpected.iter().map(|entry| format!("\n  {entry}")).collect();
         assert!(unexpected.is_empty(), "unexpected console errors:{listed}");
     }
 }

@@ -48,11 +48,7 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(kind: FaultKind) -> Fault {
-        Fault {
-            kind,
-            path_prefix: None,
-            count: None,
-        }
+        Fault { kind, path_prefix: None, count: None }
     }
 
     pub fn on(mut self, path_prefix: &str) -> Fault {
@@ -125,12 +121,8 @@ pub struct Simulator {
 impl Simulator {
     /// Serves `config` on 127.0.0.1, on a port the OS picks.
     pub async fn start(config: Config) -> Simulator {
-        let listener = TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .expect("a loopback port for the simulator");
-        let running = reservations_sim::start(listener, config)
-            .await
-            .expect("the simulator starts");
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.expect("a loopback port for the simulator");
+        let running = reservations_sim::start(listener, config).await.expect("the simulator starts");
         Simulator { running }
     }
 
@@ -156,8 +148,7 @@ impl Simulator {
     }
 
     pub async fn add_fault(&self, fault: Fault) {
-        self.hook(Method::POST, "/faults", Some(fault.to_json()))
-            .await;
+        self.hook(Method::POST, "/faults", Some(fault.to_json())).await;
     }
 
     pub async fn clear_faults(&self) {
@@ -166,8 +157,7 @@ impl Simulator {
 
     /// Stops the simulated clock: placement stays as it is until the clock moves.
     pub async fn freeze_clock(&self) {
-        self.hook(Method::POST, "/clock", Some(json!({ "freeze": true })))
-            .await;
+        self.hook(Method::POST, "/clock", Some(json!({ "freeze": true }))).await;
     }
 
     /// Moves the simulated clock (frozen or not) forward.
@@ -181,13 +171,7 @@ impl Simulator {
     pub async fn churn(&self, reservation_id: u64, nodes: usize) -> Vec<String> {
         let body = json!({ "reservation_id": reservation_id, "nodes": nodes });
         let answer = self.hook(Method::POST, "/churn", Some(body)).await;
-        answer["changed"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
+        answer["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
     }
 
     /// The logged API requests whose path starts with `path_prefix` (e.g. `/api/` or
@@ -209,10 +193,7 @@ impl Simulator {
                 request_id: entry["id"].as_str().unwrap_or_default().to_owned(),
             })
             .collect();
-        RequestLog {
-            requests,
-            max_in_flight_total: answer["max_in_flight_total"].as_u64().unwrap_or_default(),
-        }
+        RequestLog { requests, max_in_flight_total: answer["max_in_flight_total"].as_u64().unwrap_or_default() }
     }
 
     /// Forgets the logged requests (and the in-flight maxima).

@@ -156,7 +156,8 @@ impl Rig {
 
     /// `target/e2e-screenshots/fault-<fault>.png`, of the page as the fault left it.
     async fn screenshot(&self, fault: &str) {
-        let slug: String = fault.split(' ').next().unwrap_or(fault).chars().filter(char::is_ascii_alphanumeric).collect();
+        let slug: String =
+            fault.split(' ').next().unwrap_or(fault).chars().filter(char::is_ascii_alphanumeric).collect();
         self.console.browser.screenshot(&format!("fault-{slug}")).await;
     }
 
@@ -177,7 +178,11 @@ impl Rig {
 }
 
 fn yes_no(b: bool) -> &'static str {
-    if b { "yes" } else { "no" }
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
 }
 
 /// Finished requests in the order they started.
@@ -214,7 +219,9 @@ fn assert_kept_stale_and_explained(fault: &str, before: &Page, during: &Page, ti
     assert_eq!(during.cards, before.cards, "{fault}: the cards keep the placement they had");
     assert!(during.stale_grid, "{fault}: the grid is marked stale: {during:#?}");
     assert!(
-        during.status.contains("last updated") && during.status.contains(" ago") && during.status.contains("shown as stale"),
+        during.status.contains("last updated")
+            && during.status.contains(" ago")
+            && during.status.contains("shown as stale"),
         "{fault}: the status line gives the data's age and says it is stale: {:?}",
         during.status
     );
@@ -249,7 +256,10 @@ async fn failing_fault(
         if log.len() >= failures as usize && shows_last {
             break page;
         }
-        assert!(Instant::now() < deadline, "waited {SHOW:?} for {fault} shown after {failures} failed polls; log {log:#?}, page {page:#?}");
+        assert!(
+            Instant::now() < deadline,
+            "waited {SHOW:?} for {fault} shown after {failures} failed polls; log {log:#?}, page {page:#?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     // Cleared at once: the next attempt is at least a backoff away, and until then the
@@ -283,7 +293,12 @@ async fn failing_fault(
 
 /// A fault that is not an error (`unknown_enum`, `unreachable`): polling stays on its
 /// normal interval, and `check` says what the page must show meanwhile.
-async fn answered_fault(rig: &mut Rig, fault: &'static str, body: Value, check: impl Fn(&Page, &Page) -> Option<String>) {
+async fn answered_fault(
+    rig: &mut Rig,
+    fault: &'static str,
+    body: Value,
+    check: impl Fn(&Page, &Page) -> Option<String>,
+) {
     let before = rig.healthy(&format!("a healthy page before {fault}")).await;
     rig.fault(body).await;
     let during = rig.until(&format!("{fault} shown"), |p| check(&before, p).is_some()).await;
@@ -302,7 +317,11 @@ async fn answered_fault(rig: &mut Rig, fault: &'static str, body: Value, check: 
     rig.healthy(&format!("recovery from {fault}")).await;
     let in_flight = rig.max_in_flight().await;
     assert!(in_flight <= 1, "{fault}: at most one request in flight, saw {in_flight}");
-    let requests = format!("{} answered 200, waits ≤ {:.1} s; max in flight {in_flight}", log.len(), waits.iter().cloned().fold(0.0, f64::max));
+    let requests = format!(
+        "{} answered 200, waits ≤ {:.1} s; max in flight {in_flight}",
+        log.len(),
+        waits.iter().cloned().fold(0.0, f64::max)
+    );
     rig.record(Row { fault, shown: what, recovered: true, requests });
 }
 
@@ -311,9 +330,8 @@ async fn slow_fault(rig: &mut Rig) {
     let fault = "slow (10.5 s > 10 s timeout)";
     let before = rig.healthy("a healthy page before the slow fault").await;
     rig.fault(json!({ "kind": "slow", "delay_ms": SLOW_MS })).await;
-    let during = rig
-        .until("the timeout shown", |p| p.error_title.as_deref() == Some("The API did not answer in time"))
-        .await;
+    let during =
+        rig.until("the timeout shown", |p| p.error_title.as_deref() == Some("The API did not answer in time")).await;
     rig.console.sim.clear_faults().await;
     rig.screenshot(fault).await;
     assert_kept_stale_and_explained(fault, &before, &during, "The API did not answer in time");
@@ -406,9 +424,7 @@ async fn revoked_key(rig: &mut Rig) {
 }
 
 fn matrix(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| fault | what the page showed | recovered | requests seen |\n|---|---|---|---|\n",
-    );
+    let mut out = String::from("| fault | what the page showed | recovered | requests seen |\n|---|---|---|---|\n");
     for row in rows {
         let _ = writeln!(out, "| {} | {} | {} | {} |", row.fault, row.shown, yes_no(row.recovered), row.requests);
     }
@@ -429,18 +445,45 @@ async fn the_nodes_page_survives_every_fault_and_recovers_by_itself() {
 
     // Three failures in a row: the waits double (≈2 s, 4 s, 8 s, less jitter).
     failing_fault(&mut rig, "500", json!({ "kind": "500" }), 3, "The server had a problem", backoff_range).await;
-    failing_fault(&mut rig, "502 HTML page", json!({ "kind": "502_html" }), 2, "The server had a problem", backoff_range).await;
+    failing_fault(
+        &mut rig,
+        "502 HTML page",
+        json!({ "kind": "502_html" }),
+        2,
+        "The server had a problem",
+        backoff_range,
+    )
+    .await;
     // The server's retry-after is waited as sent, instead of the backoff.
     let retry_after = |secs: f64| move |_| (secs - 0.05, secs + SLACK_S);
-    failing_fault(&mut rig, "503 retry-after 2", json!({ "kind": "503", "retry_after": 2 }), 2, "The service is temporarily unavailable", retry_after(2.0)).await;
-    failing_fault(&mut rig, "429 retry-after 3, x-ratelimit-*", json!({ "kind": "429", "retry_after": 3 }), 2, "Too many requests", retry_after(3.0)).await;
+    failing_fault(
+        &mut rig,
+        "503 retry-after 2",
+        json!({ "kind": "503", "retry_after": 2 }),
+        2,
+        "The service is temporarily unavailable",
+        retry_after(2.0),
+    )
+    .await;
+    failing_fault(
+        &mut rig,
+        "429 retry-after 3, x-ratelimit-*",
+        json!({ "kind": "429", "retry_after": 3 }),
+        2,
+        "Too many requests",
+        retry_after(3.0),
+    )
+    .await;
     slow_fault(&mut rig).await;
-    for (fault, kind) in [("truncated JSON", "truncated"), ("malformed JSON", "malformed"), ("wrong-type field", "wrong_type")] {
+    for (fault, kind) in
+        [("truncated JSON", "truncated"), ("malformed JSON", "malformed"), ("wrong-type field", "wrong_type")]
+    {
         failing_fault(&mut rig, fault, json!({ "kind": kind }), 2, "The answer could not be read", backoff_range).await;
     }
     answered_fault(&mut rig, "unknown enum value", json!({ "kind": "unknown_enum" }), |_, p| {
         let card = p.cards.iter().find(|c| c.contains("hibernating (unrecognised)"))?;
-        (p.cards.len() == 4 && !p.stale_grid).then(|| format!("card shows the state as sent: “{}”", card.lines().take(2).collect::<Vec<_>>().join(" ")))
+        (p.cards.len() == 4 && !p.stale_grid)
+            .then(|| format!("card shows the state as sent: “{}”", card.lines().take(2).collect::<Vec<_>>().join(" ")))
     })
     .await;
     answered_fault(&mut rig, "region unreachable", json!({ "kind": "unreachable" }), |before, p| {

@@ -15,28 +15,17 @@ async fn launch(console: &Console, gpus: &str, name: &str, nth: usize) -> Logged
     browser
         .eventually(format!("launch {nth} to be answered"), || async {
             let log = console.sim.requests(LAUNCH_API).await;
-            let done: Vec<&LoggedRequest> =
-                log.requests.iter().filter(|r| r.status.is_some()).collect();
-            done.get(nth - 1)
-                .map(|r| (*r).clone())
-                .ok_or(format!("{} answered", done.len()))
+            let done: Vec<&LoggedRequest> = log.requests.iter().filter(|r| r.status.is_some()).collect();
+            done.get(nth - 1).map(|r| (*r).clone()).ok_or(format!("{} answered", done.len()))
         })
         .await
 }
 
 /// N in "Largest launch that fits on one node now: N GPUs."
 async fn largest_fit(console: &Console) -> u32 {
-    let help = console
-        .browser
-        .wait_for_text("#launch-gpus-help", "Largest launch")
-        .await;
-    let number = help
-        .split("now: ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next());
-    number
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no largest fit in {help:?}"))
+    let help = console.browser.wait_for_text("#launch-gpus-help", "Largest launch").await;
+    let number = help.split("now: ").nth(1).and_then(|rest| rest.split(' ').next());
+    number.and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no largest fit in {help:?}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -51,11 +40,7 @@ async fn a_launch_that_fits_is_billed_by_the_reservation_then_gpu_capacity_is_ex
     let fits = largest_fit(&console).await;
     assert!(fits > 0, "the demo placement leaves room on reservation 12");
     let answer = launch(&console, &fits.to_string(), "e2e-fits", 1).await;
-    assert_eq!(
-        answer.status,
-        Some(201),
-        "a launch of the largest fit succeeds"
-    );
+    assert_eq!(answer.status, Some(201), "a launch of the largest fit succeeds");
     let banner = browser.wait_for_text(".launched", "e2e-fits").await;
     assert!(banner.contains("billed by reservation, $0/h"), "{banner}");
     console.screenshots("owner-launch-12-launched").await;
@@ -74,16 +59,12 @@ async fn a_launch_that_fits_is_billed_by_the_reservation_then_gpu_capacity_is_ex
         }
     }
     let refused = refused.expect("4 launches of 8 GPUs cannot all fit on 3 ready nodes");
-    let title = browser
-        .wait_for_text(".launch-panel .error-panel .error-title", "GPUs")
-        .await;
+    let title = browser.wait_for_text(".launch-panel .error-panel .error-title", "GPUs").await;
     assert_eq!(title, "Not enough free GPUs on one node");
     let panel = browser.text(".launch-panel .error-panel").await;
     assert!(panel.contains("gpu_capacity"), "the code is shown: {panel}");
     assert_eq!(
-        browser
-            .text(".launch-panel .error-panel code.request-id")
-            .await,
+        browser.text(".launch-panel .error-panel code.request-id").await,
         refused.request_id,
         "the request id shown is the one the API sent"
     );
@@ -92,17 +73,9 @@ async fn a_launch_that_fits_is_billed_by_the_reservation_then_gpu_capacity_is_ex
     // Read afresh, the nodes predict the refusal before anything is sent.
     console.navigate("/reservations/12/nodes").await;
     console.navigate("/reservations/12/launch").await;
-    assert!(
-        largest_fit(&console).await < 8,
-        "no node has 8 free GPUs now"
-    );
+    assert!(largest_fit(&console).await < 8, "no node has 8 free GPUs now");
     browser.type_into("#launch-gpus", "8").await;
-    let prediction = browser
-        .wait_for_text(".prediction", "Predicted answer")
-        .await;
-    assert!(
-        prediction.contains("409") && prediction.contains("gpu_capacity"),
-        "{prediction}"
-    );
+    let prediction = browser.wait_for_text(".prediction", "Predicted answer").await;
+    assert!(prediction.contains("409") && prediction.contains("gpu_capacity"), "{prediction}");
     console.assert_no_console_errors(&[409]).await;
 }

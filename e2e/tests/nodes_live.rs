@@ -19,12 +19,7 @@ async fn cards(console: &Console) -> Vec<(String, String)> {
                 .map(c => [c.querySelector('.node-name').textContent, c.innerText])",
         )
         .await;
-    found
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|pair| (text(&pair[0]), text(&pair[1])))
-        .collect()
+    found.as_array().into_iter().flatten().map(|pair| (text(&pair[0]), text(&pair[1]))).collect()
 }
 
 fn text(value: &Value) -> String {
@@ -67,25 +62,17 @@ async fn a_poll_brings_a_placement_change_to_the_grid_and_only_that_card_is_redr
         .await;
 
     let changed = console.sim.churn(12, 1).await;
-    let [changed] = changed.as_slice() else {
-        panic!("one node churned, got {changed:?}")
-    };
+    let [changed] = changed.as_slice() else { panic!("one node churned, got {changed:?}") };
     let after = browser
-        .eventually(
-            format!("the grid to show the new workloads on {changed}"),
-            || async {
-                let now = cards(&console).await;
-                let moved = now
-                    .iter()
-                    .zip(&before)
-                    .any(|((name, a), (_, b))| name == changed && a != b);
-                if moved {
-                    Ok(now)
-                } else {
-                    Err(format!("{now:?}"))
-                }
-            },
-        )
+        .eventually(format!("the grid to show the new workloads on {changed}"), || async {
+            let now = cards(&console).await;
+            let moved = now.iter().zip(&before).any(|((name, a), (_, b))| name == changed && a != b);
+            if moved {
+                Ok(now)
+            } else {
+                Err(format!("{now:?}"))
+            }
+        })
         .await;
     for ((name, a), (_, b)) in after.iter().zip(&before) {
         if name != changed {
@@ -96,16 +83,9 @@ async fn a_poll_brings_a_placement_change_to_the_grid_and_only_that_card_is_redr
         .script("return [...document.querySelectorAll('article.node-card')].filter(c => c.dataset.e2eSeen).map(c => c.dataset.e2eSeen)")
         .await;
     let kept: Vec<String> = kept.as_array().into_iter().flatten().map(text).collect();
-    let unchanged: Vec<&String> = before
-        .iter()
-        .map(|(name, _)| name)
-        .filter(|n| *n != changed)
-        .collect();
+    let unchanged: Vec<&String> = before.iter().map(|(name, _)| name).filter(|n| *n != changed).collect();
     for name in unchanged {
-        assert!(
-            kept.contains(name),
-            "unchanged card {name} was redrawn; cards kept: {kept:?}"
-        );
+        assert!(kept.contains(name), "unchanged card {name} was redrawn; cards kept: {kept:?}");
     }
     console.screenshots("owner-nodes-12-after-churn").await;
     console.assert_no_console_errors(&[]).await;
@@ -125,11 +105,7 @@ async fn pausing_stops_the_polls_until_resumed() {
     browser
         .eventually("no /nodes request in flight", || async {
             let log = console.sim.requests(NODES_API).await;
-            let open = log
-                .requests
-                .iter()
-                .filter(|r| r.finished_ms.is_none())
-                .count();
+            let open = log.requests.iter().filter(|r| r.finished_ms.is_none()).count();
             if open == 0 {
                 Ok(())
             } else {
@@ -142,16 +118,8 @@ async fn pausing_stops_the_polls_until_resumed() {
     // Absence can only be seen over time: ten poll intervals.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let log = console.sim.requests(NODES_API).await;
-    assert!(
-        log.requests.is_empty(),
-        "no /nodes request while paused, saw {:?}",
-        log.requests
-    );
-    assert_eq!(
-        polls(&console).await,
-        polls_paused,
-        "the page counted no poll while paused"
-    );
+    assert!(log.requests.is_empty(), "no /nodes request while paused, saw {:?}", log.requests);
+    assert_eq!(polls(&console).await, polls_paused, "the page counted no poll while paused");
     console.screenshots("owner-nodes-12-paused").await;
 
     browser.click(".live-bar button").await;

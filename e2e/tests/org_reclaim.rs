@@ -16,56 +16,30 @@ async fn reclaim_shows_a_dry_run_before_the_confirmed_reclaim_and_its_result() {
     let panel = format!("section.reclaim[aria-label$='{RESERVATION}']");
     let card = format!("article.org-card[aria-label='Reservation {RESERVATION}']");
     let units_before = browser.text(&format!("{card} .units-heading")).await;
-    assert!(
-        units_before.contains("4 released to spot"),
-        "{units_before}"
-    );
+    assert!(units_before.contains("4 released to spot"), "{units_before}");
 
     browser.click(&format!("{panel} button")).await;
     let review = format!("{panel} .reclaim-review");
-    let would_terminate = browser
-        .wait_for_text(&format!("{review} p:first-child"), "would terminate")
-        .await;
+    let would_terminate = browser.wait_for_text(&format!("{review} p:first-child"), "would terminate").await;
     let would_skip = browser.text(&format!("{review} p:last-child")).await;
     let answered = console.sim.requests(RECLAIM_API).await.requests;
     assert_eq!(answered.len(), 1, "one dry run sent: {answered:?}");
     assert_eq!(answered[0].status, Some(200));
-    assert_eq!(
-        browser.text(&format!("{card} .units-heading")).await,
-        units_before,
-        "a dry run changes nothing"
-    );
+    assert_eq!(browser.text(&format!("{card} .units-heading")).await, units_before, "a dry run changes nothing");
     console.screenshots("owner-org-acme-reclaim-dry-run").await;
 
     let confirm = format!("{panel} .reclaim-actions .button-danger");
-    assert!(
-        browser.text(&confirm).await.starts_with("Confirm"),
-        "a confirmation follows the dry run"
-    );
+    assert!(browser.text(&confirm).await.starts_with("Confirm"), "a confirmation follows the dry run");
     browser.click(&confirm).await;
-    let result = browser
-        .wait_for_text(".banner.reclaimed", RESERVATION)
-        .await;
+    let result = browser.wait_for_text(".banner.reclaimed", RESERVATION).await;
     assert!(result.contains("Terminated:"), "{result}");
-    browser
-        .wait_for_text(&format!("{card} .units-heading"), "0 released to spot")
-        .await;
-    assert_eq!(
-        console.sim.requests(RECLAIM_API).await.requests.len(),
-        2,
-        "dry run, then the reclaim"
-    );
+    browser.wait_for_text(&format!("{card} .units-heading"), "0 released to spot").await;
+    assert_eq!(console.sim.requests(RECLAIM_API).await.requests.len(), 2, "dry run, then the reclaim");
     // What the dry run listed is what the reclaim did.
     let terminated = after(&would_terminate, "spot VMs: ");
     let skipped = after(&would_skip, "(not spot): ");
-    assert!(
-        result.contains(&format!("Terminated: {terminated}.")),
-        "dry run: {would_terminate}; result: {result}"
-    );
-    assert!(
-        result.contains(&format!("left running): {skipped}.")),
-        "dry run: {would_skip}; result: {result}"
-    );
+    assert!(result.contains(&format!("Terminated: {terminated}.")), "dry run: {would_terminate}; result: {result}");
+    assert!(result.contains(&format!("left running): {skipped}.")), "dry run: {would_skip}; result: {result}");
     console.screenshots("owner-org-acme-reclaimed").await;
     console.assert_no_console_errors(&[]).await;
 }

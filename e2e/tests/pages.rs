@@ -6,18 +6,10 @@ use e2e::{Console, MEMBER_KEY, OWNER_KEY};
 
 /// (screenshot name, path, what shows once the page has its data).
 const PAGES: [(&str, &str, &str); 6] = [
-    (
-        "reservations",
-        "/reservations",
-        "table.reservations-table tbody tr",
-    ),
+    ("reservations", "/reservations", "table.reservations-table tbody tr"),
     ("reservation-12", "/reservations/12", "#terms-title"),
     ("nodes-12", "/reservations/12/nodes", ".totals-panel"),
-    (
-        "nodes-6-unreachable",
-        "/reservations/6/nodes",
-        ".unreachable",
-    ),
+    ("nodes-6-unreachable", "/reservations/6/nodes", ".unreachable"),
     ("launch-12", "/reservations/12/launch", "form.launch-form"),
     ("org-acme", "/orgs/org_acme", "article.org-card"),
 ];
@@ -36,11 +28,7 @@ async fn every_page_renders_for_the_owner_and_then_a_member_without_console_erro
             console.navigate(path).await;
             browser.wait_for(ready).await;
             if name == "reservation-12" {
-                let billing = if role == "owner" {
-                    "section.payment"
-                } else {
-                    "section.member-billing"
-                };
+                let billing = if role == "owner" { "section.payment" } else { "section.member-billing" };
                 browser.wait_for(billing).await;
             }
             console.screenshots(&format!("{role}-{name}")).await;

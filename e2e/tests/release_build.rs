@@ -12,12 +12,8 @@ async fn release_build_loads_without_console_errors() {
     console.browser.wait_for("#connect-title").await;
 
     let fetched = fetched_wasm(&console).await;
-    let [wasm_url] = fetched.as_slice() else {
-        panic!("the page should fetch exactly one .wasm, fetched {fetched:?}")
-    };
-    let served = http::get(wasm_url)
-        .await
-        .expect("the simulator serves the wasm");
+    let [wasm_url] = fetched.as_slice() else { panic!("the page should fetch exactly one .wasm, fetched {fetched:?}") };
+    let served = http::get(wasm_url).await.expect("the simulator serves the wasm");
     assert_eq!(served.status, 200, "GET {wasm_url}");
     assert_eq!(
         served.header("content-type"),
@@ -33,18 +29,12 @@ async fn release_build_loads_without_console_errors() {
     );
     let sections = custom_sections(&built);
     assert!(
-        !sections
-            .iter()
-            .any(|name| name == "name" || name.starts_with(".debug")),
+        !sections.iter().any(|name| name == "name" || name.starts_with(".debug")),
         "an optimised release wasm carries no names or debug info; custom sections: {sections:?}"
     );
 
     let errors = console.browser.console_errors().await;
-    assert!(
-        errors.is_empty(),
-        "console errors at start:\n{}",
-        lines(&errors)
-    );
+    assert!(errors.is_empty(), "console errors at start:\n{}", lines(&errors));
     console.screenshots("start-connect").await;
 }
 
@@ -55,49 +45,29 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let console = Console::start().await;
     console.connect(MEMBER_KEY).await;
     console.navigate("/reservations").await;
-    console
-        .browser
-        .wait_for("table.reservations-table tbody tr")
-        .await;
+    console.browser.wait_for("table.reservations-table tbody tr").await;
     let main = fetched_wasm(&console).await;
-    assert_eq!(
-        main.len(),
-        1,
-        "the list needs the main module only, fetched {main:?}"
-    );
+    assert_eq!(main.len(), 1, "the list needs the main module only, fetched {main:?}");
 
     console.navigate("/reservations/12").await;
     console.browser.wait_for("#terms-title").await;
     let after_detail = fetched_wasm(&console).await;
-    let chunks: Vec<&String> = after_detail
-        .iter()
-        .filter(|url| !main.contains(url))
-        .collect();
+    let chunks: Vec<&String> = after_detail.iter().filter(|url| !main.contains(url)).collect();
     assert!(
         chunks.iter().any(|url| url.contains("/split_detail-")),
         "the detail's own chunk is fetched on its first visit, fetched {chunks:?}"
     );
     let built = console.dist.chunks();
     for url in &chunks {
-        let served = http::get(url)
-            .await
-            .expect("the simulator serves the chunk");
-        assert_eq!(
-            served.header("content-type"),
-            Some("application/wasm"),
-            "GET {url}"
-        );
+        let served = http::get(url).await.expect("the simulator serves the chunk");
+        assert_eq!(served.header("content-type"), Some("application/wasm"), "GET {url}");
         assert!(
-            built
-                .iter()
-                .any(|path| std::fs::read(path).is_ok_and(|bytes| bytes == served.body)),
+            built.iter().any(|path| std::fs::read(path).is_ok_and(|bytes| bytes == served.body)),
             "{url} is one of the build's chunks"
         );
         let sections = custom_sections(&served.body);
         assert!(
-            !sections
-                .iter()
-                .any(|name| name == "name" || name.starts_with(".debug")),
+            !sections.iter().any(|name| name == "name" || name.starts_with(".debug")),
             "{url} carries no names or debug info; custom sections: {sections:?}"
         );
     }
@@ -105,11 +75,7 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.navigate("/reservations").await;
     console.navigate("/reservations/12").await;
     console.browser.wait_for("#terms-title").await;
-    assert_eq!(
-        fetched_wasm(&console).await,
-        after_detail,
-        "a second visit fetches nothing"
-    );
+    assert_eq!(fetched_wasm(&console).await, after_detail, "a second visit fetches nothing");
     console.assert_no_console_errors(&[]).await;
 }
 
@@ -122,12 +88,7 @@ async fn fetched_wasm(console: &Console) -> Vec<String> {
                 .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
         )
         .await;
-    fetched
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect()
+    fetched.as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_owned)).collect()
 }
 
 /// The names of a wasm module's custom sections (id 0), in order.

@@ -46,11 +46,14 @@ async fn leaks(console: &Console, needle: &str, allowed: &[&str]) -> Vec<String>
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(place, text)| !allowed.contains(&place.as_str()) && text.as_str().unwrap_or_default().contains(needle))
+        .filter(|(place, text)| {
+            !allowed.contains(&place.as_str()) && text.as_str().unwrap_or_default().contains(needle)
+        })
         .map(|(place, _)| place.clone())
         .collect();
     let history = console.browser.cdp("Page.getNavigationHistory", serde_json::json!({})).await;
-    let urls: Vec<&str> = history["entries"].as_array().into_iter().flatten().filter_map(|e| e["url"].as_str()).collect();
+    let urls: Vec<&str> =
+        history["entries"].as_array().into_iter().flatten().filter_map(|e| e["url"].as_str()).collect();
     if urls.iter().any(|url| url.contains(needle)) {
         found.push(format!("history {urls:?}"));
     }
@@ -83,7 +86,11 @@ async fn visit_every_page(console: &Console, key: &str) -> usize {
             .browser
             .eventually(format!("{clicked} CSV file(s) from {path}"), || async {
                 let now = csv_count(console).await;
-                if now >= before + clicked { Ok(()) } else { Err(format!("{now} read")) }
+                if now >= before + clicked {
+                    Ok(())
+                } else {
+                    Err(format!("{now} read"))
+                }
             })
             .await;
         let found = leaks(console, key, &["sessionStorage"]).await;
@@ -117,7 +124,10 @@ async fn the_console_runs_under_its_content_security_policy_without_a_violation(
     // The release page is minified, `<head>` tag and all: the parsed document tells.
     let first = console.browser.script("return document.head.firstElementChild.outerHTML").await;
     let first = first.as_str().unwrap_or_default();
-    assert!(first.starts_with("<meta http-equiv=\"Content-Security-Policy\""), "the policy comes first in the head, before anything it covers: {first:.200}");
+    assert!(
+        first.starts_with("<meta http-equiv=\"Content-Security-Policy\""),
+        "the policy comes first in the head, before anything it covers: {first:.200}"
+    );
     visit_every_page(&console, OWNER_KEY).await;
     let violations: Vec<String> = console
         .browser
@@ -213,6 +223,9 @@ async fn a_member_key_after_an_owner_key_in_the_same_tab_sees_no_payment_figure(
     let dom = console.browser.script("return document.documentElement.outerHTML").await;
     assert!(!dom.as_str().unwrap_or_default().contains("29,760"), "no owner figure is left in the DOM");
     let csv: Value = console.browser.script("return window.__e2eCsv").await;
-    assert!(!csv.to_string().contains('$') && !csv.to_string().contains("29760"), "no payment figure in a member's exports: {csv}");
+    assert!(
+        !csv.to_string().contains('$') && !csv.to_string().contains("29760"),
+        "no payment figure in a member's exports: {csv}"
+    );
     console.assert_no_console_errors(&[]).await;
 }

@@ -111,7 +111,13 @@ struct Glance {
 
 impl Glance {
     fn healthy(&self, page: &str) -> bool {
-        self.path == page && self.cards > 0 && !self.error && !self.stale && !self.unreachable && !self.unrecognised && self.live
+        self.path == page
+            && self.cards > 0
+            && !self.error
+            && !self.stale
+            && !self.unreachable
+            && !self.unrecognised
+            && self.live
     }
 
     /// Whether the page shows `fault` the way it should.
@@ -162,9 +168,8 @@ async fn memory(console: &Console) -> (f64, Vec<f64>, Value) {
     let _ = browser.cdp("HeapProfiler.collectGarbage", json!({})).await;
     let heap = browser.cdp("Runtime.getHeapUsage", json!({})).await;
     let prototype = browser.cdp("Runtime.evaluate", json!({ "expression": "WebAssembly.Memory.prototype" })).await;
-    let found = browser
-        .cdp("Runtime.queryObjects", json!({ "prototypeObjectId": prototype["result"]["objectId"] }))
-        .await;
+    let found =
+        browser.cdp("Runtime.queryObjects", json!({ "prototypeObjectId": prototype["result"]["objectId"] })).await;
     let sizes = browser
         .cdp(
             "Runtime.callFunctionOn",
@@ -291,7 +296,8 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     let faults_injected: u32 = injected.values().sum();
     let faults_seen: u32 = seen.values().sum();
     let listed = |m: &BTreeMap<String, u32>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
-    let counters = |d: &Value| format!("{} documents, {} nodes, {} listeners", d["documents"], d["nodes"], d["jsEventListeners"]);
+    let counters =
+        |d: &Value| format!("{} documents, {} nodes, {} listeners", d["documents"], d["nodes"], d["jsEventListeners"]);
     let wasm = |sizes: &[f64]| sizes.iter().map(|s| mib(*s)).collect::<Vec<_>>().join(" + ");
     let report = format!(
         "Soak report: {minutes} min, seed {seed}, poll every {poll_ms} ms (ran {:.1} min)\n\

@@ -41,7 +41,10 @@ impl SecurityHeaders {
             Ok(text) => match HeaderValue::from_str(text.trim()) {
                 Ok(value) => Some(value),
                 Err(_) => {
-                    eprintln!("reservations-sim: {} is not a valid header value; serving without a CSP", path.display());
+                    eprintln!(
+                        "reservations-sim: {} is not a valid header value; serving without a CSP",
+                        path.display()
+                    );
                     None
                 }
             },

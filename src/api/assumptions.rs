@@ -22,8 +22,7 @@ pub const CODE_FIELDS: [&str; 2] = ["code", "error"];
 /// Anything else (`"Reservation not found"`) is shown as the message.
 pub fn is_short_code(text: &str) -> bool {
     let mut chars = text.chars();
-    matches!(chars.next(), Some('a'..='z'))
-        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+    matches!(chars.next(), Some('a'..='z')) && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
 }
 
 /// **assumption**: launches on a reservation go to `POST /gpu-instances` with

@@ -207,10 +207,7 @@ async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     body: Option<&B>,
 ) -> Result<T, ApiError> {
     let answered = async {
-        let body = body
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(unbuildable)?;
+        let body = body.map(serde_json::to_string).transpose().map_err(unbuildable)?;
         let answer = exchange(conn, method, path, body).await?;
         decode(answer.status, &answer.headers, &answer.text, Utc::now())
     };
@@ -330,7 +327,9 @@ mod tests {
 
     #[test]
     fn only_a_detail_with_a_payment_object_shows_payment() {
-        let shown = |body: &str| decode::<PaymentShown>(200, &ResponseHeaders::default(), body, now()).unwrap().payment.is_some();
+        let shown = |body: &str| {
+            decode::<PaymentShown>(200, &ResponseHeaders::default(), body, now()).unwrap().payment.is_some()
+        };
         assert!(shown(r#"{"id":12,"payment":{"status":"paid"},"charges":[]}"#));
         assert!(!shown(r#"{"id":12,"status":"active"}"#), "a member's detail has no payment");
         assert!(!shown(r#"{"id":12,"payment":null}"#));
@@ -366,16 +365,25 @@ mod tests {
 
     #[test]
     fn a_200_of_the_wrong_shape_names_the_field() {
-        let e = decode::<NodesResponse>(200, &with_request_id(), r#"{"nodes":[{"display_name":"n","state":"ready","gpus":"8"}]}"#, now())
-            .unwrap_err();
+        let e = decode::<NodesResponse>(
+            200,
+            &with_request_id(),
+            r#"{"nodes":[{"display_name":"n","state":"ready","gpus":"8"}]}"#,
+            now(),
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Decode);
         let message = e.message.unwrap();
-        assert!(message.starts_with("The answer (HTTP 200) is not what the API documents: invalid type: string \"8\""), "{message}");
+        assert!(
+            message.starts_with("The answer (HTTP 200) is not what the API documents: invalid type: string \"8\""),
+            "{message}"
+        );
     }
 
     #[test]
     fn a_200_web_page_means_the_base_url_is_wrong() {
-        let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), "<!DOCTYPE html><html>…", now()).unwrap_err();
+        let e =
+            decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), "<!DOCTYPE html><html>…", now()).unwrap_err();
         assert!(e.message.unwrap().contains("API base URL probably points at a website"));
         let e = decode::<Vec<Reservation>>(200, &ResponseHeaders::default(), "", now()).unwrap_err();
         assert_eq!(e.message.as_deref(), Some("The answer (HTTP 200) was empty."));
@@ -428,7 +436,17 @@ mod tests {
     fn nulls_mean_absent_for_every_optional_field() {
         use crate::api::models::tests::{SEED_DETAIL, SEED_NODES};
         let mut detail: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
-        for field in ["starts_at", "ends_at", "contract_ref", "past_due_since", "stops_at", "ended_at", "payment", "first_invoice", "amendments"] {
+        for field in [
+            "starts_at",
+            "ends_at",
+            "contract_ref",
+            "past_due_since",
+            "stops_at",
+            "ended_at",
+            "payment",
+            "first_invoice",
+            "amendments",
+        ] {
             detail[field] = serde_json::Value::Null;
         }
         let d: ReservationDetail = decode_value(detail.clone());
@@ -445,7 +463,8 @@ mod tests {
         nodes["workloads_unknown"] = true.into();
         nodes["nodes"][0]["gpus_in_use"] = serde_json::Value::Null;
         nodes["nodes"][0]["workloads"] = serde_json::Value::Null;
-        nodes["nodes"][1]["workloads"] = serde_json::json!([{ "kind": "gpu_instance", "id": 1, "name": "x", "gpus": 1, "billing": null }]);
+        nodes["nodes"][1]["workloads"] =
+            serde_json::json!([{ "kind": "gpu_instance", "id": 1, "name": "x", "gpus": 1, "billing": null }]);
         let n: NodesResponse = decode_value(nodes);
         assert!(n.workloads_unknown);
         assert_eq!((n.nodes[0].gpus_in_use, n.nodes[0].workloads.len()), (None, 0));
@@ -457,7 +476,12 @@ mod tests {
             "topologyGen": null, "terminated": null, "wouldSkip": null
         });
         let o: OrgReservation = decode_value(org);
-        assert!(o.ends_at.is_none() && o.released_unit_ids.is_empty() && o.managing_org_ids.is_empty() && o.terminated.is_none());
+        assert!(
+            o.ends_at.is_none()
+                && o.released_unit_ids.is_empty()
+                && o.managing_org_ids.is_empty()
+                && o.terminated.is_none()
+        );
     }
 
     #[test]

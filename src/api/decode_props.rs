@@ -44,7 +44,11 @@ fn check<S: Strategy>(name: &str, strategy: S, test: impl Fn(S::Value) -> Result
     if let Err(failure) = result {
         panic!("{name}: {failure}");
     }
-    println!("{name}: {} inputs tried (shrinking included), {} decodes succeeded and round-tripped", tried.get(), decoded.get());
+    println!(
+        "{name}: {} inputs tried (shrinking included), {} decodes succeeded and round-tripped",
+        tried.get(),
+        decoded.get()
+    );
 }
 
 thread_local! {
@@ -95,8 +99,7 @@ fn seeds() -> [Value; 6] {
     let mut detail = parse(SEED_DETAIL);
     let next_charge = detail["payment"]["next_charge"].clone();
     detail["payment"]["charges"] = Value::Array(vec![next_charge]);
-    detail["first_invoice"] =
-        serde_json::json!({ "amount_usd": 2.34, "due_at": "2026-11-05T00:00:00Z", "paid_at": "2026-11-01T09:00:00Z", "issued": true });
+    detail["first_invoice"] = serde_json::json!({ "amount_usd": 2.34, "due_at": "2026-11-05T00:00:00Z", "paid_at": "2026-11-01T09:00:00Z", "issued": true });
     let org = parse(ALL_FIELDS);
     [parse(SEED_LIST), detail, parse(SEED_NODES), Value::Array(vec![org.clone()]), org, parse(LAUNCHED)]
 }
@@ -129,10 +132,15 @@ impl MutationKind {
 }
 
 fn mutation(kinds: &'static [MutationKind]) -> impl Strategy<Value = Mutation> {
-    (any::<u32>(), prop::sample::select(kinds), any::<u64>()).prop_map(|(target, kind, payload)| Mutation { target, kind, payload })
+    (any::<u32>(), prop::sample::select(kinds), any::<u64>()).prop_map(|(target, kind, payload)| Mutation {
+        target,
+        kind,
+        payload,
+    })
 }
 
-const ALL_KINDS: &[MutationKind] = &[MutationKind::Drop, MutationKind::Retype, MutationKind::SameKind, MutationKind::Grow];
+const ALL_KINDS: &[MutationKind] =
+    &[MutationKind::Drop, MutationKind::Retype, MutationKind::SameKind, MutationKind::Grow];
 const WELL_FORMED_KINDS: &[MutationKind] = &[MutationKind::SameKind, MutationKind::Grow];
 
 fn count_nodes(v: &Value) -> u32 {
@@ -211,8 +219,23 @@ fn mutate_here(v: &mut Value, m: &Mutation) {
 
 /// Known wire names first, so that well-formed variants also visit every known variant.
 const WORDS: &[&str] = &[
-    "active", "past_due", "awaiting_payment", "needs-review", "ready", "preparing", "under_maintenance", "gpu_cluster",
-    "fine_tune", "reserved", "invoice", "wallet", "quarterly", "covered_by_advance", "waived", "", "ü \"quoted\" \\ \n",
+    "active",
+    "past_due",
+    "awaiting_payment",
+    "needs-review",
+    "ready",
+    "preparing",
+    "under_maintenance",
+    "gpu_cluster",
+    "fine_tune",
+    "reserved",
+    "invoice",
+    "wallet",
+    "quarterly",
+    "covered_by_advance",
+    "waived",
+    "",
+    "ü \"quoted\" \\ \n",
 ];
 
 fn same_kind(v: &mut Value, p: u64) {
@@ -303,9 +326,27 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
 
 /// Field names of the models, so arbitrary objects sometimes look like them.
 const FIELD_NAMES: &[&str] = &[
-    "id", "status", "nodes", "gpus", "gpus_in_use", "workloads", "workloads_unknown", "display_name", "state", "kind",
-    "name", "payment", "storage", "amendments", "reservedUnitIds", "allowedOrgIds", "nodeId", "startsAt", "error",
-    "message", "code",
+    "id",
+    "status",
+    "nodes",
+    "gpus",
+    "gpus_in_use",
+    "workloads",
+    "workloads_unknown",
+    "display_name",
+    "state",
+    "kind",
+    "name",
+    "payment",
+    "storage",
+    "amendments",
+    "reservedUnitIds",
+    "allowedOrgIds",
+    "nodeId",
+    "startsAt",
+    "error",
+    "message",
+    "code",
 ];
 
 #[test]
@@ -351,8 +392,16 @@ fn random_bytes_never_panic_any_decoder() {
 fn header_value() -> impl Strategy<Value = String> {
     prop_oneof![
         (0u64..100_000).prop_map(|n| n.to_string()),
-        (0i64..4_102_444_800).prop_map(|s| Utc.timestamp_opt(s, 0).unwrap().format("%a, %d %b %Y %H:%M:%S GMT").to_string()),
-        (0i64..4_102_444_800).prop_map(|s| Utc.timestamp_opt(s, 0).unwrap().format("%A, %d-%b-%y %H:%M:%S GMT").to_string()),
+        (0i64..4_102_444_800).prop_map(|s| Utc
+            .timestamp_opt(s, 0)
+            .unwrap()
+            .format("%a, %d %b %Y %H:%M:%S GMT")
+            .to_string()),
+        (0i64..4_102_444_800).prop_map(|s| Utc
+            .timestamp_opt(s, 0)
+            .unwrap()
+            .format("%A, %d-%b-%y %H:%M:%S GMT")
+            .to_string()),
         (0i64..4_102_444_800).prop_map(|s| Utc.timestamp_opt(s, 0).unwrap().format("%a %b %e %H:%M:%S %Y").to_string()),
         ".{0,40}",
     ]
@@ -377,7 +426,8 @@ fn every_form_of_http_date_reads_as_the_instant_it_writes() {
 fn error_body() -> impl Strategy<Value = String> {
     prop_oneof![
         arbitrary_json().prop_map(|v| v.to_string()),
-        ("[a-z][a-z0-9_]{0,20}|.{0,30}", ".{0,40}").prop_map(|(e, m)| serde_json::json!({ "error": e, "message": m }).to_string()),
+        ("[a-z][a-z0-9_]{0,20}|.{0,30}", ".{0,40}")
+            .prop_map(|(e, m)| serde_json::json!({ "error": e, "message": m }).to_string()),
         ".{0,40}".prop_map(|e| serde_json::json!({ "error": e }).to_string()),
         ("[a-z_]{1,20}", ".{0,20}").prop_map(|(c, e)| serde_json::json!({ "error": e, "code": c }).to_string()),
         Just("<html><body><h1>502 Bad Gateway</h1></body></html>".to_owned()),
@@ -387,10 +437,18 @@ fn error_body() -> impl Strategy<Value = String> {
 
 #[test]
 fn error_answers_of_any_status_headers_and_body_decode_to_an_api_error() {
-    let names = prop::sample::select(&[
-        "retry-after", "Retry-After", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset",
-        "x-ecolink-request-id", "content-type", "x-other",
-    ][..]);
+    let names = prop::sample::select(
+        &[
+            "retry-after",
+            "Retry-After",
+            "x-ratelimit-limit",
+            "x-ratelimit-remaining",
+            "x-ratelimit-reset",
+            "x-ecolink-request-id",
+            "content-type",
+            "x-other",
+        ][..],
+    );
     let strategy = (
         (100u16..600).prop_filter("an error status", |s| !(200..300).contains(s)),
         prop::collection::vec((names, header_value()), 0..6),

@@ -36,10 +36,7 @@ impl ResponseHeaders {
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.trim())
+        self.pairs.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim())
     }
 }
 
@@ -333,9 +330,7 @@ fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
             (day_name.strip_suffix(',')?, true, number(day, 2..=2)?, month, year, time)
         }
         // asctime: the day is space-padded, so one or two digits once the blanks collapse.
-        [day_name, month, day, time, year] => {
-            (day_name, false, number(day, 1..=2)?, month, number(year, 4..=4)?, time)
-        }
+        [day_name, month, day, time, year] => (day_name, false, number(day, 1..=2)?, month, number(year, 4..=4)?, time),
         _ => return None,
     };
     let month = MONTHS.iter().position(|name| *name == month)? as u32 + 1;
@@ -356,7 +351,6 @@ fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
 const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 /// RFC 850's day names, less their `day`.
 const DAY_STEMS: [&str; 7] = ["Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun"];
-
 
 fn parse_rate_limit(headers: &ResponseHeaders) -> Option<RateLimit> {
     let number = |name: &str| headers.get(name).and_then(|v| v.parse::<u64>().ok());
@@ -400,11 +394,8 @@ impl ErrorContext {
 pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     let server_says = err.message.as_deref().map(|m| format!(" The server says: “{m}”.")).unwrap_or_default();
     let at = ctx.where_phrase();
-    let text = |title: &str, explanation: String, remedy: String| Explanation {
-        title: title.to_owned(),
-        explanation,
-        remedy,
-    };
+    let text =
+        |title: &str, explanation: String, remedy: String| Explanation { title: title.to_owned(), explanation, remedy };
     match (err.kind, err.status, err.code.as_deref()) {
         (ErrorKind::Network, ..) => text(
             "Could not reach the API",
@@ -725,14 +716,20 @@ mod tests {
     fn reservation_only_without_context_still_quotes_the_server() {
         let e = error_with_code(403, Some("reservation_only"), Some("reservation is in fra"));
         let x = explain(&e, &ErrorContext::default());
-        assert!(x.explanation.contains("Your reservation is elsewhere. The server says: “reservation is in fra”."), "{}", x.explanation);
+        assert!(
+            x.explanation.contains("Your reservation is elsewhere. The server says: “reservation is in fra”."),
+            "{}",
+            x.explanation
+        );
     }
 
     #[test]
     fn payment_due_says_launches_are_paused_and_where_to_pay() {
         let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &atl_b200());
         assert_eq!(x.title, "Payment overdue: launches paused");
-        assert!(x.explanation.starts_with("A payment for your reservation in region atl with NVIDIA-B200 GPUs is overdue"));
+        assert!(x
+            .explanation
+            .starts_with("A payment for your reservation in region atl with NVIDIA-B200 GPUs is overdue"));
         assert_eq!(x.remedy, "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.");
     }
 
@@ -768,9 +765,13 @@ mod tests {
 
     #[test]
     fn another_code_less_conflict_is_not_blamed_on_interruptible() {
-        let x = explain(&error_with_code(409, None, Some("unit u3 is not on the spot market")), &ErrorContext::default());
+        let x =
+            explain(&error_with_code(409, None, Some("unit u3 is not on the spot market")), &ErrorContext::default());
         assert_eq!(x.title, "The request failed");
-        assert_eq!(x.explanation, "The server answered HTTP 409. The server says: “unit u3 is not on the spot market”.");
+        assert_eq!(
+            x.explanation,
+            "The server answered HTTP 409. The server says: “unit u3 is not on the spot market”."
+        );
     }
 
     #[test]
@@ -796,7 +797,8 @@ mod tests {
 
     #[test]
     fn bad_request_asks_to_check_the_values() {
-        let x = explain(&error(400, r#"{"error":"invalid_gpus","message":"gpus must be 1-8"}"#), &ErrorContext::default());
+        let x =
+            explain(&error(400, r#"{"error":"invalid_gpus","message":"gpus must be 1-8"}"#), &ErrorContext::default());
         assert_eq!(x.title, "The request was refused");
         assert!(x.explanation.contains("gpus must be 1-8"));
     }
@@ -848,7 +850,8 @@ mod tests {
 
     #[test]
     fn decode_failure_says_the_answer_was_unreadable() {
-        let e = ApiError::undecodable(200, &headers(&[("x-ecolink-request-id", "req_9")]), "cut off at line 1 column 9");
+        let e =
+            ApiError::undecodable(200, &headers(&[("x-ecolink-request-id", "req_9")]), "cut off at line 1 column 9");
         let x = explain(&e, &ErrorContext::default());
         assert_eq!(x.title, "The answer could not be read");
         assert!(x.explanation.contains("cut off at line 1 column 9"));

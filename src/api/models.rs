@@ -2,9 +2,7 @@
 //! documented object. Fields the API may omit or null are `Option`; counts are `i64` so that
 //! an absurd value (a negative GPU count) decodes and can be flagged instead of failing.
 
-use super::enums::{
-    Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind,
-};
+use super::enums::{Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind};
 use super::timestamp;
 use crate::domain::money::Usd;
 use chrono::{DateTime, Utc};
@@ -74,9 +72,7 @@ pub struct ReservationDetail {
 impl ReservationDetail {
     /// The first invoice wherever the API put it.
     pub fn first_invoice(&self) -> Option<&FirstInvoice> {
-        self.first_invoice
-            .as_ref()
-            .or_else(|| self.payment.as_ref().and_then(|p| p.first_invoice.as_ref()))
+        self.first_invoice.as_ref().or_else(|| self.payment.as_ref().and_then(|p| p.first_invoice.as_ref()))
     }
 }
 

@@ -173,9 +173,9 @@ impl fmt::Display for Escaped<'_> {
 fn write_cell(html: &mut String, index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) {
     let idle = cell.usage == Use::Free && !takes_launches;
     let what = match cell.usage {
-        Use::Workload(i) => workloads
-            .get(i)
-            .map_or_else(String::new, |w| format!("{} ({} #{})", w.name, kind_label(&w.kind), w.id)),
+        Use::Workload(i) => {
+            workloads.get(i).map_or_else(String::new, |w| format!("{} ({} #{})", w.name, kind_label(&w.kind), w.id))
+        }
         Use::Unlisted => "in use by no listed workload".to_owned(),
         Use::Free if idle => "idle, the node is not taking launches".to_owned(),
         Use::Free => "free".to_owned(),
@@ -192,7 +192,12 @@ fn write_cell(html: &mut String, index: usize, cell: Cell, gpus: i64, workloads:
     let idle = if idle { " idle" } else { "" };
     let beyond = if cell.beyond { " beyond" } else { "" };
     // Writing into a String cannot fail.
-    let _ = write!(html, r#"<li class="gpu-cell {class}{idle}{beyond}" title="{}">{}</li>"#, Escaped(&title), Escaped(&label));
+    let _ = write!(
+        html,
+        r#"<li class="gpu-cell {class}{idle}{beyond}" title="{}">{}</li>"#,
+        Escaped(&title),
+        Escaped(&label)
+    );
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
@@ -205,7 +210,8 @@ fn write_workload(html: &mut String, index: usize, w: &Workload) {
     };
     let gpus = gpus_text(w.gpus);
     let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
-    let href = workload_page_path(&w.kind, w.id).map_or_else(String::new, |path| format!(r#" href="{}""#, Escaped(&path)));
+    let href =
+        workload_page_path(&w.kind, w.id).map_or_else(String::new, |path| format!(r#" href="{}""#, Escaped(&path)));
     let _ = write!(
         html,
         r#"<li class="workload"><span class="swatch {}" aria-hidden="true">{}</span><a class="workload-name"{href}>{}</a><span class="workload-meta">{}</span></li>"#,
@@ -238,7 +244,11 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
     let takes_launches = accepts_launches(&node);
     let workloads = &node.workloads[..];
     let mut html = String::with_capacity(1024);
-    let _ = write!(html, r#"<p class="node-use num">{}</p><ol class="gpu-cells" aria-hidden="true">"#, Escaped(&use_text(gpus, placement, takes_launches)));
+    let _ = write!(
+        html,
+        r#"<p class="node-use num">{}</p><ol class="gpu-cells" aria-hidden="true">"#,
+        Escaped(&use_text(gpus, placement, takes_launches))
+    );
     let drawn = grid::cells(gpus, placement);
     for (i, cell) in drawn.cells.into_iter().enumerate() {
         write_cell(&mut html, i, cell, gpus, workloads, takes_launches);
@@ -339,7 +349,10 @@ mod tests {
         };
         let html = node_body("node-1", &NodeState::Ready, 4, Some(&placement), false);
         assert_eq!(html.matches(r#"<li class="gpu-cell "#).count(), 4, "{html}");
-        assert!(html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#), "{html}");
+        assert!(
+            html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#),
+            "{html}"
+        );
         assert!(html.contains(r#"<li class="gpu-cell free" title="GPU 4 · free"></li>"#), "{html}");
         assert!(html.contains(r#"<a class="workload-name" href="/gpu-clusters/418">a&lt;b</a>"#), "{html}");
         assert!(html.contains(r#"<a class="workload-name">odd</a>"#), "an unknown kind has no link: {html}");

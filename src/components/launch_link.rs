@@ -12,6 +12,7 @@ pub fn LaunchLink(id: i64, status: ReservationStatus) -> impl IntoView {
     let link = access.allows_launch().then(|| {
         view! { <a class="button" href=format!("/reservations/{id}/launch")>"Launch on this reservation"</a> }
     });
-    let note = (!matches!(access, LaunchAccess::Open(_))).then(|| view! { <span class="launch-note muted">{access.words()}</span> });
+    let note = (!matches!(access, LaunchAccess::Open(_)))
+        .then(|| view! { <span class="launch-note muted">{access.words()}</span> });
     view! { {link} {note} }
 }

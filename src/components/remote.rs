@@ -152,29 +152,33 @@ pub fn RemoteStatus<T: Clone + 'static>(
         let failed = remote.error().is_some();
         let loading = remote.loading();
         match at {
-            None if loading => Some(view! {
-                <p class="remote-line" aria-busy="true">{format!("Loading {what}…")}</p>
-            }
-            .into_any()),
+            None if loading => Some(
+                view! {
+                    <p class="remote-line" aria-busy="true">{format!("Loading {what}…")}</p>
+                }
+                .into_any(),
+            ),
             None => None,
-            Some(at) => Some(view! {
-                <p class="remote-line" class:stale=failed>
-                    {failed.then_some(view! { <span class="stale-mark">"Stale"</span> " " })}
-                    {if failed { "Last updated " } else { "Updated " }}
-                    <Ago at/>
-                    {failed.then_some(" — the latest refresh failed, so this may be out of date.")}
-                    " "
-                    <button
-                        type="button"
-                        class="link-button"
-                        on:click=move |_| remote.refetch()
-                        disabled=loading
-                    >
-                        {if loading { "Refreshing…" } else { "Refresh" }}
-                    </button>
-                </p>
-            }
-            .into_any()),
+            Some(at) => Some(
+                view! {
+                    <p class="remote-line" class:stale=failed>
+                        {failed.then_some(view! { <span class="stale-mark">"Stale"</span> " " })}
+                        {if failed { "Last updated " } else { "Updated " }}
+                        <Ago at/>
+                        {failed.then_some(" — the latest refresh failed, so this may be out of date.")}
+                        " "
+                        <button
+                            type="button"
+                            class="link-button"
+                            on:click=move |_| remote.refetch()
+                            disabled=loading
+                        >
+                            {if loading { "Refreshing…" } else { "Refresh" }}
+                        </button>
+                    </p>
+                }
+                .into_any(),
+            ),
         }
     };
     let context = StoredValue::new(context);

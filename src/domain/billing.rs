@@ -49,7 +49,9 @@ fn terms_at(detail: &ReservationDetail, rate: Usd, at: Timestamp) -> Terms {
     let amendments = sorted(&detail.amendments);
     let in_force = amendments.iter().rev().find(|a| a.effective_at <= at);
     match (in_force, amendments.first()) {
-        (Some(a), _) => Terms { gpus: a.node_count_after * per_node, rate: a.rate_usd_per_gpu_hour_after.unwrap_or(rate) },
+        (Some(a), _) => {
+            Terms { gpus: a.node_count_after * per_node, rate: a.rate_usd_per_gpu_hour_after.unwrap_or(rate) }
+        }
         (None, Some(first)) => {
             Terms { gpus: first.node_count_before * per_node, rate: first.rate_usd_per_gpu_hour_before.unwrap_or(rate) }
         }
@@ -65,7 +67,8 @@ fn gpu_cost(rate: Usd, gpus: i64, seconds: i64) -> Usd {
 /// Checks one charge against the terms. `payment` supplies the current rate.
 pub fn check_charge(charge: &Charge, detail: &ReservationDetail, payment: &Payment) -> ChargeCheck {
     let rate = payment.rate_usd_per_gpu_hour;
-    let mut check = if charge.adjustment { check_adjustment(charge, detail, rate) } else { check_period(charge, detail, rate) };
+    let mut check =
+        if charge.adjustment { check_adjustment(charge, detail, rate) } else { check_period(charge, detail, rate) };
     let parts = charge.gpu_amount_usd + charge.storage_amount_usd;
     if parts != charge.amount_usd {
         check.matches = false;
@@ -173,14 +176,16 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
     };
     let expected = gpu_cost(terms.rate, terms.gpus, ADVANCE_HOURS * 3600);
     let difference = payment.advance_usd - expected;
-    let how = format!(
-        "One average month: {ADVANCE_HOURS} h × {} GPUs × {}/GPU-hour = {expected}.",
-        terms.gpus, terms.rate
-    );
+    let how =
+        format!("One average month: {ADVANCE_HOURS} h × {} GPUs × {}/GPU-hour = {expected}.", terms.gpus, terms.rate);
     let note = if difference.is_zero() {
         how
     } else {
-        format!("{how} The advance {} differs by {}.", payment.advance_usd, if difference.is_negative() { -difference } else { difference })
+        format!(
+            "{how} The advance {} differs by {}.",
+            payment.advance_usd,
+            if difference.is_negative() { -difference } else { difference }
+        )
     };
     ChargeCheck { expected, hours: ADVANCE_HOURS, gpus: terms.gpus, matches: difference.is_zero(), note }
 }
@@ -364,7 +369,11 @@ mod tests {
         c.amount_usd = usd(29_770);
         let check = check_charge(&c, &d, &p);
         assert!(!check.matches);
-        assert!(check.note.ends_with("The total $29,770.00 is not GPUs $29,760.00 + storage $0.00 = $29,760.00."), "{}", check.note);
+        assert!(
+            check.note.ends_with("The total $29,770.00 is not GPUs $29,760.00 + storage $0.00 = $29,760.00."),
+            "{}",
+            check.note
+        );
     }
 
     #[test]
@@ -393,11 +402,13 @@ mod tests {
         let charges: Vec<serde_json::Value> = statuses
             .iter()
             .enumerate()
-            .map(|(i, status)| json!({
-                "period_index": i, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
-                "gpu_amount_usd": 100 * (i + 1), "storage_amount_usd": 0, "amount_usd": 100 * (i + 1),
-                "advance_applied_usd": if *status == "covered_by_advance" { 200 } else { 0 }, "status": status
-            }))
+            .map(|(i, status)| {
+                json!({
+                    "period_index": i, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+                    "gpu_amount_usd": 100 * (i + 1), "storage_amount_usd": 0, "amount_usd": 100 * (i + 1),
+                    "advance_applied_usd": if *status == "covered_by_advance" { 200 } else { 0 }, "status": status
+                })
+            })
             .collect();
         let (_, mut p) = detail(json!([]), json!(charges));
         p.advance_remaining_usd = usd(29_000);

@@ -139,8 +139,14 @@ pub fn inconsistencies(node: &Node) -> Vec<String> {
 /// What a launch of `gpus` GPUs on the reservation would get, judged from the data at hand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Prediction {
-    Fits { node: String },
-    WouldFail { status: u16, code: Option<&'static str>, explanation: String },
+    Fits {
+        node: String,
+    },
+    WouldFail {
+        status: u16,
+        code: Option<&'static str>,
+        explanation: String,
+    },
     /// The data cannot tell (placement not loaded, region unreachable, a status the API
     /// documents no launch answer for).
     Unknown(String),
@@ -156,10 +162,18 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
     match &r.status {
         ReservationStatus::Active => {}
         ReservationStatus::PastDue => {
-            return fail(402, Some(codes::RESERVATION_PAYMENT_DUE), "A payment is overdue, so new launches are paused until it is paid.".to_owned())
+            return fail(
+                402,
+                Some(codes::RESERVATION_PAYMENT_DUE),
+                "A payment is overdue, so new launches are paused until it is paid.".to_owned(),
+            )
         }
         ReservationStatus::AwaitingPayment => {
-            return fail(402, Some(codes::RESERVATION_AWAITING_PAYMENT), "The reservation starts when its first invoice is paid; launches wait until then.".to_owned())
+            return fail(
+                402,
+                Some(codes::RESERVATION_AWAITING_PAYMENT),
+                "The reservation starts when its first invoice is paid; launches wait until then.".to_owned(),
+            )
         }
         other => {
             return Prediction::Unknown(format!(
@@ -319,7 +333,9 @@ mod tests {
             }
         );
         let p = predict_launch(&seed_reservation(), Some(&seed_nodes()), 8, false);
-        assert!(matches!(p, Prediction::WouldFail { explanation, .. } if explanation.starts_with("Only 7 GPUs are free")));
+        assert!(
+            matches!(p, Prediction::WouldFail { explanation, .. } if explanation.starts_with("Only 7 GPUs are free"))
+        );
     }
 
     #[test]
@@ -353,7 +369,10 @@ mod tests {
         let suspended = Reservation { status: ReservationStatus::Suspended, ..seed_reservation() };
         assert!(matches!(predict_launch(&suspended, Some(&seed_nodes()), 1, false), Prediction::Unknown(_)));
         assert!(matches!(predict_launch(&seed_reservation(), None, 1, false), Prediction::Unknown(_)));
-        assert!(matches!(predict_launch(&seed_reservation(), None, 0, false), Prediction::WouldFail { status: 400, code: None, .. }));
+        assert!(matches!(
+            predict_launch(&seed_reservation(), None, 0, false),
+            Prediction::WouldFail { status: 400, code: None, .. }
+        ));
     }
 
     #[test]
@@ -363,7 +382,9 @@ mod tests {
             node.state = NodeState::UnderMaintenance;
         }
         let p = predict_launch(&seed_reservation(), Some(&n), 1, false);
-        assert!(matches!(p, Prediction::WouldFail { explanation, .. } if explanation == "No GPUs are free on a ready node right now."));
+        assert!(
+            matches!(p, Prediction::WouldFail { explanation, .. } if explanation == "No GPUs are free on a ready node right now.")
+        );
     }
 
     #[test]
@@ -394,5 +415,4 @@ mod tests {
         assert_eq!(gpus_text(0), "0 GPUs");
         assert_eq!(gpus_text(8), "8 GPUs");
     }
-
 }

@@ -50,8 +50,17 @@ fn write_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> Stri
 /// Every charge of the schedule, one per line, amounts as plain decimals.
 pub fn charges_csv(payment: &Payment) -> String {
     const HEADER: [&str; 11] = [
-        "period_index", "adjustment", "period_start", "period_end", "status", "gpu_amount_usd",
-        "storage_amount_usd", "amount_usd", "advance_applied_usd", "due_at", "paid_at",
+        "period_index",
+        "adjustment",
+        "period_start",
+        "period_end",
+        "status",
+        "gpu_amount_usd",
+        "storage_amount_usd",
+        "amount_usd",
+        "advance_applied_usd",
+        "due_at",
+        "paid_at",
     ];
     write_csv(
         &HEADER,
@@ -77,8 +86,15 @@ pub fn charges_csv(payment: &Payment) -> String {
 /// empty). When the region could not be read, GPUs in use say `unknown`.
 pub fn placement_csv(response: &NodesResponse) -> String {
     const HEADER: [&str; 9] = [
-        "node", "state", "gpus", "gpus_in_use", "workload_kind", "workload_id", "workload_name",
-        "workload_gpus", "billing",
+        "node",
+        "state",
+        "gpus",
+        "gpus_in_use",
+        "workload_kind",
+        "workload_id",
+        "workload_name",
+        "workload_gpus",
+        "billing",
     ];
     let mut rows = Vec::new();
     for node in &response.nodes {
@@ -160,8 +176,10 @@ mod tests {
 
     #[test]
     fn an_unreachable_region_exports_unknown_use_not_zero() {
-        let nodes: NodesResponse =
-            serde_json::from_str(r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"gpus_in_use":0}],"workloads_unknown":true}"#).unwrap();
+        let nodes: NodesResponse = serde_json::from_str(
+            r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"gpus_in_use":0}],"workloads_unknown":true}"#,
+        )
+        .unwrap();
         assert!(placement_csv(&nodes).contains("\r\nn,ready,8,unknown,,,,,\r\n"));
     }
 

@@ -163,7 +163,10 @@ mod tests {
         let p = placement(Some(6), vec![workload("gpu_cluster", 418, 4), workload("gpu_instance", 902, 2)]);
         let c = cells(8, Some(&p));
         use Use::*;
-        assert_eq!(uses(&c), [Workload(0), Workload(0), Workload(0), Workload(0), Workload(1), Workload(1), Free, Free]);
+        assert_eq!(
+            uses(&c),
+            [Workload(0), Workload(0), Workload(0), Workload(0), Workload(1), Workload(1), Free, Free]
+        );
         assert!(c.cells.iter().all(|c| !c.beyond) && c.clipped == 0);
     }
 
@@ -198,12 +201,21 @@ mod tests {
         assert_eq!(workload_page_path(&WorkloadKind::FineTune, 7).as_deref(), Some("/fine-tunes/7"));
         assert_eq!(workload_page_path(&WorkloadKind::from("batch_job"), 1), None);
         assert_eq!(kind_label(&WorkloadKind::from("batch_job")), "batch_job (unrecognised)");
-        assert_eq!(state_label(&NodeState::from("hibernating")), ("hibernating (unrecognised)".to_owned(), Tone::Unknown));
+        assert_eq!(
+            state_label(&NodeState::from("hibernating")),
+            ("hibernating (unrecognised)".to_owned(), Tone::Unknown)
+        );
     }
 
     #[test]
     fn repeated_node_names_get_distinct_keys() {
-        let node = |name: &str| Node { display_name: name.into(), state: NodeState::Ready, gpus: 8, gpus_in_use: None, workloads: vec![] };
+        let node = |name: &str| Node {
+            display_name: name.into(),
+            state: NodeState::Ready,
+            gpus: 8,
+            gpus_in_use: None,
+            workloads: vec![],
+        };
         assert_eq!(node_keys(&[node("a"), node("b"), node("a")]), ["a", "b", "a#2"]);
     }
 }

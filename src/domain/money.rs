@@ -137,8 +137,7 @@ impl Sum for Usd {
 impl<'de> Deserialize<'de> for Usd {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = f64::deserialize(deserializer)?;
-        Usd::from_f64(value)
-            .ok_or_else(|| serde::de::Error::custom(format!("{value} is not an amount of USD")))
+        Usd::from_f64(value).ok_or_else(|| serde::de::Error::custom(format!("{value} is not an amount of USD")))
     }
 }
 

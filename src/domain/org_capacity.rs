@@ -34,7 +34,13 @@ pub fn org_capacity(reservations: &[OrgReservation]) -> BTreeMap<String, OrgCapa
     let mut per_org: BTreeMap<String, OrgCapacity> = BTreeMap::new();
     for r in reservations {
         let reserved: BTreeSet<&str> = r.reserved_unit_ids.iter().map(String::as_str).collect();
-        let released = r.released_unit_ids.iter().map(String::as_str).filter(|u| reserved.contains(u)).collect::<BTreeSet<_>>().len();
+        let released = r
+            .released_unit_ids
+            .iter()
+            .map(String::as_str)
+            .filter(|u| reserved.contains(u))
+            .collect::<BTreeSet<_>>()
+            .len();
         let audience: BTreeSet<&str> = r.allowed_org_ids.iter().map(String::as_str).collect();
         for org in audience {
             let c = per_org.entry(org.to_owned()).or_default();
@@ -73,8 +79,12 @@ pub fn inconsistencies(r: &OrgReservation) -> Vec<String> {
     if r.ends_at.is_some_and(|end| end < r.starts_at) {
         out.push("It is reported to end before it starts.".to_owned());
     }
-    let stray: Vec<&str> =
-        r.released_unit_ids.iter().map(String::as_str).filter(|u| !r.reserved_unit_ids.iter().any(|x| x == u)).collect();
+    let stray: Vec<&str> = r
+        .released_unit_ids
+        .iter()
+        .map(String::as_str)
+        .filter(|u| !r.reserved_unit_ids.iter().any(|x| x == u))
+        .collect();
     if !stray.is_empty() {
         out.push(format!("Released units not among the reserved ones: {}.", stray.join(", ")));
     }
@@ -90,7 +100,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn reservation(id: &str, status: &str, reserved: &[&str], released: &[&str], audience: &[&str], managing: &[&str]) -> OrgReservation {
+    fn reservation(
+        id: &str,
+        status: &str,
+        reserved: &[&str],
+        released: &[&str],
+        audience: &[&str],
+        managing: &[&str],
+    ) -> OrgReservation {
         serde_json::from_value(json!({
             "id": id, "status": status, "nodeId": "node-a", "reservedUnitIds": reserved,
             "releasedUnitIds": released, "allowedOrgIds": audience, "managingOrgIds": managing,
@@ -133,8 +150,14 @@ mod tests {
     #[test]
     fn repeated_and_stray_ids_are_not_counted_but_flagged() {
         let r = reservation("r1", "active", &["u1", "u1", "u2"], &["u2", "u9"], &["org_acme", "org_acme"], &[]);
-        assert_eq!(org_capacity(std::slice::from_ref(&r))["org_acme"], OrgCapacity { granted: 2, released: 1, withheld: 0, pending: 0 });
-        assert_eq!(inconsistencies(&r), ["Released units not among the reserved ones: u9.", "A reserved unit is listed more than once."]);
+        assert_eq!(
+            org_capacity(std::slice::from_ref(&r))["org_acme"],
+            OrgCapacity { granted: 2, released: 1, withheld: 0, pending: 0 }
+        );
+        assert_eq!(
+            inconsistencies(&r),
+            ["Released units not among the reserved ones: u9.", "A reserved unit is listed more than once."]
+        );
     }
 
     #[test]

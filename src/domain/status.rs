@@ -90,12 +90,9 @@ const UNRECOGNISED_LAUNCHES: &str = "Unknown: a launch may be refused; the launc
 pub fn reservation_status_in(r: &Reservation, now: Timestamp, zone: Zone) -> StatusText {
     let launches = launch_access(&r.status).words();
     match &r.status {
-        ReservationStatus::Assigning => status_text(
-            "Assigning",
-            Tone::Info,
-            "EcoLink is assigning nodes to this reservation.".to_owned(),
-            launches,
-        ),
+        ReservationStatus::Assigning => {
+            status_text("Assigning", Tone::Info, "EcoLink is assigning nodes to this reservation.".to_owned(), launches)
+        }
         ReservationStatus::Scheduled => status_text(
             "Scheduled",
             Tone::Info,
@@ -108,8 +105,7 @@ pub fn reservation_status_in(r: &Reservation, now: Timestamp, zone: Zone) -> Sta
         ReservationStatus::AwaitingPayment => status_text(
             "Awaiting payment",
             Tone::Warning,
-            "The reservation starts when its first invoice is paid; its start and end dates are set then."
-                .to_owned(),
+            "The reservation starts when its first invoice is paid; its start and end dates are set then.".to_owned(),
             launches,
         ),
         ReservationStatus::Active => status_text(
@@ -121,7 +117,9 @@ pub fn reservation_status_in(r: &Reservation, now: Timestamp, zone: Zone) -> Sta
             },
             launches,
         ),
-        ReservationStatus::PastDue => status_text("Past due", Tone::Danger, past_due_explanation(r, now, zone), launches),
+        ReservationStatus::PastDue => {
+            status_text("Past due", Tone::Danger, past_due_explanation(r, now, zone), launches)
+        }
         ReservationStatus::Suspended => status_text(
             "Suspended",
             Tone::Danger,
@@ -267,7 +265,8 @@ mod tests {
     #[test]
     fn every_known_reservation_status_has_its_own_label_and_explanation() {
         let now = at(2026, 12, 2, 14, 5);
-        let texts: Vec<StatusText> = ReservationStatus::KNOWN.iter().map(|s| reservation_status(&with_status(s.clone()), now)).collect();
+        let texts: Vec<StatusText> =
+            ReservationStatus::KNOWN.iter().map(|s| reservation_status(&with_status(s.clone()), now)).collect();
         let labels: Vec<&str> = texts.iter().map(|t| t.label.as_str()).collect();
         assert_eq!(labels, ["Assigning", "Scheduled", "Awaiting payment", "Active", "Past due", "Suspended", "Ended"]);
         for t in &texts {
@@ -299,7 +298,10 @@ mod tests {
     #[test]
     fn past_due_without_dates_still_says_launches_are_paused() {
         let t = reservation_status(&with_status(ReservationStatus::PastDue), at(2026, 12, 2, 14, 5));
-        assert_eq!(t.explanation, "A payment is overdue. New launches paused; running workloads will be stopped unless it is paid.");
+        assert_eq!(
+            t.explanation,
+            "A payment is overdue. New launches paused; running workloads will be stopped unless it is paid."
+        );
     }
 
     #[test]
@@ -312,7 +314,8 @@ mod tests {
 
     #[test]
     fn an_unknown_reservation_status_is_shown_as_sent_and_marked() {
-        let t = reservation_status(&with_status(ReservationStatus::Unknown("hibernating".into())), at(2026, 12, 2, 0, 0));
+        let t =
+            reservation_status(&with_status(ReservationStatus::Unknown("hibernating".into())), at(2026, 12, 2, 0, 0));
         assert_eq!(t.label, "hibernating (unrecognised)");
         assert_eq!(t.tone, Tone::Unknown);
         assert!(t.explanation.contains("“hibernating”"));
@@ -320,7 +323,8 @@ mod tests {
 
     #[test]
     fn every_known_org_status_has_its_own_label() {
-        let labels: Vec<String> = OrgReservationStatus::KNOWN.iter().map(|s| org_status(&org(s.clone())).label).collect();
+        let labels: Vec<String> =
+            OrgReservationStatus::KNOWN.iter().map(|s| org_status(&org(s.clone())).label).collect();
         assert_eq!(labels, ["Pending", "Active", "Expired", "Cancelled", "Needs review"]);
     }
 
@@ -328,26 +332,43 @@ mod tests {
     fn needs_review_grants_nothing_and_withholds_its_units() {
         let t = org_status(&org(OrgReservationStatus::NeedsReview));
         assert_eq!(t.tone, Tone::Warning);
-        assert!(t.explanation.contains("grants nothing and withholds its units from everyone until an operator re-affirms it"));
+        assert!(t
+            .explanation
+            .contains("grants nothing and withholds its units from everyone until an operator re-affirms it"));
         assert!(t.launches.starts_with("Withheld"));
     }
 
     #[test]
     fn an_active_org_reservation_without_end_is_open_ended() {
-        assert_eq!(org_status(&org(OrgReservationStatus::Active)).explanation, "In force for its audience; open-ended until cancelled.");
+        assert_eq!(
+            org_status(&org(OrgReservationStatus::Active)).explanation,
+            "In force for its audience; open-ended until cancelled."
+        );
         let t = org_status(&org(OrgReservationStatus::Unknown("draining".into())));
         assert_eq!((t.label.as_str(), t.tone), ("draining (unrecognised)", Tone::Unknown));
     }
 
     #[test]
     fn banners_only_for_statuses_that_need_the_owner() {
-        let past_due = Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
+        let past_due =
+            Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
         let b = needs_action(&past_due, Zone::Utc).unwrap();
         assert_eq!((b.tone, b.title.as_str()), (Tone::Danger, "Payment overdue: new launches are paused"));
         assert!(b.body.starts_with("Running workloads will be stopped on 4 Dec 2026, 15:00 UTC"));
-        assert_eq!(needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc).unwrap().tone, Tone::Warning);
-        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc).unwrap().title.starts_with("Suspended"));
-        for quiet in [ReservationStatus::Active, ReservationStatus::Ended, ReservationStatus::Scheduled, ReservationStatus::Unknown("x".into())] {
+        assert_eq!(
+            needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc).unwrap().tone,
+            Tone::Warning
+        );
+        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc)
+            .unwrap()
+            .title
+            .starts_with("Suspended"));
+        for quiet in [
+            ReservationStatus::Active,
+            ReservationStatus::Ended,
+            ReservationStatus::Scheduled,
+            ReservationStatus::Unknown("x".into()),
+        ] {
             assert_eq!(needs_action(&with_status(quiet), Zone::Utc), None);
         }
     }
@@ -360,7 +381,10 @@ mod tests {
             reservation_status_in(&r, at(2026, 12, 2, 14, 5), berlin).explanation,
             "A payment is overdue since 25 Nov 2026, 01:00. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00) unless it is paid."
         );
-        assert!(needs_action(&r, berlin).unwrap().body.starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 unless"));
+        assert!(needs_action(&r, berlin)
+            .unwrap()
+            .body
+            .starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 unless"));
     }
 
     #[test]
@@ -368,7 +392,10 @@ mod tests {
         let open: Vec<bool> = ReservationStatus::KNOWN.iter().map(|s| launch_access(s).allows_launch()).collect();
         // assigning, scheduled, awaiting_payment, active, past_due, suspended, ended
         assert_eq!(open, [false, false, false, true, false, false, false]);
-        assert_eq!(launch_access(&ReservationStatus::PastDue).words(), reservation_status(&with_status(ReservationStatus::PastDue), at(2026, 12, 2, 0, 0)).launches);
+        assert_eq!(
+            launch_access(&ReservationStatus::PastDue).words(),
+            reservation_status(&with_status(ReservationStatus::PastDue), at(2026, 12, 2, 0, 0)).launches
+        );
     }
 
     #[test]

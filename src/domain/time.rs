@@ -68,15 +68,7 @@ pub fn format_period(start: Timestamp, end: Timestamp) -> String {
 
 /// Hover text: the exact UTC value, `2026-12-02 14:05:00 UTC`.
 pub fn utc_title(t: Timestamp) -> String {
-    format!(
-        "{}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
-        t.year(),
-        t.month(),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
+    format!("{}-{:02}-{:02} {:02}:{:02}:{:02} UTC", t.year(), t.month(), t.day(), t.hour(), t.minute(), t.second())
 }
 
 /// Whole seconds from `then` to `now`, zero if `then` is in the future ("updated N s ago").
@@ -225,7 +217,8 @@ fn last_day_of_month(t: Timestamp) -> Timestamp {
 /// `12 months`, `11 months and 30 days`, `20 days` from `start` to `end` (`start < end`).
 fn months_and_rest(start: Timestamp, end: Timestamp) -> String {
     let months = whole_months(start, end);
-    let after_months = u32::try_from(months).ok().and_then(|m| start.checked_add_months(Months::new(m))).unwrap_or(start);
+    let after_months =
+        u32::try_from(months).ok().and_then(|m| start.checked_add_months(Months::new(m))).unwrap_or(start);
     let rest = span_between(after_months, end);
     let whole = Span { count: months, unit: "month" };
     match (months, rest.is_empty()) {
@@ -381,11 +374,17 @@ pub(crate) mod tests {
     #[test]
     fn a_month_end_start_may_end_clamped_or_on_the_last_day() {
         assert_eq!(term_mismatch(&term(Some(at(2027, 1, 31, 0, 0)), Some(at(2027, 2, 28, 0, 0)), 1)), None);
-        assert_eq!(term_mismatch(&term(Some(at(2027, 8, 31, 0, 0)), Some(at(2028, 2, 29, 0, 0)), 6)), None, "leap year");
+        assert_eq!(
+            term_mismatch(&term(Some(at(2027, 8, 31, 0, 0)), Some(at(2028, 2, 29, 0, 0)), 6)),
+            None,
+            "leap year"
+        );
         assert_eq!(term_mismatch(&term(Some(at(2027, 2, 28, 0, 0)), Some(at(2027, 3, 28, 0, 0)), 1)), None);
         assert_eq!(term_mismatch(&term(Some(at(2027, 2, 28, 0, 0)), Some(at(2027, 3, 31, 0, 0)), 1)), None);
         let rolled_over = term(Some(at(2027, 1, 31, 0, 0)), Some(at(2027, 3, 3, 0, 0)), 1);
-        assert!(term_mismatch(&rolled_over).unwrap().contains("is 1 month and 3 days, not the 1-month term (that would end 28 Feb 2027)"));
+        assert!(term_mismatch(&rolled_over)
+            .unwrap()
+            .contains("is 1 month and 3 days, not the 1-month term (that would end 28 Feb 2027)"));
         let mid_month = term(Some(at(2027, 1, 15, 0, 0)), Some(at(2027, 2, 28, 0, 0)), 1);
         assert!(term_mismatch(&mid_month).is_some(), "only a month-end start may end on a month's last day");
     }
@@ -396,6 +395,9 @@ pub(crate) mod tests {
         assert_eq!(term_mismatch(&term(Some(at(2026, 11, 1, 0, 0)), None, 12)), None, "no end set yet");
         assert_eq!(term_mismatch(&term(None, None, 0)).as_deref(), Some("The API reports a term of 0 months."));
         let backwards = term(Some(at(2027, 11, 1, 0, 0)), Some(at(2026, 11, 1, 0, 0)), 12);
-        assert_eq!(term_mismatch(&backwards).as_deref(), Some("The end (1 Nov 2026) is not after the start (1 Nov 2027)."));
+        assert_eq!(
+            term_mismatch(&backwards).as_deref(),
+            Some("The end (1 Nov 2026) is not after the start (1 Nov 2027).")
+        );
     }
 }

@@ -125,7 +125,10 @@ pub fn prediction_text(p: &Prediction) -> (&'static str, String) {
         Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}.")),
         Prediction::WouldFail { status, code, explanation } => (
             "danger",
-            format!("Expected to fail with HTTP {status}{}: {explanation}", code.map(|c| format!(" {c}")).unwrap_or_default()),
+            format!(
+                "Expected to fail with HTTP {status}{}: {explanation}",
+                code.map(|c| format!(" {c}")).unwrap_or_default()
+            ),
         ),
         Prediction::Unknown(why) => ("neutral", format!("The answer cannot be predicted: {why}")),
     }

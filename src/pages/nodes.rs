@@ -126,9 +126,8 @@ fn NodesLive(id: i64) -> impl IntoView {
             model.receive(result, Utc::now());
         },
     );
-    let context = Signal::derive(move || {
-        reservation.data().map_or_else(ErrorContext::default, |d| context_of(&d.reservation))
-    });
+    let context =
+        Signal::derive(move || reservation.data().map_or_else(ErrorContext::default, |d| context_of(&d.reservation)));
     let csv = Callback::new(move |()| model.csv());
     view! {
         <section class="nodes-page" data-poll-count=move || live.polls().to_string()>
@@ -254,9 +253,9 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
     let has_totals = Memo::new(move |_| latest_totals.with(Option::is_some));
     let known_totals = Memo::new(move |_| model.known.with(|k| k.as_ref().map(|f| (totals(&f.value), f.at))));
     let flagged = Memo::new(move |_| {
-        model.latest.with(|l| {
-            l.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count())
-        })
+        model
+            .latest
+            .with(|l| l.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count()))
     });
     // The totals of the latest answer stay after a failed poll, marked with their time.
     let stale_since = Signal::derive(move || model.error.with(Option::is_some).then(|| model.latest_at()).flatten());

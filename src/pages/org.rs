@@ -275,8 +275,12 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
     let withheld = r.status == OrgReservationStatus::NeedsReview;
     let role = match (manages, in_audience) {
         (true, true) => format!("{org_id} is in the audience and manages this reservation."),
-        (true, false) => format!("{org_id} manages this reservation (release, reclaim, terminate spot) but is not in its audience."),
-        (false, true) => format!("{org_id} is in the audience: it may place workloads here, but cannot release or reclaim units."),
+        (true, false) => {
+            format!("{org_id} manages this reservation (release, reclaim, terminate spot) but is not in its audience.")
+        }
+        (false, true) => {
+            format!("{org_id} is in the audience: it may place workloads here, but cannot release or reclaim units.")
+        }
         (false, false) => format!("{org_id} is neither in the audience nor managing."),
     };
     let flags = inconsistencies(&r);
@@ -344,7 +348,12 @@ fn vm_list(ids: &[String]) -> String {
 }
 
 #[component]
-fn ReclaimPanel(org_id: String, reservation_id: String, units: Vec<String>, on_reclaimed: Callback<Reclaimed>) -> impl IntoView {
+fn ReclaimPanel(
+    org_id: String,
+    reservation_id: String,
+    units: Vec<String>,
+    on_reclaimed: Callback<Reclaimed>,
+) -> impl IntoView {
     let state = use_connection();
     let chosen = RwSignal::new(units.clone());
     let step = RwSignal::new(Step::Choosing);

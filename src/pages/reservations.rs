@@ -288,8 +288,9 @@ pub fn ReservationsView(
     let tz = use_time_zone();
     let regions = all.with_value(|list| distinct(list, |r| (r.region_id.clone(), r.region_id.clone())));
     let now = use_clock().now_untracked();
-    let statuses =
-        all.with_value(|list| distinct(list, |r| (r.status.as_str().to_owned(), reservation_status_in(r, now, Zone::Utc).label)));
+    let statuses = all.with_value(|list| {
+        distinct(list, |r| (r.status.as_str().to_owned(), reservation_status_in(r, now, Zone::Utc).label))
+    });
     let shown = Memo::new(move |_| {
         let (region, status) = (region.get(), status.get());
         all.with_value(|list| {
@@ -301,22 +302,21 @@ pub fn ReservationsView(
         })
     });
     let total = all.with_value(Vec::len);
-    let banners = move || all.with_value(|list| {
-        // Identical banners (two reservations awaiting payment) become one with both links.
-        let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
-        for r in list {
-            let Some(banner) = needs_action(r, zone(tz.get())) else { continue };
-            let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
-            match grouped.iter_mut().find(|(b, _)| *b == banner) {
-                Some((_, links)) => links.push(link),
-                None => grouped.push((banner, vec![link])),
+    let banners = move || {
+        all.with_value(|list| {
+            // Identical banners (two reservations awaiting payment) become one with both links.
+            let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
+            for r in list {
+                let Some(banner) = needs_action(r, zone(tz.get())) else { continue };
+                let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
+                match grouped.iter_mut().find(|(b, _)| *b == banner) {
+                    Some((_, links)) => links.push(link),
+                    None => grouped.push((banner, vec![link])),
+                }
             }
-        }
-        grouped
-            .into_iter()
-            .map(|(banner, links)| view! { <ActionBanner banner links/> })
-            .collect::<Vec<_>>()
-    });
+            grouped.into_iter().map(|(banner, links)| view! { <ActionBanner banner links/> }).collect::<Vec<_>>()
+        })
+    };
     if total == 0 {
         return view! {
             <div class="panel empty">

@@ -25,10 +25,7 @@ const NATIVE_RELEASE: [(&str, &str); 5] = [
 /// profile, and back.
 fn native(args: &[&str]) -> Command {
     let mut cargo = proc::cargo();
-    cargo
-        .envs(NATIVE_RELEASE)
-        .env("CARGO_TARGET_DIR", proc::root().join("target/bench-build"))
-        .args(args);
+    cargo.envs(NATIVE_RELEASE).env("CARGO_TARGET_DIR", proc::root().join("target/bench-build")).args(args);
     cargo
 }
 
@@ -39,13 +36,9 @@ pub fn run(args: &[String]) -> Result {
     // mix into trunk's output.
     let mut driver = native(&["build", "--release", "--quiet", "--package", "bench"]);
     proc::announce(&driver);
-    let mut building = driver
-        .spawn()
-        .map_err(|error| format!("cannot start the driver's build: {error}"))?;
+    let mut building = driver.spawn().map_err(|error| format!("cannot start the driver's build: {error}"))?;
     let console = dist::run();
-    let driver = building
-        .wait()
-        .map_err(|error| format!("the driver's build: {error}"));
+    let driver = building.wait().map_err(|error| format!("the driver's build: {error}"));
     console?;
     match driver? {
         status if status.success() => {}
@@ -53,9 +46,7 @@ pub fn run(args: &[String]) -> Result {
     }
     let built = started.elapsed();
     let measured = proc::run(
-        native(&["run", "--release", "--quiet", "--package", "bench", "--", "--dist"])
-            .arg(dist::dist_dir())
-            .args(args),
+        native(&["run", "--release", "--quiet", "--package", "bench", "--", "--dist"]).arg(dist::dist_dir()).args(args),
     );
     eprintln!(
         "bench: {} in all: {} building, {} measuring",

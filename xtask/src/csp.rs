@@ -24,26 +24,16 @@ pub struct ApiOrigin(String);
 
 impl ApiOrigin {
     pub fn parse(text: &str) -> Result<ApiOrigin> {
-        let problem = |why: &str| {
-            format!("--api-origin {text:?}: {why} (expected e.g. https://api.ecohash.com)")
-        };
+        let problem = |why: &str| format!("--api-origin {text:?}: {why} (expected e.g. https://api.ecohash.com)");
         let lower = text.trim().trim_end_matches('/').to_ascii_lowercase();
-        let (scheme, authority) = lower
-            .split_once("://")
-            .ok_or_else(|| problem("no scheme"))?;
+        let (scheme, authority) = lower.split_once("://").ok_or_else(|| problem("no scheme"))?;
         if scheme != "https" && scheme != "http" {
             return Err(problem("the scheme must be https or http"));
         }
         let (host, port) = match authority.strip_prefix('[') {
             Some(rest) => {
-                let (inside, after) = rest
-                    .split_once(']')
-                    .ok_or_else(|| problem("unclosed [ in the host"))?;
-                if inside.is_empty()
-                    || !inside
-                        .chars()
-                        .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-                {
+                let (inside, after) = rest.split_once(']').ok_or_else(|| problem("unclosed [ in the host"))?;
+                if inside.is_empty() || !inside.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.') {
                     return Err(problem("not an IPv6 address"));
                 }
                 (inside, after)
@@ -53,13 +43,9 @@ impl ApiOrigin {
                 None => (authority, ""),
             },
         };
-        let label_ok = |label: &str| {
-            !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        };
+        let label_ok = |label: &str| !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
         if !authority.starts_with('[') && !host.split('.').all(label_ok) {
-            return Err(problem(
-                "the host must be a domain name or an IP address, without a path",
-            ));
+            return Err(problem("the host must be a domain name or an IP address, without a path"));
         }
         if let Some(digits) = port.strip_prefix(':') {
             if digits.parse::<u16>().map_or(true, |p| p == 0) {
@@ -82,11 +68,7 @@ impl ApiOrigin {
 }
 
 /// The directives, in the order they are written. `frame_ancestors` only for the header.
-fn policy(
-    script_hashes: &[String],
-    api_origin: Option<&ApiOrigin>,
-    frame_ancestors: bool,
-) -> String {
+fn policy(script_hashes: &[String], api_origin: Option<&ApiOrigin>, frame_ancestors: bool) -> String {
     let mut script_src = String::from("'self' 'wasm-unsafe-eval'");
     for hash in script_hashes {
         write!(script_src, " 'sha256-{hash}'").expect("writing to a String");
@@ -114,27 +96,17 @@ fn policy(
 /// previous run put there) and the header policy into [`HEADER_FILE`].
 pub fn secure(dist: &Path, api_origin: Option<&ApiOrigin>) -> Result {
     let index = dist.join("index.html");
-    let html =
-        std::fs::read_to_string(&index).map_err(|e| format!("reading {}: {e}", index.display()))?;
+    let html = std::fs::read_to_string(&index).map_err(|e| format!("reading {}: {e}", index.display()))?;
     let html = without_policy_meta(&html);
-    let hashes: Vec<String> = inline_scripts(&html)?
-        .iter()
-        .map(|script| base64(&sha256(script.as_bytes())))
-        .collect();
-    let meta = format!(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
-        policy(&hashes, api_origin, false)
-    );
+    let hashes: Vec<String> = inline_scripts(&html)?.iter().map(|script| base64(&sha256(script.as_bytes()))).collect();
+    let meta =
+        format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", policy(&hashes, api_origin, false));
     let secured = with_first_in_head(&html, &meta)?;
     std::fs::write(&index, secured).map_err(|e| format!("writing {}: {e}", index.display()))?;
     let header = dist.join(HEADER_FILE);
     let header_policy = policy(&hashes, api_origin, true);
-    std::fs::write(&header, format!("{header_policy}\n"))
-        .map_err(|e| format!("writing {}: {e}", header.display()))?;
-    eprintln!(
-        "csp: {} inline script(s) allowed by hash; {header_policy}",
-        hashes.len()
-    );
+    std::fs::write(&header, format!("{header_policy}\n")).map_err(|e| format!("writing {}: {e}", header.display()))?;
+    eprintln!("csp: {} inline script(s) allowed by hash; {header_policy}", hashes.len());
     Ok(())
 }
 
@@ -144,14 +116,9 @@ fn inline_scripts(html: &str) -> Result<Vec<&str>> {
     let mut scripts = Vec::new();
     let mut from = 0;
     while let Some(open) = lower[from..].find("<script").map(|at| from + at) {
-        let tag_end = lower[open..]
-            .find('>')
-            .map(|at| open + at)
-            .ok_or("index.html: a <script> tag never closes")?;
-        let close = lower[tag_end..]
-            .find("</script")
-            .map(|at| tag_end + at)
-            .ok_or("index.html: a <script> is never closed")?;
+        let tag_end = lower[open..].find('>').map(|at| open + at).ok_or("index.html: a <script> tag never closes")?;
+        let close =
+            lower[tag_end..].find("</script").map(|at| tag_end + at).ok_or("index.html: a <script> is never closed")?;
         let attributes = &lower[open + "<script".len()..tag_end];
         if !attributes.split_whitespace().any(|a| a.starts_with("src=")) {
             scripts.push(&html[tag_end + 1..close]);
@@ -164,10 +131,7 @@ fn inline_scripts(html: &str) -> Result<Vec<&str>> {
 fn without_policy_meta(html: &str) -> String {
     const MARK: &str = "<meta http-equiv=\"content-security-policy\"";
     let lower = html.to_ascii_lowercase();
-    match lower
-        .find(MARK)
-        .and_then(|at| lower[at..].find('>').map(|end| (at, at + end + 1)))
-    {
+    match lower.find(MARK).and_then(|at| lower[at..].find('>').map(|end| (at, at + end + 1))) {
         Some((at, end)) => format!("{}{}", &html[..at], &html[end..]),
         None => html.to_owned(),
     }
@@ -187,33 +151,27 @@ fn with_first_in_head(html: &str, element: &str) -> Result<String> {
 fn open_tag_end(html: &str, name: &str) -> Option<usize> {
     let lower = html.to_ascii_lowercase();
     let open = format!("<{name}");
-    let at = lower.match_indices(&open).map(|(at, _)| at).find(|&at| {
-        matches!(
-            lower.as_bytes().get(at + open.len()),
-            Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')
-        )
-    })?;
+    let at = lower
+        .match_indices(&open)
+        .map(|(at, _)| at)
+        .find(|&at| matches!(lower.as_bytes().get(at + open.len()), Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')))?;
     Some(at + lower[at..].find('>')? + 1)
 }
 
 /// SHA-256 (FIPS 180-4), enough for hashing a build's scripts without a dependency.
 fn sha256(message: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+        0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+        0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+        0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+        0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+        0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
         0xc67178f2,
     ];
-    let mut state: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-        0x5be0cd19,
-    ];
+    let mut state: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     let mut padded = message.to_vec();
     padded.push(0x80);
     while padded.len() % 64 != 56 {
@@ -228,20 +186,13 @@ fn sha256(message: &[u8]) -> [u8; 32] {
         for i in 16..64 {
             let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
             let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = state;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let choose = (e & f) ^ (!e & g);
-            let t1 = h
-                .wrapping_add(s1)
-                .wrapping_add(choose)
-                .wrapping_add(K[i])
-                .wrapping_add(w[i]);
+            let t1 = h.wrapping_add(s1).wrapping_add(choose).wrapping_add(K[i]).wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let majority = (a & b) ^ (a & c) ^ (b & c);
             let t2 = s0.wrapping_add(majority);
@@ -263,10 +214,7 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -288,36 +236,18 @@ mod tests {
 
     #[test]
     fn sha256_matches_the_fips_180_vectors() {
-        assert_eq!(
-            hex(&sha256(b"")),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-        assert_eq!(
-            hex(&sha256(b"abc")),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(hex(&sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(hex(&sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         let two_blocks = b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-        assert_eq!(
-            hex(&sha256(two_blocks)),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-        );
+        assert_eq!(hex(&sha256(two_blocks)), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
         let million_a = vec![b'a'; 1_000_000];
-        assert_eq!(
-            hex(&sha256(&million_a)),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-        );
+        assert_eq!(hex(&sha256(&million_a)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     }
 
     #[test]
     fn base64_pads_as_rfc_4648_does() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("foobar", "Zm9vYmFy"),
-        ];
+        let cases =
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("foobar", "Zm9vYmFy")];
         for (plain, encoded) in cases {
             assert_eq!(base64(plain.as_bytes()), encoded, "{plain:?}");
         }
@@ -326,10 +256,7 @@ mod tests {
     #[test]
     fn the_csp_specs_example_script_gets_its_published_hash() {
         // CSP Level 3, §2.3.1: `alert('Hello, world.');` is allowed by this source.
-        assert_eq!(
-            base64(&sha256(b"alert('Hello, world.');")),
-            "qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng="
-        );
+        assert_eq!(base64(&sha256(b"alert('Hello, world.');")), "qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng=");
     }
 
     const TRUNK_PAGE: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n  <head>\n    <meta charset=\"utf-8\" />\n    \
@@ -338,10 +265,7 @@ mod tests {
 
     #[test]
     fn only_scripts_without_src_are_hashed_and_exactly_their_text() {
-        assert_eq!(
-            inline_scripts(TRUNK_PAGE).unwrap(),
-            ["\nimport init from '/app.js';\nawait init();\n"]
-        );
+        assert_eq!(inline_scripts(TRUNK_PAGE).unwrap(), ["\nimport init from '/app.js';\nawait init();\n"]);
     }
 
     #[test]
@@ -363,7 +287,8 @@ mod tests {
              img-src 'self' data:; connect-src 'self' https://api.ecohash.com; base-uri 'none'; form-action 'self'"
         );
         assert_eq!(header, format!("{expected}; frame-ancestors 'none'\n"));
-        let meta = format!("<head><meta http-equiv=\"Content-Security-Policy\" content=\"{expected}\">\n    <meta charset");
+        let meta =
+            format!("<head><meta http-equiv=\"Content-Security-Policy\" content=\"{expected}\">\n    <meta charset");
         assert!(html.contains(&meta), "{html}");
         assert_eq!(html.matches("Content-Security-Policy").count(), 1, "{html}");
         assert!(!html.contains("unsafe-inline") && !html.contains("nonce-"));
@@ -373,19 +298,17 @@ mod tests {
     fn a_minified_page_without_a_head_tag_gets_the_meta_first_after_html() {
         let minified = "<!doctype html><html lang=en><meta charset=utf-8><script type=module>go()</script></html>";
         let secured = with_first_in_head(minified, "<meta csp>").unwrap();
-        assert_eq!(secured, "<!doctype html><html lang=en><meta csp><meta charset=utf-8><script type=module>go()</script></html>");
+        assert_eq!(
+            secured,
+            "<!doctype html><html lang=en><meta csp><meta charset=utf-8><script type=module>go()</script></html>"
+        );
         // `<header>` is not `<head>`.
         assert_eq!(open_tag_end("<html><header>", "head"), None);
     }
 
     #[test]
     fn an_api_origin_is_a_bare_origin_or_refused() {
-        for ok in [
-            "https://api.ecohash.com",
-            "http://127.0.0.1:8080",
-            "https://[::1]:8443",
-            "https://a-b.example/",
-        ] {
+        for ok in ["https://api.ecohash.com", "http://127.0.0.1:8080", "https://[::1]:8443", "https://a-b.example/"] {
             assert!(ApiOrigin::parse(ok).is_ok(), "{ok}");
         }
         for bad in [

@@ -47,18 +47,13 @@ fn release_rustflags() -> OsString {
 
 /// The crate registry's source folders and the workspace, each with its short name.
 fn remapped_paths() -> Vec<(PathBuf, &'static str)> {
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| tools::home().join(".cargo"));
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| tools::home().join(".cargo"));
     let registries = std::fs::read_dir(cargo_home.join("registry").join("src"))
         .into_iter()
         .flatten()
         .flatten()
         .map(|entry| (entry.path(), "/crates"));
-    registries
-        .chain([(proc::root().to_path_buf(), "/console")])
-        .filter(|(path, _)| is_plain(path))
-        .collect()
+    registries.chain([(proc::root().to_path_buf(), "/console")]).filter(|(path, _)| is_plain(path)).collect()
 }
 
 /// RUSTFLAGS splits on spaces, so a path with one can't be passed; it's left unmapped.
@@ -90,8 +85,8 @@ const STD_BUILD: StdBuild = StdBuild {
 
 /// The standard library's workspace in the toolchain's `rust-src`.
 fn std_manifest() -> Result<PathBuf> {
-    let sysroot = proc::stdout_of(command("rustc").args(["--print", "sysroot"]))
-        .ok_or("`rustc --print sysroot` failed")?;
+    let sysroot =
+        proc::stdout_of(command("rustc").args(["--print", "sysroot"])).ok_or("`rustc --print sysroot` failed")?;
     Ok(PathBuf::from(sysroot.trim()).join("lib/rustlib/src/rust/library/Cargo.toml"))
 }
 

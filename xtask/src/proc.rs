@@ -9,16 +9,12 @@ use crate::{tools, Result};
 
 /// The workspace root: xtask's own manifest sits one level below it.
 pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives inside the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives inside the workspace")
 }
 
 pub fn command(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
-    command
-        .current_dir(root())
-        .env("PATH", tools::search_path());
+    command.current_dir(root()).env("PATH", tools::search_path());
     command
 }
 
@@ -30,9 +26,7 @@ pub fn cargo() -> Command {
 /// Runs a command with inherited output, after echoing it so the log shows what ran.
 pub fn run(command: &mut Command) -> Result {
     announce(command);
-    let status = command
-        .status()
-        .map_err(|error| format!("cannot start `{}`: {error}", describe(command)))?;
+    let status = command.status().map_err(|error| format!("cannot start `{}`: {error}", describe(command)))?;
     if status.success() {
         Ok(())
     } else {
@@ -47,10 +41,7 @@ pub fn announce(command: &Command) {
 /// Stdout of a quiet probe such as `trunk --version`; None when it can't start or fails.
 pub fn stdout_of(command: &mut Command) -> Option<String> {
     let output = command.output().ok()?;
-    output
-        .status
-        .success()
-        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// Where `name` would be found on the tools-first PATH.
@@ -66,13 +57,7 @@ fn describe(command: &Command) -> String {
     let vars = command
         .get_envs()
         .filter(|(key, _)| *key != "PATH")
-        .filter_map(|(key, value)| {
-            Some(format!(
-                "{}={}",
-                key.to_string_lossy(),
-                value?.to_string_lossy()
-            ))
-        });
+        .filter_map(|(key, value)| Some(format!("{}={}", key.to_string_lossy(), value?.to_string_lossy())));
     // `cargo`, not the toolchain's full path that `CARGO` holds.
     let program = Path::new(command.get_program());
     let words = std::iter::once(program.file_name().unwrap_or(program.as_os_str()))

@@ -9,14 +9,8 @@ const SIMULATOR: &str = "reservations-sim";
 /// The demo keys and what each shows, printed so a person can sign in straight away.
 const DEMO_KEYS: [(&str, &str); 3] = [
     ("eco_demo_owner", "account owner: sees payments"),
-    (
-        "eco_demo_member",
-        "member of the same account: no payment figures",
-    ),
-    (
-        "eco_demo_other",
-        "another account: its own reservation only",
-    ),
+    ("eco_demo_member", "member of the same account: no payment figures"),
+    ("eco_demo_other", "another account: its own reservation only"),
 ];
 
 #[derive(Debug, PartialEq)]
@@ -29,23 +23,15 @@ struct Options {
 
 impl Options {
     fn parse(args: &[String]) -> Result<Options> {
-        let mut options = Options {
-            port: 8080,
-            scenario: "demo".into(),
-            simulator_flags: Vec::new(),
-        };
+        let mut options = Options { port: 8080, scenario: "demo".into(), simulator_flags: Vec::new() };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--port" => {
                     let value = args.next().ok_or("--port needs a number")?;
-                    options.port = value
-                        .parse()
-                        .map_err(|_| format!("--port {value}: not a port number"))?;
+                    options.port = value.parse().map_err(|_| format!("--port {value}: not a port number"))?;
                 }
-                "--scenario" => {
-                    options.scenario = args.next().ok_or("--scenario needs demo or large")?.clone()
-                }
+                "--scenario" => options.scenario = args.next().ok_or("--scenario needs demo or large")?.clone(),
                 _ => options.simulator_flags.push(arg.clone()),
             }
         }
@@ -68,15 +54,7 @@ pub fn run(args: &[String]) -> Result {
     println!();
     proc::run(
         proc::cargo()
-            .args([
-                "run",
-                "--quiet",
-                "--release",
-                "--package",
-                SIMULATOR,
-                "--",
-                "--port",
-            ])
+            .args(["run", "--quiet", "--release", "--package", SIMULATOR, "--", "--port"])
             .arg(options.port.to_string())
             .arg("--dist")
             .arg(dist::dist_dir())
@@ -104,11 +82,7 @@ mod tests {
         let options = parse(&["--seed", "7", "--port", "9000", "--scenario", "large"]).unwrap();
         assert_eq!(
             options,
-            Options {
-                port: 9000,
-                scenario: "large".into(),
-                simulator_flags: vec!["--seed".into(), "7".into()]
-            }
+            Options { port: 9000, scenario: "large".into(), simulator_flags: vec!["--seed".into(), "7".into()] }
         );
     }
 

@@ -25,16 +25,8 @@ pub fn split_pages(dist: &Path) -> Result {
     let stem = trunk_stem(dist)?;
     let work = target_dir().join("wasm-split");
     let _ = fs::remove_dir_all(&work);
-    let raw = target_dir()
-        .join(WASM_TARGET)
-        .join("release")
-        .join(format!("{BINARY}.wasm"));
-    run(command("wasm-split-cli").arg(&raw).arg(&work).args([
-        "--target",
-        "web",
-        "--out-name",
-        &stem,
-    ]))?;
+    let raw = target_dir().join(WASM_TARGET).join("release").join(format!("{BINARY}.wasm"));
+    run(command("wasm-split-cli").arg(&raw).arg(&work).args(["--target", "web", "--out-name", &stem]))?;
 
     let main = work.join(format!("{stem}.wasm"));
     let glue = work.join("bindgen");
@@ -49,19 +41,11 @@ pub fn split_pages(dist: &Path) -> Result {
 
     let main_glue = read(&glue.join(format!("{stem}.js")))?;
     if let Some(class) = wrapped_stream_class(&main_glue) {
-        return Err(format!(
-            "the glue hands a {class} to JavaScript: its exports are needed, drop UNUSED_EXPORTS"
-        ));
+        return Err(format!("the glue hands a {class} to JavaScript: its exports are needed, drop UNUSED_EXPORTS"));
     }
     let wasm_opt_flags = wasm_opt_flags()?;
     let optimise = |from: &Path, to: &Path, passes: &[&str]| {
-        run(command("wasm-opt")
-            .args(passes)
-            .arg("-Oz")
-            .args(&wasm_opt_flags)
-            .arg(from)
-            .arg("-o")
-            .arg(to))
+        run(command("wasm-opt").args(passes).arg("-Oz").args(&wasm_opt_flags).arg(from).arg("-o").arg(to))
     };
     optimise(
         &glue.join(format!("{stem}_bg.wasm")),
@@ -72,8 +56,7 @@ pub fn split_pages(dist: &Path) -> Result {
     for chunk in chunks(&work, &main)? {
         let optimised = chunk.with_extension("opt.wasm");
         optimise(&chunk, &optimised, &[])?;
-        let bytes = fs::read(&optimised)
-            .map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
+        let bytes = fs::read(&optimised).map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
         let name = file_name(&chunk);
         let hashed = hashed_name(&name, &bytes);
         loader = loader.replace(&format!("\"./{name}\""), &format!("\"./{hashed}\""));
@@ -84,10 +67,7 @@ pub fn split_pages(dist: &Path) -> Result {
     write(&dist.join(&hashed_loader), &loader)?;
     // Only the glue's `import … from` changes: the wasm still names the loader's module
     // `./__wasm_split.js` in its imports, and the glue's import object keys follow that.
-    let main_glue = main_glue.replace(
-        &format!("from \"./{LOADER}\""),
-        &format!("from \"./{hashed_loader}\""),
-    );
+    let main_glue = main_glue.replace(&format!("from \"./{LOADER}\""), &format!("from \"./{hashed_loader}\""));
     let main_glue = minified(&work, &format!("{stem}.js"), &main_glue)?;
     write(&dist.join(format!("{stem}.js")), &main_glue)?;
     let index = dist.join("index.html");
@@ -192,15 +172,12 @@ fn target_dir() -> PathBuf {
 }
 
 fn entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let listing =
-        fs::read_dir(dir).map_err(|error| format!("cannot list {}: {error}", dir.display()))?;
+    let listing = fs::read_dir(dir).map_err(|error| format!("cannot list {}: {error}", dir.display()))?;
     Ok(listing.flatten().map(|entry| entry.path()).collect())
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn read(path: &Path) -> Result<String> {
@@ -217,7 +194,8 @@ mod tests {
 
     #[test]
     fn a_stream_class_built_from_rust_is_found_and_one_only_declared_is_not() {
-        let declared = "export class IntoUnderlyingSink {\n    free() { wasm.__wbg_intounderlyingsink_free(ptr, 0); }\n}";
+        let declared =
+            "export class IntoUnderlyingSink {\n    free() { wasm.__wbg_intounderlyingsink_free(ptr, 0); }\n}";
         assert_eq!(wrapped_stream_class(declared), None);
         let wrapped = format!("{declared}\nfunction __wbg_new(a) {{ return IntoUnderlyingSink.__wrap(a); }}");
         assert_eq!(wrapped_stream_class(&wrapped), Some("IntoUnderlyingSink"));
@@ -241,10 +219,7 @@ mod tests {
     #[test]
     fn hashed_name_follows_the_content_and_keeps_the_extension() {
         let first = hashed_name("split_nodes.wasm", b"one");
-        assert!(
-            first.starts_with("split_nodes-") && first.ends_with(".wasm"),
-            "{first}"
-        );
+        assert!(first.starts_with("split_nodes-") && first.ends_with(".wasm"), "{first}");
         assert_eq!(first, hashed_name("split_nodes.wasm", b"one"));
         assert_ne!(first, hashed_name("split_nodes.wasm", b"two"));
     }

@@ -29,10 +29,7 @@ impl Counts {
                 _ => {}
             }
         }
-        Some(Counts {
-            passed: passed?,
-            failed: failed?,
-        })
+        Some(Counts { passed: passed?, failed: failed? })
     }
 
     /// A stage that failed without reporting a failed test (a build error, a
@@ -76,14 +73,14 @@ mod tests {
 
     #[test]
     fn reads_a_failing_summary_with_leading_whitespace() {
-        let line = "  test result: FAILED. 3 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 1.50s";
+        let line =
+            "  test result: FAILED. 3 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 1.50s";
         assert_eq!(Counts::from_line(line), Some(counts(3, 2)));
     }
 
     #[test]
     fn reads_the_wasm_bindgen_test_runner_summary() {
-        let line =
-            "test result: ok. 1 passed; 0 failed; 0 ignored; 0 filtered out; finished in 0.04s";
+        let line = "test result: ok. 1 passed; 0 failed; 0 ignored; 0 filtered out; finished in 0.04s";
         assert_eq!(Counts::from_line(line), Some(counts(1, 0)));
     }
 

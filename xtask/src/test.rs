@@ -19,13 +19,7 @@ struct Outcome {
 }
 
 /// A stage that installs or builds: no tests of its own.
-const DONE: Outcome = Outcome {
-    counts: Counts {
-        passed: 0,
-        failed: 0,
-    },
-    succeeded: true,
-};
+const DONE: Outcome = Outcome { counts: Counts { passed: 0, failed: 0 }, succeeded: true };
 
 /// One step of the run, named in the log and the summary. An error means it
 /// could not run at all.
@@ -37,42 +31,19 @@ struct Stage {
 /// In order: later stages use what earlier ones install and build. Add a
 /// stage by adding an entry here.
 const STAGES: &[Stage] = &[
-    Stage {
-        name: "tools and browsers",
-        run: || tools::ensure_test_tools().map(|()| DONE),
-    },
-    Stage {
-        name: "release build into dist/",
-        run: || dist::run().map(|()| DONE),
-    },
-    Stage {
-        name: "native tests",
-        run: || cargo_test(&["--workspace", "--exclude", "e2e"], &[]),
-    },
-    Stage {
-        name: "wasm tests in headless Chromium",
-        run: || wasm_tests("CHROMEDRIVER", "chromedriver"),
-    },
-    Stage {
-        name: "wasm tests in headless Firefox",
-        run: || wasm_tests("GECKODRIVER", "geckodriver"),
-    },
-    Stage {
-        name: "end-to-end tests",
-        run: end_to_end,
-    },
+    Stage { name: "tools and browsers", run: || tools::ensure_test_tools().map(|()| DONE) },
+    Stage { name: "release build into dist/", run: || dist::run().map(|()| DONE) },
+    Stage { name: "native tests", run: || cargo_test(&["--workspace", "--exclude", "e2e"], &[]) },
+    Stage { name: "wasm tests in headless Chromium", run: || wasm_tests("CHROMEDRIVER", "chromedriver") },
+    Stage { name: "wasm tests in headless Firefox", run: || wasm_tests("GECKODRIVER", "geckodriver") },
+    Stage { name: "end-to-end tests", run: end_to_end },
 ];
 
 /// Variables wasm-bindgen-test-runner reads to choose where tests run. Every
 /// stage clears them, then sets its own, so the caller's environment can't
 /// swap the browser or make the runner wait for a person (`NO_HEADLESS`).
-const RUNNER_VARIABLES: [&str; 5] = [
-    "CHROMEDRIVER",
-    "GECKODRIVER",
-    "SAFARIDRIVER",
-    "NO_HEADLESS",
-    "WASM_BINDGEN_USE_BROWSER",
-];
+const RUNNER_VARIABLES: [&str; 5] =
+    ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER", "NO_HEADLESS", "WASM_BINDGEN_USE_BROWSER"];
 
 pub fn run() -> ExitCode {
     let mut report = Vec::new();
@@ -114,12 +85,7 @@ fn wasm_tests(variable: &str, driver: &str) -> Result<Outcome> {
     let simulator = TestSimulator::start()?;
     let base_url = simulator.base_url();
     cargo_test(
-        &[
-            "--target",
-            tools::WASM_TARGET,
-            "--package",
-            "reservations-console",
-        ],
+        &["--target", tools::WASM_TARGET, "--package", "reservations-console"],
         &[
             (variable, driver.as_os_str()),
             ("WASM_BINDGEN_USE_BROWSER", "1".as_ref()),
@@ -134,10 +100,7 @@ fn end_to_end() -> Result<Outcome> {
     let chromedriver = find("chromedriver")?;
     cargo_test(
         &["--package", "e2e"],
-        &[
-            ("CONSOLE_DIST", dist::dist_dir().as_os_str()),
-            ("CHROMEDRIVER", chromedriver.as_os_str()),
-        ],
+        &[("CONSOLE_DIST", dist::dist_dir().as_os_str()), ("CHROMEDRIVER", chromedriver.as_os_str())],
     )
 }
 
@@ -160,9 +123,7 @@ fn stream(mut command: Command) -> Result<Outcome> {
     announce(&command);
     let failure = |error: std::io::Error| format!("running cargo: {error}");
     let (reader, writer) = std::io::pipe().map_err(failure)?;
-    command
-        .stdout(writer.try_clone().map_err(failure)?)
-        .stderr(writer);
+    command.stdout(writer.try_clone().map_err(failure)?).stderr(writer);
     let mut child = command.spawn().map_err(failure)?;
     // The command holds the pipe's write ends: drop it, or the read never ends.
     drop(command);
@@ -176,8 +137,5 @@ fn stream(mut command: Command) -> Result<Outcome> {
         }
     }
     let status = child.wait().map_err(failure)?;
-    Ok(Outcome {
-        counts,
-        succeeded: status.success(),
-    })
+    Ok(Outcome { counts, succeeded: status.success() })
 }

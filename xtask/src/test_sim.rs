@@ -25,17 +25,9 @@ impl TestSimulator {
         proc::run(proc::cargo().args(["build", "--quiet", "--package", "reservations-sim"]))?;
         let port = free_port()?;
         let mut command = Command::new(binary());
-        command.args([
-            "--port",
-            &port.to_string(),
-            "--cors-for-tests",
-            "--rate-limit",
-            "100000",
-        ]);
+        command.args(["--port", &port.to_string(), "--cors-for-tests", "--rate-limit", "100000"]);
         proc::announce(&command);
-        let child = command
-            .spawn()
-            .map_err(|error| format!("cannot start the simulator: {error}"))?;
+        let child = command.spawn().map_err(|error| format!("cannot start the simulator: {error}"))?;
         let simulator = TestSimulator { child, port };
         simulator.wait_until_ready()?;
         Ok(simulator)
@@ -50,10 +42,7 @@ impl TestSimulator {
         let started = Instant::now();
         while TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)).is_err() {
             if started.elapsed() > READY_WITHIN {
-                return Err(format!(
-                    "the simulator did not listen on port {} within {READY_WITHIN:?}",
-                    self.port
-                ));
+                return Err(format!("the simulator did not listen on port {} within {READY_WITHIN:?}", self.port));
             }
             sleep(Duration::from_millis(100));
         }
@@ -69,17 +58,12 @@ impl Drop for TestSimulator {
 }
 
 fn binary() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| proc::root().join("target"), PathBuf::from);
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| proc::root().join("target"), PathBuf::from);
     target.join("debug").join("reservations-sim")
 }
 
 /// A port nobody listens on now; the simulator binds it a moment later.
 fn free_port() -> Result<u16> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .map_err(|error| format!("no free port: {error}"))?;
-    listener
-        .local_addr()
-        .map(|address| address.port())
-        .map_err(|error| error.to_string())
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|error| format!("no free port: {error}"))?;
+    listener.local_addr().map(|address| address.port()).map_err(|error| error.to_string())
 }

@@ -95,13 +95,9 @@ fn npm_bin() -> PathBuf {
 /// npm's tools first (binaryen ahead of any system wasm-opt), then cargo's bin directory
 /// (where `cargo install` puts trunk and friends), then the caller's PATH.
 pub fn search_path() -> OsString {
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home().join(".cargo"));
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| home().join(".cargo"));
     let inherited = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = [npm_bin(), cargo_home.join("bin")]
-        .into_iter()
-        .chain(std::env::split_paths(&inherited));
+    let dirs = [npm_bin(), cargo_home.join("bin")].into_iter().chain(std::env::split_paths(&inherited));
     std::env::join_paths(dirs).expect("PATH entries contain no separator")
 }
 
@@ -171,8 +167,7 @@ fn ensure_npm_tool(tool: NpmTool) -> Result {
         return Ok(());
     }
     let dir = tools_dir();
-    std::fs::create_dir_all(&dir)
-        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     run(command("npm")
         .args(["install", "--no-audit", "--no-fund"])
         .arg(format!("{}@{}", tool.package, tool.version))
@@ -181,26 +176,17 @@ fn ensure_npm_tool(tool: NpmTool) -> Result {
 
 /// Debian packages, keyed by the binary each one provides (firefox-esr also
 /// provides the `firefox` that geckodriver looks for).
-const BROWSER_PACKAGES: [(&str, &str); 3] = [
-    ("chromium", "chromium"),
-    ("chromedriver", "chromium-driver"),
-    ("firefox-esr", "firefox-esr"),
-];
+const BROWSER_PACKAGES: [(&str, &str); 3] =
+    [("chromium", "chromium"), ("chromedriver", "chromium-driver"), ("firefox-esr", "firefox-esr")];
 
 fn ensure_browsers() -> Result {
-    let missing: Vec<&str> = BROWSER_PACKAGES
-        .iter()
-        .filter(|(binary, _)| find(binary).is_err())
-        .map(|(_, package)| *package)
-        .collect();
+    let missing: Vec<&str> =
+        BROWSER_PACKAGES.iter().filter(|(binary, _)| find(binary).is_err()).map(|(_, package)| *package).collect();
     if missing.is_empty() {
         return Ok(());
     }
     run(apt_get().arg("update"))?;
-    run(apt_get()
-        .args(["install", "-y"])
-        .args(missing)
-        .env("DEBIAN_FRONTEND", "noninteractive"))
+    run(apt_get().args(["install", "-y"]).args(missing).env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 /// apt-get as root (CI), through sudo otherwise.
@@ -221,27 +207,19 @@ fn locked_version(lock: &str, name: &str) -> Result<String> {
     let versions: Vec<&str> = lock
         .split("[[package]]")
         .filter(|block| block.lines().any(|line| line.trim() == wanted))
-        .filter_map(|block| {
-            block
-                .lines()
-                .find_map(|line| line.trim().strip_prefix("version = \"")?.strip_suffix('"'))
-        })
+        .filter_map(|block| block.lines().find_map(|line| line.trim().strip_prefix("version = \"")?.strip_suffix('"')))
         .collect();
     match versions.as_slice() {
         [version] => Ok(version.to_string()),
         [] => Err(format!("Cargo.lock has no package {name}")),
-        several => Err(format!(
-            "Cargo.lock has several versions of {name}: {}",
-            several.join(", ")
-        )),
+        several => Err(format!("Cargo.lock has several versions of {name}: {}", several.join(", "))),
     }
 }
 
 /// The wasm-bindgen version the console links against, read from Cargo.lock.
 fn wasm_bindgen_version() -> Result<String> {
     let path = proc::root().join("Cargo.lock");
-    let lock = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let lock = std::fs::read_to_string(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     locked_version(&lock, "wasm-bindgen")
 }
 
@@ -273,10 +251,7 @@ version = "0.2.999"
     #[test]
     fn locked_version_reads_the_named_package_not_a_prefix_match() {
         assert_eq!(locked_version(LOCK, "wasm-bindgen").unwrap(), "0.2.130");
-        assert_eq!(
-            locked_version(LOCK, "wasm-bindgen-macro").unwrap(),
-            "0.2.999"
-        );
+        assert_eq!(locked_version(LOCK, "wasm-bindgen-macro").unwrap(), "0.2.999");
     }
 
     #[test]
@@ -287,9 +262,7 @@ version = "0.2.999"
     #[test]
     fn locked_version_rejects_two_versions_of_one_package() {
         let two = format!("{LOCK}\n[[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.100\"\n");
-        assert!(locked_version(&two, "wasm-bindgen")
-            .unwrap_err()
-            .contains("0.2.100"));
+        assert!(locked_version(&two, "wasm-bindgen").unwrap_err().contains("0.2.100"));
     }
 
     #[test]
@@ -301,10 +274,7 @@ version = "0.2.999"
     fn reports_version_matches_whole_words_only() {
         assert!(reports_version("trunk 0.21.14\n", "0.21.14"));
         assert!(reports_version("wasm-opt version 132 (version_132)", "132"));
-        assert!(!reports_version(
-            "wasm-opt version 108 (version_108)",
-            "132"
-        ));
+        assert!(!reports_version("wasm-opt version 108 (version_108)", "132"));
         assert!(!reports_version("trunk 0.21.140", "0.21.14"));
         assert!(reports_version("0.24.2\n", "0.24.2"));
     }
