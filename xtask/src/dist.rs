@@ -64,7 +64,7 @@ fn is_plain(path: &Path) -> bool {
 /// The release wasm's standard library, built from source with `panic=immediate-abort`:
 /// a panic traps at once, so no panic message, formatting or location is compiled in,
 /// which cut the first load's brotli wasm by 22 KB (216 → 194 KB). Both are unstable
-/// options of the pinned stable compiler, enabled for this one build by
+/// options of the stable compiler `rust-toolchain.toml` pins (xtask refuses another), enabled for this one build by
 /// `RUSTC_BOOTSTRAP`; tests and `trunk serve` build as before. A release build aborted
 /// on a panic already (`panic = "abort"`): only the console message is lost. The
 /// standard library's `optimize_for_size` picks its smaller implementations (sorting,

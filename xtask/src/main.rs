@@ -13,6 +13,7 @@ mod split;
 mod summary;
 mod test;
 mod test_sim;
+mod toolchain;
 mod tools;
 
 use std::process::ExitCode;
@@ -38,12 +39,19 @@ usage: cargo xtask <command>
            dist, then the live Nodes page in headless Chromium polling for
            the whole run while faults come and go at random (seeded); prints
            its report (also in target/e2e/soak-report.txt); not part of test
-  test     install missing tools and browsers, build dist/, run every test
-           (native, wasm in headless Chromium and Firefox, end-to-end);
-           the last line is `N passed, N failed`";
+  test     install missing tools and browsers, check format, lints,
+           licences and sources, build dist/, run every test (native, wasm in
+           headless Chromium and Firefox, end-to-end); the last line is
+           `N passed, N failed`
+
+Every command first checks that the compiler is the one rust-toolchain.toml pins.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(message) = toolchain::check() {
+        eprintln!("xtask: {message}");
+        return ExitCode::FAILURE;
+    }
     let outcome = match args.split_first() {
         Some((command, rest)) if command == "dist" => dist::run_with(rest),
         Some((command, rest)) if command == "serve" => serve::run(rest),

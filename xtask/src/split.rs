@@ -59,7 +59,7 @@ pub fn split_pages(dist: &Path) -> Result {
         let bytes = fs::read(&optimised).map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
         let name = file_name(&chunk);
         let hashed = hashed_name(&name, &bytes);
-        loader = loader.replace(&format!("\"./{name}\""), &format!("\"./{hashed}\""));
+        loader = replaced(&loader, LOADER, &format!("\"./{name}\""), &format!("\"./{hashed}\""))?;
         write(&dist.join(hashed), &bytes)?;
     }
     let loader = minified(&work, LOADER, &loader)?;
@@ -67,12 +67,27 @@ pub fn split_pages(dist: &Path) -> Result {
     write(&dist.join(&hashed_loader), &loader)?;
     // Only the glue's `import … from` changes: the wasm still names the loader's module
     // `./__wasm_split.js` in its imports, and the glue's import object keys follow that.
-    let main_glue = main_glue.replace(&format!("from \"./{LOADER}\""), &format!("from \"./{hashed_loader}\""));
+    let main_glue = replaced(
+        &main_glue,
+        &format!("{stem}.js"),
+        &format!("from \"./{LOADER}\""),
+        &format!("from \"./{hashed_loader}\""),
+    )?;
     let main_glue = minified(&work, &format!("{stem}.js"), &main_glue)?;
     write(&dist.join(format!("{stem}.js")), &main_glue)?;
     let index = dist.join("index.html");
     let html = with_loader_preload(&read(&index)?, &format!("{stem}.js"), &hashed_loader)?;
     write(&index, html.as_bytes())
+}
+
+/// `text` (the generated file `file`) with every `pattern` replaced by `with`. A pattern that
+/// matches nothing fails the build, naming it: a new wasm-bindgen or wasm-split that words
+/// its output differently would otherwise ship a page whose chunks never load.
+fn replaced(text: &str, file: &str, pattern: &str, with: &str) -> Result<String> {
+    if !text.contains(pattern) {
+        return Err(format!("{file} has no `{pattern}` to replace: its generator changed how it writes it"));
+    }
+    Ok(text.replace(pattern, with))
 }
 
 /// `html` with the loader preloaded beside the glue: the glue imports it, so without this
@@ -214,6 +229,16 @@ mod tests {
             <link as=fetch href=/app-1_bg.wasm rel=preload>"
         );
         assert!(with_loader_preload("<link href=/other.js rel=modulepreload>", "app-1.js", "l.js").is_err());
+    }
+
+    #[test]
+    fn a_replacement_that_matches_nothing_fails_naming_the_pattern() {
+        assert_eq!(
+            replaced("import x from \"./a.js\"", "glue.js", "\"./a.js\"", "\"./b.js\"").unwrap(),
+            "import x from \"./b.js\""
+        );
+        let refused = replaced("import x from './a.js'", "glue.js", "\"./a.js\"", "\"./b.js\"").unwrap_err();
+        assert!(refused.contains("glue.js") && refused.contains("\"./a.js\""), "{refused}");
     }
 
     #[test]

@@ -32,12 +32,49 @@ struct Stage {
 /// stage by adding an entry here.
 const STAGES: &[Stage] = &[
     Stage { name: "tools and browsers", run: || tools::ensure_test_tools().map(|()| DONE) },
+    Stage { name: "format and lints", run: || gates(&FORMAT_AND_LINTS) },
+    Stage { name: "licences, bans and sources", run: || gates(&[&["deny", "check", "bans", "licenses", "sources"]]) },
     Stage { name: "release build into dist/", run: || dist::run().map(|()| DONE) },
     Stage { name: "native tests", run: || cargo_test(&["--workspace", "--exclude", "e2e"], &[]) },
     Stage { name: "wasm tests in headless Chromium", run: || wasm_tests("CHROMEDRIVER", "chromedriver") },
     Stage { name: "wasm tests in headless Firefox", run: || wasm_tests("GECKODRIVER", "geckodriver") },
     Stage { name: "end-to-end tests", run: end_to_end },
 ];
+
+/// The code's gates, each a cargo command that must succeed: the format `rustfmt.toml` sets,
+/// and clippy's warnings as errors for the native workspace and for the console in wasm
+/// (whose browser-only code the native build never sees).
+const FORMAT_AND_LINTS: [&[&str]; 3] = [
+    &["fmt", "--all", "--check"],
+    &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+    &[
+        "clippy",
+        "--target",
+        tools::WASM_TARGET,
+        "--package",
+        "reservations-console",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ],
+];
+
+/// Runs every gate, even after one fails, so that one run shows all that needs fixing; each
+/// counts as one test passed or failed.
+fn gates(commands: &[&[&str]]) -> Result<Outcome> {
+    let mut counts = Counts::default();
+    for args in commands {
+        match proc::run(proc::cargo().args(*args)) {
+            Ok(()) => counts.passed += 1,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                counts.failed += 1;
+            }
+        }
+    }
+    Ok(Outcome { counts, succeeded: counts.failed == 0 })
+}
 
 /// Variables wasm-bindgen-test-runner reads to choose where tests run. Every
 /// stage clears them, then sets its own, so the caller's environment can't

@@ -19,6 +19,10 @@ const BINARYEN_VERSION: &str = "132";
 /// esbuild minifies the JavaScript the split step writes (the glue and the chunks' loader),
 /// which trunk's own minifier never sees.
 const ESBUILD_VERSION: &str = "0.24.2";
+/// Firefox's WebDriver, for the wasm tests in Firefox (Debian's firefox-esr 140 speaks it).
+const GECKODRIVER_VERSION: &str = "0.37.1";
+/// The licence, ban and source checks of `deny.toml` (no advisory database needed).
+const CARGO_DENY_VERSION: &str = "0.20.2";
 /// wasm-split's CLI, which must read the split points `wasm_split_helpers` 0.2 writes.
 const WASM_SPLIT_VERSION: &str = "0.2.4";
 
@@ -26,8 +30,8 @@ const WASM_SPLIT_VERSION: &str = "0.2.4";
 struct CargoTool {
     binary: &'static str,
     krate: &'static str,
-    /// None: any version will do.
-    version: Option<String>,
+    /// The exact version: every tool is pinned, so a new release can't change a build.
+    version: String,
     locked: bool,
     /// `cargo install --features`, for a binary behind a feature.
     features: Option<&'static str>,
@@ -36,11 +40,12 @@ struct CargoTool {
 /// Everything `cargo xtask dist` needs.
 pub fn ensure_build_tools() -> Result {
     ensure_wasm_target()?;
-    ensure_std_source()?;
+    ensure_components()?;
+    ensure_debian_packages(&NODE_PACKAGES)?;
     ensure_cargo_tool(CargoTool {
         binary: "trunk",
         krate: "trunk",
-        version: Some(TRUNK_VERSION.into()),
+        version: TRUNK_VERSION.into(),
         locked: true,
         features: None,
     })?;
@@ -50,14 +55,14 @@ pub fn ensure_build_tools() -> Result {
     ensure_cargo_tool(CargoTool {
         binary: "wasm-bindgen",
         krate: "wasm-bindgen-cli",
-        version: Some(wasm_bindgen_version()?),
+        version: wasm_bindgen_version()?,
         locked: false,
         features: None,
     })?;
     ensure_cargo_tool(CargoTool {
         binary: "wasm-split-cli",
         krate: "wasm_split_cli_support",
-        version: Some(WASM_SPLIT_VERSION.into()),
+        version: WASM_SPLIT_VERSION.into(),
         locked: true,
         features: Some("build-binary"),
     })?;
@@ -68,11 +73,18 @@ pub fn ensure_build_tools() -> Result {
 /// Everything `cargo xtask test` needs: the build tools, both browsers and their drivers.
 pub fn ensure_test_tools() -> Result {
     ensure_build_tools()?;
-    ensure_browsers()?;
+    ensure_debian_packages(&BROWSER_PACKAGES)?;
     ensure_cargo_tool(CargoTool {
         binary: "geckodriver",
         krate: "geckodriver",
-        version: None,
+        version: GECKODRIVER_VERSION.into(),
+        locked: true,
+        features: None,
+    })?;
+    ensure_cargo_tool(CargoTool {
+        binary: "cargo-deny",
+        krate: "cargo-deny",
+        version: CARGO_DENY_VERSION.into(),
         locked: true,
         features: None,
     })
@@ -110,16 +122,26 @@ fn ensure_wasm_target() -> Result {
     run(command("rustup").args(["target", "add", WASM_TARGET]))
 }
 
-/// The standard library's source, which the release build compiles with its own panic
-/// strategy (see `dist::STD_BUILD`).
-fn ensure_std_source() -> Result {
+/// The toolchain's components `rust-toolchain.toml` lists: the standard library's source,
+/// which the release build compiles with its own panic strategy (see `dist::STD_BUILD`), and
+/// the lint and format gates of `cargo xtask test`. rustup installs them with the pinned
+/// toolchain; this covers a toolchain that was installed without them.
+fn ensure_components() -> Result {
     let installed = stdout_of(command("rustup").args(["component", "list", "--installed"]))
         .ok_or("`rustup component list --installed` failed: is rustup installed?")?;
-    if installed.lines().any(|line| line.trim() == "rust-src") {
+    // Host components are listed with the host's triple (`clippy-x86_64-unknown-linux-gnu`).
+    let missing: Vec<&str> = COMPONENTS
+        .into_iter()
+        .filter(|name| !installed.lines().any(|line| line.trim() == *name || line.starts_with(&format!("{name}-"))))
+        .collect();
+    if missing.is_empty() {
         return Ok(());
     }
-    run(command("rustup").args(["component", "add", "rust-src"]))
+    run(command("rustup").args(["component", "add"]).args(missing))
 }
+
+/// As in `rust-toolchain.toml`.
+const COMPONENTS: [&str; 3] = ["rust-src", "clippy", "rustfmt"];
 
 fn ensure_cargo_tool(tool: CargoTool) -> Result {
     // wasm-split-cli has no `--version`; cargo's own list of what it installed tells.
@@ -130,12 +152,7 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
             .find(|line| line.starts_with(&format!("{} v", tool.krate)))
             .map(|line| line.replace(" v", " ").trim_end_matches(':').to_owned())
     });
-    let fits = match (&reported, &tool.version) {
-        (Some(output), Some(version)) => reports_version(output, version),
-        (found, None) => found.is_some(),
-        (None, Some(_)) => false,
-    };
-    if fits {
+    if reported.is_some_and(|output| reports_version(&output, &tool.version)) {
         return Ok(());
     }
     let mut install = proc::cargo();
@@ -146,11 +163,7 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
     if let Some(features) = tool.features {
         install.args(["--features", features]);
     }
-    match &tool.version {
-        Some(version) => install.arg(format!("{}@{version}", tool.krate)),
-        None => install.arg(tool.krate),
-    };
-    run(&mut install)
+    run(install.arg(format!("{}@{}", tool.krate, tool.version)))
 }
 
 /// A binary from an npm package, installed into [`tools_dir`].
@@ -179,11 +192,22 @@ fn ensure_npm_tool(tool: NpmTool) -> Result {
 const BROWSER_PACKAGES: [(&str, &str); 3] =
     [("chromium", "chromium"), ("chromedriver", "chromium-driver"), ("firefox-esr", "firefox-esr")];
 
-fn ensure_browsers() -> Result {
+/// npm installs binaryen and esbuild (see [`ensure_npm_tool`]); Debian's npm brings Node.
+const NODE_PACKAGES: [(&str, &str); 2] = [("node", "nodejs"), ("npm", "npm")];
+
+/// Installs the packages whose binary is missing, through apt-get; on a machine without it,
+/// fails at once with the packages to install.
+fn ensure_debian_packages(packages: &[(&str, &str)]) -> Result {
     let missing: Vec<&str> =
-        BROWSER_PACKAGES.iter().filter(|(binary, _)| find(binary).is_err()).map(|(_, package)| *package).collect();
+        packages.iter().filter(|(binary, _)| find(binary).is_err()).map(|(_, package)| *package).collect();
     if missing.is_empty() {
         return Ok(());
+    }
+    if find("apt-get").is_err() {
+        return Err(format!(
+            "missing {}, and this machine has no apt-get: install them with its package manager, then run again",
+            missing.join(", ")
+        ));
     }
     run(apt_get().arg("update"))?;
     run(apt_get().args(["install", "-y"]).args(missing).env("DEBIAN_FRONTEND", "noninteractive"))
