@@ -5,7 +5,7 @@
 //! a seventh of the first load's wasm; seven fixed pages need a `match`, two signals and
 //! two listeners. The parsing is plain Rust, tested natively.
 
-use crate::domain::escape::{percent_decoded, percent_encoded};
+use crate::api::escape::{percent_decoded, percent_encoded};
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -15,8 +15,9 @@
 use reservations_console::api::assumptions::REQUEST_TIMEOUT;
 use reservations_console::api::client::{self, Connection};
 use reservations_console::api::enums::ReservationStatus;
-use reservations_console::api::error::{explain, ApiError, ErrorContext, ErrorKind};
+use reservations_console::api::error::{ApiError, ErrorKind};
 use reservations_console::api::models::{LaunchRequest, Reservation};
+use reservations_console::domain::explain::{explain, ErrorContext};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -138,7 +139,7 @@ async fn a_launch_outside_the_reservation_is_reservation_only() {
     let request = LaunchRequest { region_id: "nowhere".into(), ..launch_on(&r) };
     let err = client::launch(&conn, &request).await.expect_err("outside the reservation");
     assert_eq!((err.status, err.code.as_deref()), (Some(403), Some("reservation_only")));
-    let context = ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) };
+    let context = ErrorContext::of(&r);
     assert!(explain(&err, &context).explanation.contains(&r.region_id));
 }
 

@@ -11,10 +11,10 @@ use console_fixtures::{
 use leptos::prelude::*;
 use page_support::fact;
 use reservations_console::api::client::Connection;
+use reservations_console::components::placements::Placements;
 use reservations_console::components::remote::Remote;
 use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
-use reservations_console::pages::reservations::Placements;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen_test::*;

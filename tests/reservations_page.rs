@@ -8,8 +8,9 @@ use console_fixtures::{
 };
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::components::placements::Placements;
 use reservations_console::domain::time::{format_time, Zone};
-use reservations_console::pages::reservations::{url_filters, Placements, ReservationsView};
+use reservations_console::pages::reservations::{url_filters, ReservationsView};
 use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;

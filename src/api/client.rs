@@ -13,9 +13,9 @@
 
 use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, REQUEST_TIMEOUT};
 use super::error::{ApiError, ResponseHeaders};
+use super::escape::percent_encoded;
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
 use super::org::{OrgReservation, ReclaimRequest};
-use crate::domain::escape::percent_encoded;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;

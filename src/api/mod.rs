@@ -4,7 +4,9 @@ pub mod assumptions;
 pub mod client;
 pub mod enums;
 pub mod error;
+pub mod escape;
 pub mod models;
+pub mod money;
 pub mod org;
 pub mod timestamp;
 

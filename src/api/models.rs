@@ -3,8 +3,8 @@
 //! an absurd value (a negative GPU count) decodes and can be flagged instead of failing.
 
 use super::enums::{Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind};
+use super::money::Usd;
 use super::timestamp;
-use crate::domain::money::Usd;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 

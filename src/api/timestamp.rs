@@ -4,9 +4,19 @@
 //! was about 12 KB of the first load's wasm; the models name these functions instead.
 
 use super::models::Timestamp;
-use crate::domain::time::number;
 use chrono::{NaiveDate, TimeDelta};
 use serde::{de, Deserialize, Deserializer};
+
+/// A field of ASCII digits whose length is in `digits`.
+pub fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {
+    let plain = digits.contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit());
+    plain.then(|| field.parse().ok()).flatten()
+}
+
+/// English month abbreviations, as the console writes dates and HTTP dates spell them.
+/// Dates are put together from their fields rather than with chrono's `format`, whose
+/// format-string engine would be most of chrono's weight in the first load.
+pub const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, with `t`, `z` or a space accepted as RFC 3339
 /// allows; a leap second (`:60`) is chrono's leap-second form of the second before.

@@ -1,8 +1,8 @@
 //! A small bar chart of amounts (charges per period), as inline SVG built in Rust. The
 //! figures themselves are in the table beside it; the chart is for the shape.
 
+use crate::api::money::Usd;
 use crate::components::status_badge::tone_name;
-use crate::domain::money::Usd;
 use crate::domain::status::Tone;
 use leptos::prelude::*;
 

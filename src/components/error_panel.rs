@@ -1,7 +1,8 @@
 //! A failed call, explained: what happened, why, what to do, and the request id that
 //! support asks for, with a Retry.
 
-use crate::api::error::{explain, ApiError, ErrorContext};
+use crate::api::error::ApiError;
+use crate::domain::explain::{explain, ErrorContext};
 use leptos::prelude::*;
 
 #[component]

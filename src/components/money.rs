@@ -1,6 +1,6 @@
 //! An amount of money as the console shows it: exact, grouped, in tabular figures.
 
-use crate::domain::money::Usd;
+use crate::api::money::Usd;
 use leptos::prelude::*;
 
 #[component]

@@ -2,9 +2,10 @@
 //! fails, marked stale with its age), the latest error with a Retry, and a loading state.
 
 use crate::api::client::Connection;
-use crate::api::error::{ApiError, ErrorContext};
+use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::time::Ago;
+use crate::domain::explain::ErrorContext;
 use crate::state::{use_clock, use_connection, ConnectionState};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;

@@ -2,7 +2,8 @@
 //! always in UTC (periods start at midnight UTC; no zone may show the previous day), and
 //! ages that move with the clock.
 
-use crate::api::models::Timestamp;
+use crate::api::enums::ReservationStatus;
+use crate::api::models::{Reservation, Timestamp};
 use crate::domain::time::{format_period, format_time, format_utc_date, relative, utc_title, Zone};
 use crate::state::{use_clock, use_time_zone, TimeZone};
 use chrono::Timelike;
@@ -56,5 +57,26 @@ pub fn Ago(at: Timestamp) -> impl IntoView {
         <time datetime=at.to_rfc3339() title=utc_title(at)>
             {move || relative(clock.now(), at)}
         </time>
+    }
+}
+
+/// Start → end (billing dates, UTC), or why there are none yet; `ended_at` when it differs.
+#[component]
+pub fn TermDates(r: Reservation) -> impl IntoView {
+    match (r.starts_at, r.ends_at) {
+        (Some(start), Some(end)) => view! {
+            <span class="nowrap"><UtcDate at=start/></span>
+            " → "
+            <span class="nowrap"><UtcDate at=end/></span>
+            {r.ended_at.filter(|e| *e != end).map(|at| view! {
+                <span class="cell-sub">"ended " <UtcDate at/></span>
+            })}
+        }
+        .into_any(),
+        (Some(start), None) => view! { <UtcDate at=start/> " → no end set" }.into_any(),
+        (None, _) if r.status == ReservationStatus::AwaitingPayment => {
+            view! { <span class="muted">"Set when the first invoice is paid"</span> }.into_any()
+        }
+        (None, _) => view! { <span class="muted">"Not set yet"</span> }.into_any(),
     }
 }

@@ -1,7 +1,7 @@
 //! An amendment as a list of readable before → after changes.
 
-use super::money::{group_thousands, Usd};
 use crate::api::models::{Amendment, Timestamp};
+use crate::api::money::{group_thousands, Usd};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Difference {

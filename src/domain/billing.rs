@@ -5,10 +5,10 @@
 //! `check_charge` takes the `Payment` beside the detail (the agreed interface left the
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
-use super::money::Usd;
 use super::time::format_utc_date;
 use crate::api::enums::ChargeStatus;
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
+use crate::api::money::Usd;
 
 /// CONTRACT.md: the advance is one average month of the reserved GPUs, 730 h
 /// (365 d × 24 h / 12).

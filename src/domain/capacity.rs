@@ -221,6 +221,15 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
     fail(409, Some(codes::GPU_CAPACITY), explanation)
 }
 
+/// "4 nodes × 8 GPUs", and a warning when the API's total disagrees with the product.
+pub fn capacity_text(r: &Reservation) -> (String, Option<String>) {
+    let product = r.node_count * r.gpus_per_node;
+    let nodes = format!("{} node{} × {} GPUs", r.node_count, if r.node_count == 1 { "" } else { "s" }, r.gpus_per_node);
+    let mismatch = (product != r.reserved_gpus)
+        .then(|| format!("The API reports {} reserved GPUs, not {product}.", r.reserved_gpus));
+    (nodes, mismatch)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! What each status of both APIs means, and what it means for launches.
 
 use super::time::{countdown, format_time, Zone};
-use crate::api::enums::{OrgReservationStatus, ReservationStatus};
+use crate::api::enums::{ChargeStatus, OrgReservationStatus, ReservationStatus};
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::org::OrgReservation;
 
@@ -234,6 +234,20 @@ pub fn needs_action(r: &Reservation, zone: Zone) -> Option<Banner> {
             "Payment stayed overdue and the workloads on this reservation were stopped. Pay the overdue invoices under Billing → Invoices, or contact EcoLink.".to_owned(),
         ),
         _ => None,
+    }
+}
+
+/// How a charge status reads, and its colour.
+pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
+    let known = |label: &str, tone| (label.to_owned(), tone);
+    match status {
+        ChargeStatus::Scheduled => known("Scheduled", Tone::Neutral),
+        ChargeStatus::Invoiced => known("Invoiced", Tone::Warning),
+        ChargeStatus::Paid => known("Paid", Tone::Ok),
+        ChargeStatus::CoveredByAdvance => known("Covered by advance", Tone::Info),
+        ChargeStatus::PastDue => known("Past due", Tone::Danger),
+        ChargeStatus::Waived => known("Waived", Tone::Neutral),
+        ChargeStatus::Unknown(raw) => (format!("{raw} (unrecognised)"), Tone::Unknown),
     }
 }
 

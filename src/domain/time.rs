@@ -4,6 +4,7 @@
 
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
+use crate::api::timestamp::MONTHS;
 use chrono::{Datelike, FixedOffset, Months, TimeDelta, Timelike};
 
 /// The zone times are shown in.
@@ -17,17 +18,6 @@ pub enum Zone {
     System,
     Utc,
 }
-
-/// A field of ASCII digits whose length is in `digits`.
-pub fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {
-    let plain = digits.contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit());
-    plain.then(|| field.parse().ok()).flatten()
-}
-
-/// English month abbreviations, as the console writes dates and HTTP dates spell them.
-/// Dates are put together from their fields rather than with chrono's `format`, whose
-/// format-string engine would be most of chrono's weight in the first load.
-pub const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /// `2 Dec 2026, 14:05` in the zone (with ` UTC` appended when the zone is UTC).
 pub fn format_time(t: Timestamp, zone: Zone) -> String {
@@ -225,6 +215,16 @@ fn months_and_rest(start: Timestamp, end: Timestamp) -> String {
         (0, _) => rest.to_string(),
         (_, true) => whole.to_string(),
         _ => format!("{whole} and {rest}"),
+    }
+}
+
+/// "12 months, billed monthly"; an unknown period is shown as sent.
+pub fn term_text(r: &Reservation) -> String {
+    let months = format!("{} month{}", r.term_months, if r.term_months == 1 { "" } else { "s" });
+    if r.billing_period.is_known() {
+        format!("{months}, billed {}", r.billing_period)
+    } else {
+        format!("{months}, billed “{}” (unrecognised period)", r.billing_period)
     }
 }
 

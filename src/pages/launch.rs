@@ -4,13 +4,14 @@
 
 use crate::api::client;
 use crate::api::enums::{Billing, WorkloadKind};
-use crate::api::error::{ApiError, ErrorContext};
+use crate::api::error::ApiError;
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
+use crate::domain::explain::ErrorContext;
 use crate::domain::grid::workload_page_path;
 use crate::state::use_connection;
 use leptos::prelude::*;
@@ -19,11 +20,6 @@ use leptos::task::spawn_local;
 #[component]
 pub fn LaunchPage() -> impl IntoView {
     for_reservation_id(|id| view! { <LaunchOn id/> })
-}
-
-/// Where the reservation is, to name it in error texts.
-pub fn context_of(r: &Reservation) -> ErrorContext {
-    ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) }
 }
 
 #[component]
@@ -207,7 +203,7 @@ pub fn LaunchForm(
     };
     let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
     let name_error = move || shown_problems.get().then(|| name_problem(&name.get())).flatten();
-    let context = r.with_value(context_of);
+    let context = r.with_value(ErrorContext::of);
 
     view! {
         <section class="panel launch-panel" aria-labelledby="launch-heading">

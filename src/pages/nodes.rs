@@ -3,8 +3,9 @@
 //! cannot be reached the last known placement stays on screen, marked stale, never zeros.
 
 use crate::api::client;
-use crate::api::error::{ApiError, ErrorContext};
+use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
+use crate::api::money::group_thousands;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
@@ -15,11 +16,10 @@ use crate::components::status_badge::StatusBadge;
 use crate::components::time::Time;
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
-use crate::domain::money::group_thousands;
+use crate::domain::explain::ErrorContext;
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, relative};
 use crate::live::{page_interval, Live, LiveStatus};
-use crate::pages::launch::context_of;
 use crate::state::{use_clock, use_connection};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -126,8 +126,9 @@ fn NodesLive(id: i64) -> impl IntoView {
             model.receive(result, Utc::now());
         },
     );
-    let context =
-        Signal::derive(move || reservation.data().map_or_else(ErrorContext::default, |d| context_of(&d.reservation)));
+    let context = Signal::derive(move || {
+        reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
+    });
     let csv = Callback::new(move |()| model.csv());
     view! {
         <section class="nodes-page" data-poll-count=move || live.polls().to_string()>

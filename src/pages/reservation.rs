@@ -3,28 +3,29 @@
 //! against the terms, with its chart and CSV export.
 
 use crate::api::client;
-use crate::api::enums::{ChargeStatus, Funding};
+use crate::api::enums::Funding;
 use crate::api::error::ApiError;
 use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
+use crate::components::flag::Flag;
 use crate::components::header::set_page_title;
 use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
+use crate::components::placements::{InUseFigure, Placements};
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::route_reservation_id;
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
-use crate::components::time::{zone, Ago, Period, Time, UtcDate};
+use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
 use crate::domain::billing::{check_advance, check_charge, totals};
-use crate::domain::capacity::gpus_text;
+use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
-use crate::domain::status::{needs_action, reservation_status, reservation_status_in, Tone};
-use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch};
-use crate::pages::reservations::{capacity_text, term_text, Flag, InUseFigure, Placements, TermDates};
+use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
+use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch, term_text};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
@@ -275,20 +276,6 @@ fn MemberBillingNote() -> impl IntoView {
                 "advance and the charges are not shown; the owner sees them here with their key."
             </p>
         </section>
-    }
-}
-
-/// How a charge status reads, and its colour.
-pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
-    let known = |label: &str, tone| (label.to_owned(), tone);
-    match status {
-        ChargeStatus::Scheduled => known("Scheduled", Tone::Neutral),
-        ChargeStatus::Invoiced => known("Invoiced", Tone::Warning),
-        ChargeStatus::Paid => known("Paid", Tone::Ok),
-        ChargeStatus::CoveredByAdvance => known("Covered by advance", Tone::Info),
-        ChargeStatus::PastDue => known("Past due", Tone::Danger),
-        ChargeStatus::Waived => known("Waived", Tone::Neutral),
-        ChargeStatus::Unknown(raw) => (format!("{raw} (unrecognised)"), Tone::Unknown),
     }
 }
 

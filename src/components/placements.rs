@@ -1,0 +1,172 @@
+//! GPUs in use per reservation, read once from each reservation's `/nodes` when a list or
+//! detail is shown: the figure beside a reservation's reserved GPUs on the list and detail.
+
+use crate::api::client;
+use crate::api::error::ApiError;
+use crate::api::models::{NodesResponse, Reservation};
+use crate::domain::capacity::{runs_workloads, InUseOfReserved};
+use crate::domain::explain::{explain, ErrorContext};
+use crate::state::use_connection;
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// One reservation's placement read, for its GPUs-in-use figure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Placement {
+    Loading,
+    Read(InUseOfReserved),
+    Failed(ApiError),
+}
+
+/// GPUs in use per reservation (by id), read once each time the page is shown or
+/// refreshed: a summary, not the live view, so never polled. Only reservations whose
+/// nodes run workloads are read; the others have no entry.
+#[derive(Clone, Copy)]
+pub struct Placements {
+    reads: RwSignal<HashMap<i64, Placement>>,
+    /// Bumped by every read: an older read still under way stops writing.
+    generation: StoredValue<u64>,
+}
+
+impl Default for Placements {
+    fn default() -> Self {
+        Placements { reads: RwSignal::new(HashMap::new()), generation: StoredValue::new(0) }
+    }
+}
+
+/// The longest pause a `retry-after` may impose between two reads (CONTRACT.md's cap).
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
+impl Placements {
+    /// What is known of reservation `id` (tracked).
+    pub fn get(&self, id: i64) -> Option<Placement> {
+        self.reads.with(|reads| reads.get(&id).cloned())
+    }
+
+    /// Marks `list`'s reservations that run workloads as loading, dropping anything read
+    /// before; returns them.
+    pub fn start(&self, list: &[Reservation]) -> Vec<Reservation> {
+        let wanted: Vec<Reservation> = list.iter().filter(|r| runs_workloads(&r.status)).cloned().collect();
+        self.generation.update_value(|g| *g += 1);
+        self.reads.set(wanted.iter().map(|r| (r.id, Placement::Loading)).collect());
+        wanted
+    }
+
+    /// One reservation's `/nodes` answer.
+    pub fn receive(&self, r: &Reservation, result: Result<NodesResponse, ApiError>) {
+        let placement = match result {
+            Ok(response) => Placement::Read(InUseOfReserved::of(r, &response)),
+            Err(error) => Placement::Failed(error),
+        };
+        // A no-op once the page is gone.
+        self.reads.try_update(|reads| reads.insert(r.id, placement));
+    }
+
+    /// Reads the placements of `list()` each time `fetched` changes (a list or detail was
+    /// received): one request at a time, and after a 429 or 503 none before its
+    /// `retry-after`, so the reads stay far inside the 200 requests a minute of CONTRACT.md.
+    pub fn read_after(
+        self,
+        fetched: Memo<Option<DateTime<Utc>>>,
+        list: impl Fn() -> Vec<Reservation> + Send + Sync + 'static,
+    ) {
+        let state = use_connection();
+        Effect::new(move || {
+            if fetched.get().is_none() {
+                return;
+            }
+            let (Some(connection), wanted) = untrack(|| (state.connection(), self.start(&list()))) else { return };
+            let generation = self.generation.get_value();
+            spawn_local(async move {
+                let current = move || self.generation.try_get_value() == Some(generation);
+                // The table paints first: decoding a large reservation's placement (270 KB
+                // for 1,000 nodes) would hold the frame that shows it.
+                after_next_paint().await;
+                for r in wanted {
+                    if !current() {
+                        return;
+                    }
+                    let result = client::nodes(&connection, r.id).await;
+                    if !current() {
+                        return;
+                    }
+                    let wait = result.as_ref().err().and_then(ApiError::retry_after);
+                    if let Err(error) = &result {
+                        state.report_unauthorized(error);
+                    }
+                    self.receive(&r, result);
+                    if let Some(wait) = wait {
+                        sleep(wait.min(MAX_WAIT)).await;
+                    }
+                }
+            });
+        });
+    }
+}
+
+/// Resolves once the next frame is painted: `requestAnimationFrame` runs before the
+/// paint, a task posted from it after. Without a window, only the posted task.
+async fn after_next_paint() {
+    let frame = js_sys::Promise::new(&mut |resolve, _| {
+        let requested = web_sys::window().and_then(|w| w.request_animation_frame(&resolve).ok());
+        if requested.is_none() {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(frame).await;
+    sleep(Duration::ZERO).await;
+}
+
+/// Resolves after `wait`.
+async fn sleep(wait: Duration) {
+    let millis = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let scheduled = web_sys::window()
+            .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, millis).ok());
+        if scheduled.is_none() {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// "6 of 32 GPUs in use", "placement unknown (region unreachable)", a muted "…" while
+/// reading, "—" with the mapped error on hover when the read failed; nothing for a
+/// reservation whose nodes run no workloads.
+#[component]
+pub fn InUseFigure(placements: Placements, id: i64, class: &'static str) -> impl IntoView {
+    move || {
+        placements.get(id).map(|placement| match placement {
+            Placement::Loading => view! {
+                <span class=format!("{class} in-use muted") aria-busy="true">
+                    <span aria-hidden="true">"…"</span>
+                    <span class="visually-hidden">"Reading GPUs in use"</span>
+                </span>
+            }
+            .into_any(),
+            Placement::Read(figure @ InUseOfReserved::Known { .. }) => {
+                view! { <span class=format!("{class} in-use")>{figure.to_string()}</span> }.into_any()
+            }
+            Placement::Read(figure @ InUseOfReserved::Unknown) => view! {
+                <span class=format!("{class} in-use tone-text-warning")>"⚠ " {figure.to_string()}</span>
+            }
+            .into_any(),
+            Placement::Failed(error) => {
+                let text = explain(&error, &ErrorContext::default());
+                let request = error.request_id.map(|id| format!(" Request id {id}.")).unwrap_or_default();
+                let why = format!("GPUs in use could not be read: {}. {}{request}", text.title, text.explanation);
+                let title = why.clone();
+                view! {
+                    <span class=format!("{class} in-use muted") title=title>
+                        <span aria-hidden="true">"—"</span>
+                        <span class="visually-hidden">{why}</span>
+                    </span>
+                }
+                .into_any()
+            }
+        })
+    }
+}

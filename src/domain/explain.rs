@@ -1,0 +1,378 @@
+//! The launch-failure mapping: what the user reads about any failed call, a title, an
+//! explanation in the user's terms and a remedy. `api::error` decodes; this says.
+
+use crate::api::error::{codes, ApiError, ErrorKind};
+use crate::api::models::Reservation;
+
+/// What the user reads about a failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    pub title: String,
+    pub explanation: String,
+    pub remedy: String,
+}
+
+/// What the console knows about the reservation a call was about, to name it in the text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ErrorContext {
+    pub region_id: Option<String>,
+    pub gpu_type: Option<String>,
+}
+
+impl ErrorContext {
+    /// Where the reservation is, to name it in error texts.
+    pub fn of(r: &Reservation) -> Self {
+        ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) }
+    }
+
+    /// "in atl with NVIDIA-B200", "in atl", "" — as much as is known.
+    fn where_phrase(&self) -> String {
+        match (&self.region_id, &self.gpu_type) {
+            (Some(region), Some(gpu)) => format!(" in region {region} with {gpu} GPUs"),
+            (Some(region), None) => format!(" in region {region}"),
+            (None, Some(gpu)) => format!(" with {gpu} GPUs"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// Title, explanation and remedy for any failure; the launch codes of seed 004 first, then
+/// the generic statuses.
+pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
+    let server_says = err.message.as_deref().map(|m| format!(" The server says: “{m}”.")).unwrap_or_default();
+    let at = ctx.where_phrase();
+    let text =
+        |title: &str, explanation: String, remedy: String| Explanation { title: title.to_owned(), explanation, remedy };
+    match (err.kind, err.status, err.code.as_deref()) {
+        (ErrorKind::Network, ..) => text(
+            "Could not reach the API",
+            format!("The request got no answer: the network is down, the API address is wrong, or the browser blocked the call.{}", detail(err)),
+            "Check your connection and the API base URL, then try again.".to_owned(),
+        ),
+        (ErrorKind::Timeout, ..) => text(
+            "The API did not answer in time",
+            format!("{} The request was stopped.", err.message.as_deref().unwrap_or("No answer in time.")),
+            "Try again in a moment; if it keeps happening, quote the request id to support.".to_owned(),
+        ),
+        (ErrorKind::Decode, ..) => text(
+            "The answer could not be read",
+            format!("The server answered, but not with data the console understands.{}", detail(err)),
+            "Try again; if it persists, quote the request id to support.".to_owned(),
+        ),
+        (ErrorKind::InvalidRequest, ..) => text(
+            "The request was not sent",
+            err.message.clone().unwrap_or_else(|| "The console could not build this request.".to_owned()),
+            "Check the address or the id you followed.".to_owned(),
+        ),
+        (_, _, Some(codes::RESERVATION_ONLY)) => text(
+            "Not covered by your reservation",
+            format!("The region or GPU type asked for is not in your reservation. Your reservation is{}.{server_says}",
+                if at.is_empty() { " elsewhere".to_owned() } else { at.clone() }),
+            "Launch in your reservation's region with its GPU type, or launch elsewhere without the reservation.".to_owned(),
+        ),
+        (_, _, Some(codes::RESERVATION_PAYMENT_DUE)) => text(
+            "Payment overdue: launches paused",
+            format!("A payment for your reservation{at} is overdue, so new launches are paused until it is paid. Running workloads keep running until the stop date.{server_says}"),
+            "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.".to_owned(),
+        ),
+        (_, _, Some(codes::RESERVATION_AWAITING_PAYMENT)) => text(
+            "Waiting for the first invoice",
+            format!("Your reservation{at} starts when its first invoice is paid; launches and new storage there wait until then.{server_says}"),
+            "Pay the first invoice under Billing → Invoices.".to_owned(),
+        ),
+        (_, _, Some(codes::GPU_CAPACITY)) => text(
+            "Not enough free GPUs on one node",
+            format!("Your reservation{at} has no free GPUs for this launch, or no single node has that many free GPUs together.{server_says}"),
+            "Pick a smaller GPU count (the node view shows the largest launch that fits), wait for a workload to finish, or stop one.".to_owned(),
+        ),
+        (_, _, Some(codes::RESERVATION_STORAGE_QUOTA)) => text(
+            "Storage included in the reservation is full",
+            format!("The cloud drive or shared filesystem would exceed the storage included in your reservation{at}.{server_says}"),
+            "Free some space or ask for a smaller volume; more storage needs an amendment of the reservation.".to_owned(),
+        ),
+        // Seed 004's code-less 409 is the interruptible refusal; another code-less conflict
+        // (from another call) is only described if its text says something else.
+        (_, Some(409), None) if err.message.as_deref().is_none_or(|m| m.to_ascii_lowercase().contains("interruptible")) => text(
+            "Reserved capacity is never interruptible",
+            format!("The launch asked for an interruptible instance; GPUs of a reservation cannot be interrupted.{server_says}"),
+            "Launch again without “interruptible”.".to_owned(),
+        ),
+        (_, Some(401), _) => text(
+            "The API key was not accepted",
+            format!("The key is missing, malformed or revoked.{server_says}"),
+            "Check the key (it starts with eco_) and connect again with a valid one.".to_owned(),
+        ),
+        (_, Some(403), _) => text(
+            "Not allowed with this key",
+            format!("The key is valid, but this resource is not your account's, or your role does not permit it.{server_says}"),
+            "Check that the key belongs to the right account and role; the account owner can grant access.".to_owned(),
+        ),
+        (_, Some(404), _) => text(
+            "Not found",
+            format!("Nothing with this id exists for your account.{server_says}"),
+            "Check the id, or go back to the list of reservations.".to_owned(),
+        ),
+        (_, Some(429), _) => text(
+            "Too many requests",
+            format!("The API allows a limited number of requests per minute per key{}.{server_says}", rate_limit_phrase(err)),
+            wait_remedy(err, "Wait a minute"),
+        ),
+        (_, Some(503), _) => text(
+            "The service is temporarily unavailable",
+            format!("The API is overloaded or being updated.{server_says}"),
+            wait_remedy(err, "Wait a few seconds"),
+        ),
+        (_, Some(status @ 500..=599), _) => text(
+            "The server had a problem",
+            format!("The API (or a gateway in front of it) failed with HTTP {status}. This is usually transient.{server_says}"),
+            wait_remedy(err, "Wait a moment"),
+        ),
+        (_, Some(400), _) => text(
+            "The request was refused",
+            format!("The server did not accept the request as sent.{server_says}"),
+            "Check the values you entered and try again.".to_owned(),
+        ),
+        (_, status, code) => text(
+            "The request failed",
+            format!(
+                "The server answered {}{}.{server_says}",
+                status.map(|s| format!("HTTP {s}")).unwrap_or_else(|| "with an error".to_owned()),
+                code.map(|c| format!(" with code {c}")).unwrap_or_default()
+            ),
+            "Try again; if it persists, quote the request id to support.".to_owned(),
+        ),
+    }
+}
+
+fn detail(err: &ApiError) -> String {
+    err.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+}
+
+fn rate_limit_phrase(err: &ApiError) -> String {
+    match err.rate_limit.and_then(|r| r.limit) {
+        Some(limit) => format!(" ({limit} per window)"),
+        None => String::new(),
+    }
+}
+
+/// "Wait 12 s, then try again." from `retry-after` (or the rate-limit reset), else `fallback`.
+fn wait_remedy(err: &ApiError, fallback: &str) -> String {
+    let wait = err.retry_after.or(err.rate_limit.and_then(|r| r.reset_after));
+    match wait {
+        Some(d) => format!("Wait {} s, then try again.", d.as_secs().max(1)),
+        None => format!("{fallback}, then try again."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::ResponseHeaders;
+    use chrono::{DateTime, TimeZone, Utc};
+    use std::time::Duration;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 2, 14, 5, 0).unwrap()
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> ResponseHeaders {
+        ResponseHeaders::from_pairs(pairs.iter().copied())
+    }
+
+    fn error(status: u16, body: &str) -> ApiError {
+        ApiError::from_response(status, &ResponseHeaders::default(), body, now())
+    }
+
+    fn error_with_code(status: u16, code: Option<&str>, message: Option<&str>) -> ApiError {
+        ApiError { code: code.map(str::to_owned), message: message.map(str::to_owned), ..error(status, "") }
+    }
+
+    fn atl_b200() -> ErrorContext {
+        ErrorContext { region_id: Some("atl".into()), gpu_type: Some("NVIDIA-B200".into()) }
+    }
+
+    // The launch-failure mapping: one test per documented code and generic status.
+
+    #[test]
+    fn reservation_only_names_where_the_reservation_is() {
+        let e = error_with_code(403, Some("reservation_only"), Some("your reservation is in atl (NVIDIA-B200)"));
+        let x = explain(&e, &atl_b200());
+        assert_eq!(x.title, "Not covered by your reservation");
+        assert_eq!(
+            x.explanation,
+            "The region or GPU type asked for is not in your reservation. Your reservation is in region atl with NVIDIA-B200 GPUs. The server says: “your reservation is in atl (NVIDIA-B200)”."
+        );
+        assert!(x.remedy.starts_with("Launch in your reservation's region with its GPU type"));
+    }
+
+    #[test]
+    fn reservation_only_without_context_still_quotes_the_server() {
+        let e = error_with_code(403, Some("reservation_only"), Some("reservation is in fra"));
+        let x = explain(&e, &ErrorContext::default());
+        assert!(
+            x.explanation.contains("Your reservation is elsewhere. The server says: “reservation is in fra”."),
+            "{}",
+            x.explanation
+        );
+    }
+
+    #[test]
+    fn payment_due_says_launches_are_paused_and_where_to_pay() {
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &atl_b200());
+        assert_eq!(x.title, "Payment overdue: launches paused");
+        assert!(x
+            .explanation
+            .starts_with("A payment for your reservation in region atl with NVIDIA-B200 GPUs is overdue"));
+        assert_eq!(x.remedy, "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.");
+    }
+
+    #[test]
+    fn awaiting_payment_points_to_the_first_invoice() {
+        let x = explain(&error_with_code(402, Some("reservation_awaiting_payment"), None), &ErrorContext::default());
+        assert_eq!(x.title, "Waiting for the first invoice");
+        assert!(x.explanation.contains("starts when its first invoice is paid"));
+        assert_eq!(x.remedy, "Pay the first invoice under Billing → Invoices.");
+    }
+
+    #[test]
+    fn gpu_capacity_suggests_a_smaller_count_or_another_node() {
+        let x = explain(&error_with_code(409, Some("gpu_capacity"), None), &atl_b200());
+        assert_eq!(x.title, "Not enough free GPUs on one node");
+        assert!(x.explanation.contains("no single node has that many free GPUs together"));
+        assert!(x.remedy.starts_with("Pick a smaller GPU count"));
+    }
+
+    #[test]
+    fn storage_quota_names_the_included_storage() {
+        let x = explain(&error_with_code(409, Some("reservation_storage_quota"), None), &atl_b200());
+        assert_eq!(x.title, "Storage included in the reservation is full");
+        assert!(x.explanation.contains("would exceed the storage included in your reservation in region atl"));
+    }
+
+    #[test]
+    fn a_code_less_409_is_the_interruptible_refusal() {
+        let x = explain(&error_with_code(409, None, Some("interruptible not allowed")), &ErrorContext::default());
+        assert_eq!(x.title, "Reserved capacity is never interruptible");
+        assert_eq!(x.remedy, "Launch again without “interruptible”.");
+    }
+
+    #[test]
+    fn another_code_less_conflict_is_not_blamed_on_interruptible() {
+        let x =
+            explain(&error_with_code(409, None, Some("unit u3 is not on the spot market")), &ErrorContext::default());
+        assert_eq!(x.title, "The request failed");
+        assert_eq!(
+            x.explanation,
+            "The server answered HTTP 409. The server says: “unit u3 is not on the spot market”."
+        );
+    }
+
+    #[test]
+    fn unauthorized_asks_to_check_the_key() {
+        let x = explain(&error(401, r#"{"error":"unauthorized"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The API key was not accepted");
+        assert!(x.remedy.starts_with("Check the key"));
+    }
+
+    #[test]
+    fn forbidden_without_a_code_is_about_account_and_role() {
+        let x = explain(&error(403, r#"{"error":"forbidden"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "Not allowed with this key");
+        assert!(x.explanation.contains("not your account's, or your role does not permit it"));
+    }
+
+    #[test]
+    fn not_found_sends_back_to_the_list() {
+        let x = explain(&error(404, r#"{"error":"Reservation 9 not found"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "Not found");
+        assert!(x.explanation.ends_with("The server says: “Reservation 9 not found”."));
+    }
+
+    #[test]
+    fn bad_request_asks_to_check_the_values() {
+        let x =
+            explain(&error(400, r#"{"error":"invalid_gpus","message":"gpus must be 1-8"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The request was refused");
+        assert!(x.explanation.contains("gpus must be 1-8"));
+    }
+
+    #[test]
+    fn rate_limited_says_how_long_to_wait() {
+        let h = headers(&[("retry-after", "17"), ("x-ratelimit-limit", "200")]);
+        let e = ApiError::from_response(429, &h, r#"{"error":"rate_limit_exceeded","message":"slow down"}"#, now());
+        let x = explain(&e, &ErrorContext::default());
+        assert_eq!(x.title, "Too many requests");
+        assert!(x.explanation.contains("(200 per window)"));
+        assert_eq!(x.remedy, "Wait 17 s, then try again.");
+    }
+
+    #[test]
+    fn rate_limited_without_retry_after_falls_back_to_the_window_reset() {
+        let h = headers(&[("x-ratelimit-reset", "41")]);
+        let x = explain(&ApiError::from_response(429, &h, "", now()), &ErrorContext::default());
+        assert_eq!(x.remedy, "Wait 41 s, then try again.");
+        assert_eq!(explain(&error(429, ""), &ErrorContext::default()).remedy, "Wait a minute, then try again.");
+    }
+
+    #[test]
+    fn server_errors_are_transient_and_503_waits_a_few_seconds() {
+        let x = explain(&error(500, ""), &ErrorContext::default());
+        assert_eq!(x.title, "The server had a problem");
+        assert!(x.explanation.contains("HTTP 500"));
+        let x = explain(&error(502, "<html>bad gateway</html>"), &ErrorContext::default());
+        assert!(x.explanation.contains("with a web page instead of JSON"));
+        let x = explain(&error(503, ""), &ErrorContext::default());
+        assert_eq!(x.title, "The service is temporarily unavailable");
+        assert_eq!(x.remedy, "Wait a few seconds, then try again.");
+    }
+
+    #[test]
+    fn network_failure_suggests_checking_the_connection_and_base_url() {
+        let x = explain(&ApiError::network("TypeError: Failed to fetch"), &ErrorContext::default());
+        assert_eq!(x.title, "Could not reach the API");
+        assert!(x.explanation.ends_with("(TypeError: Failed to fetch)"));
+        assert!(x.remedy.contains("API base URL"));
+    }
+
+    #[test]
+    fn timeout_says_the_request_was_stopped() {
+        let x = explain(&ApiError::timeout(Duration::from_secs(10)), &ErrorContext::default());
+        assert_eq!(x.title, "The API did not answer in time");
+        assert_eq!(x.explanation, "No answer within 10 s. The request was stopped.");
+    }
+
+    #[test]
+    fn decode_failure_says_the_answer_was_unreadable() {
+        let e =
+            ApiError::undecodable(200, &headers(&[("x-ecolink-request-id", "req_9")]), "cut off at line 1 column 9");
+        let x = explain(&e, &ErrorContext::default());
+        assert_eq!(x.title, "The answer could not be read");
+        assert!(x.explanation.contains("cut off at line 1 column 9"));
+        assert_eq!(e.request_id.as_deref(), Some("req_9"));
+    }
+
+    #[test]
+    fn a_refused_request_is_not_blamed_on_the_server() {
+        let x = explain(&ApiError::invalid_request("“..” is not a valid id."), &ErrorContext::default());
+        assert_eq!(x.title, "The request was not sent");
+        assert_eq!(x.explanation, "“..” is not a valid id.");
+    }
+
+    #[test]
+    fn an_undocumented_status_and_code_are_named() {
+        let x = explain(&error(418, r#"{"error":"teapot"}"#), &ErrorContext::default());
+        assert_eq!(x.title, "The request failed");
+        assert_eq!(x.explanation, "The server answered HTTP 418 with code teapot.");
+    }
+
+    #[test]
+    fn every_error_status_and_code_has_a_title_and_a_remedy() {
+        let codes = [None, Some("gpu_capacity"), Some("reservation_only"), Some("teapot")];
+        for status in 400..=599 {
+            for code in codes {
+                let x = explain(&error_with_code(status, code, None), &ErrorContext::default());
+                assert!(!x.title.is_empty() && !x.remedy.is_empty(), "{status} {code:?}: {x:?}");
+            }
+        }
+    }
+}
