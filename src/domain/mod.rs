@@ -6,6 +6,7 @@ pub mod billing;
 pub mod capacity;
 pub mod csv;
 pub mod explain;
+pub mod fleet;
 pub mod grid;
 pub mod org_capacity;
 pub mod polling;

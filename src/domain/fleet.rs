@@ -1,0 +1,292 @@
+//! The fleet across every reservation that has nodes: reserved GPUs split into in use, free on
+//! ready nodes, not available and unknown, by region and by GPU type, and (for the owner) what
+//! the free ones cost per hour and per day.
+//!
+//! The split is built so that it always adds up: `reserved` is computed as the sum of its
+//! parts. A reservation whose nodes have not been read yet, or whose region is unreachable,
+//! counts as unknown — never as free, never as zero in use.
+
+use crate::api::enums::{NodeState, ReservationStatus};
+use crate::api::models::{NodesResponse, Reservation};
+use crate::api::money::Usd;
+use std::collections::BTreeMap;
+use std::ops::{Add, AddAssign};
+
+/// Hours in the "per day" figure of idle cost.
+const HOURS_PER_DAY: i64 = 24;
+
+/// Whether the overview reads a reservation's nodes. Seed 004 gives nodes to every status but
+/// assigning (not assigned yet) and ended (released); an unknown status is read too, since the
+/// API answering for it is the only way to tell.
+pub fn has_nodes(status: &ReservationStatus) -> bool {
+    !matches!(status, ReservationStatus::Assigning | ReservationStatus::Ended)
+}
+
+/// GPUs by what they are doing. No `reserved` field: it is [`GpuSplit::reserved`], the sum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuSplit {
+    pub in_use: i64,
+    /// Not in use, on nodes in state `ready`: capacity paid for and idle.
+    pub free: i64,
+    /// On nodes that take no workloads now (preparing, under maintenance, a state the
+    /// console does not know).
+    pub not_available: i64,
+    /// Not read yet, or the region could not be reached.
+    pub unknown: i64,
+}
+
+impl GpuSplit {
+    pub fn reserved(&self) -> i64 {
+        self.in_use + self.free + self.not_available + self.unknown
+    }
+
+    /// A reservation never read: all of its reserved GPUs are unknown.
+    pub fn unread(r: &Reservation) -> Self {
+        GpuSplit { unknown: r.reserved_gpus.max(0), ..GpuSplit::default() }
+    }
+
+    /// One `/nodes` answer. A negative count is taken as 0 and more in use than a node has
+    /// as all of it, so that the parts still add up to the node's GPUs (the Nodes page flags
+    /// such figures; here they must not break the sums).
+    pub fn of(response: &NodesResponse) -> Self {
+        let mut split = GpuSplit::default();
+        for node in &response.nodes {
+            let gpus = node.gpus.max(0);
+            if node.state != NodeState::Ready {
+                split.not_available += gpus;
+                continue;
+            }
+            match super::capacity::in_use(node, response.workloads_unknown) {
+                None => split.unknown += gpus,
+                Some(used) => {
+                    let used = used.clamp(0, gpus);
+                    split.in_use += used;
+                    split.free += gpus - used;
+                }
+            }
+        }
+        split
+    }
+
+    /// In use of the GPUs whose use is known (unknown ones left out), `None` when none is.
+    pub fn utilization(&self) -> Option<f64> {
+        let known = self.reserved() - self.unknown;
+        (known > 0).then(|| self.in_use as f64 / known as f64)
+    }
+}
+
+impl Add for GpuSplit {
+    type Output = GpuSplit;
+    fn add(self, o: GpuSplit) -> GpuSplit {
+        GpuSplit {
+            in_use: self.in_use + o.in_use,
+            free: self.free + o.free,
+            not_available: self.not_available + o.not_available,
+            unknown: self.unknown + o.unknown,
+        }
+    }
+}
+
+impl AddAssign for GpuSplit {
+    fn add_assign(&mut self, o: GpuSplit) {
+        *self = *self + o;
+    }
+}
+
+/// What free capacity costs while it stays free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdleCost {
+    pub per_hour: Usd,
+    pub per_day: Usd,
+}
+
+impl IdleCost {
+    /// `free × rate` per hour, 24 times that per day.
+    pub fn of(free_gpus: i64, rate_per_gpu_hour: Usd) -> Self {
+        let per_hour = rate_per_gpu_hour.times(free_gpus.max(0));
+        IdleCost { per_hour, per_day: per_hour.times(HOURS_PER_DAY) }
+    }
+}
+
+impl Add for IdleCost {
+    type Output = IdleCost;
+    fn add(self, o: IdleCost) -> IdleCost {
+        IdleCost { per_hour: self.per_hour + o.per_hour, per_day: self.per_day + o.per_day }
+    }
+}
+
+/// One reservation as the overview knows it now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member<'a> {
+    pub reservation: &'a Reservation,
+    /// The last `/nodes` answer, if any arrived.
+    pub nodes: Option<&'a NodesResponse>,
+    /// `payment.rate_usd_per_gpu_hour`: present only when the owner's key read the detail.
+    pub rate: Option<Usd>,
+}
+
+impl Member<'_> {
+    pub fn split(&self) -> GpuSplit {
+        self.nodes.map_or_else(|| GpuSplit::unread(self.reservation), GpuSplit::of)
+    }
+}
+
+/// What the viewer may see of cost. A member never gets a rate or an amount.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CostView {
+    Owner {
+        /// Per reservation id, in the order of the reservations.
+        per_reservation: Vec<(i64, IdleCost)>,
+        total: IdleCost,
+    },
+    /// The key has no rates (a member's): the page says the cost is the owner's view.
+    Member,
+}
+
+/// The fleet summed, by region and by GPU type, with the total line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fleet {
+    pub per_reservation: Vec<(i64, GpuSplit)>,
+    pub by_region: BTreeMap<String, GpuSplit>,
+    pub by_gpu_type: BTreeMap<String, GpuSplit>,
+    pub total: GpuSplit,
+    pub cost: CostView,
+}
+
+impl Fleet {
+    /// Sums over the reservations that have nodes (others are left out). Cost is shown only
+    /// when every summed reservation has a rate: a total that left some out would understate.
+    pub fn of(members: &[Member<'_>]) -> Self {
+        let members: Vec<&Member> = members.iter().filter(|m| has_nodes(&m.reservation.status)).collect();
+        let mut fleet = Fleet {
+            per_reservation: Vec::new(),
+            by_region: BTreeMap::new(),
+            by_gpu_type: BTreeMap::new(),
+            total: GpuSplit::default(),
+            cost: CostView::Member,
+        };
+        let mut costs = Vec::new();
+        for m in &members {
+            let split = m.split();
+            let r = m.reservation;
+            fleet.per_reservation.push((r.id, split));
+            *fleet.by_region.entry(r.region_id.clone()).or_default() += split;
+            *fleet.by_gpu_type.entry(r.gpu_type.clone()).or_default() += split;
+            fleet.total += split;
+            costs.push(m.rate.map(|rate| (r.id, IdleCost::of(split.free, rate))));
+        }
+        if !members.is_empty() {
+            if let Some(per_reservation) = costs.into_iter().collect::<Option<Vec<_>>>() {
+                let total = per_reservation.iter().fold(IdleCost::default(), |sum, (_, c)| sum + *c);
+                fleet.cost = CostView::Owner { per_reservation, total };
+            }
+        }
+        fleet
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::api::models::Node;
+
+    pub(crate) fn reservation(id: i64, status: ReservationStatus, region: &str, gpu: &str, gpus: i64) -> Reservation {
+        let mut r = serde_json::from_str::<Vec<Reservation>>(crate::api::models::tests::SEED_LIST).unwrap().remove(0);
+        r.id = id;
+        r.status = status;
+        r.region_id = region.to_owned();
+        r.gpu_type = gpu.to_owned();
+        r.reserved_gpus = gpus;
+        r
+    }
+
+    fn node(state: NodeState, gpus: i64, in_use: Option<i64>) -> Node {
+        Node { display_name: "n".into(), state, gpus, gpus_in_use: in_use, workloads: Vec::new() }
+    }
+
+    fn nodes(list: Vec<Node>, unknown: bool) -> NodesResponse {
+        NodesResponse { nodes: list, workloads_unknown: unknown }
+    }
+
+    #[test]
+    fn a_ready_node_splits_into_in_use_and_free_and_others_are_not_available() {
+        let r = nodes(
+            vec![
+                node(NodeState::Ready, 8, Some(6)),
+                node(NodeState::UnderMaintenance, 8, Some(0)),
+                node(NodeState::Preparing, 8, None),
+            ],
+            false,
+        );
+        let s = GpuSplit::of(&r);
+        assert_eq!(s, GpuSplit { in_use: 6, free: 2, not_available: 16, unknown: 0 });
+        assert_eq!(s.reserved(), 24);
+    }
+
+    #[test]
+    fn an_unreachable_region_is_unknown_never_free_or_zero() {
+        let s = GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(0)), node(NodeState::Ready, 8, None)], true));
+        assert_eq!(s, GpuSplit { in_use: 0, free: 0, not_available: 0, unknown: 16 });
+        assert_eq!(s.utilization(), None);
+    }
+
+    #[test]
+    fn absurd_counts_are_clamped_so_the_parts_add_up_to_the_node() {
+        let s =
+            GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(11)), node(NodeState::Ready, -4, Some(0))], false));
+        assert_eq!(s, GpuSplit { in_use: 8, free: 0, not_available: 0, unknown: 0 });
+    }
+
+    #[test]
+    fn sums_by_region_and_gpu_type_add_up_to_the_total_and_unread_is_unknown() {
+        let a = reservation(1, ReservationStatus::Active, "atl", "B200", 16);
+        let b = reservation(2, ReservationStatus::PastDue, "ams", "B200", 8);
+        let c = reservation(3, ReservationStatus::Active, "atl", "H100", 8);
+        let ended = reservation(4, ReservationStatus::Ended, "atl", "H100", 64);
+        let na = nodes(vec![node(NodeState::Ready, 8, Some(2)), node(NodeState::Ready, 8, Some(8))], false);
+        let nb = nodes(vec![node(NodeState::Ready, 8, None)], true);
+        let members = [
+            Member { reservation: &a, nodes: Some(&na), rate: None },
+            Member { reservation: &b, nodes: Some(&nb), rate: None },
+            Member { reservation: &c, nodes: None, rate: None },
+            Member { reservation: &ended, nodes: None, rate: None },
+        ];
+        let f = Fleet::of(&members);
+        assert_eq!(f.per_reservation.len(), 3, "ended has no nodes and is left out");
+        assert_eq!(f.total, GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 16 });
+        assert_eq!(f.total.reserved(), 32);
+        for groups in [&f.by_region, &f.by_gpu_type] {
+            let sum = groups.values().fold(GpuSplit::default(), |s, g| s + *g);
+            assert_eq!(sum, f.total);
+        }
+        assert_eq!(f.by_region["atl"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8 });
+        assert_eq!(f.by_gpu_type["B200"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8 });
+        assert_eq!(f.cost, CostView::Member);
+    }
+
+    #[test]
+    fn the_owner_sees_idle_cost_per_reservation_and_in_total_exactly() {
+        let a = reservation(1, ReservationStatus::Active, "atl", "B200", 16);
+        let b = reservation(2, ReservationStatus::Active, "ams", "B200", 8);
+        let na = nodes(vec![node(NodeState::Ready, 8, Some(3)), node(NodeState::UnderMaintenance, 8, Some(0))], false);
+        let nb = nodes(vec![node(NodeState::Ready, 8, Some(0))], false);
+        let rate = Usd::from_micros(2_340_000);
+        let owner = [
+            Member { reservation: &a, nodes: Some(&na), rate: Some(rate) },
+            Member { reservation: &b, nodes: Some(&nb), rate: Some(Usd::from_cents(125)) },
+        ];
+        let CostView::Owner { per_reservation, total } = Fleet::of(&owner).cost else { panic!("owner sees cost") };
+        assert_eq!(
+            per_reservation[0],
+            (1, IdleCost { per_hour: Usd::from_cents(1170), per_day: Usd::from_cents(28080) })
+        );
+        assert_eq!(per_reservation[1].1.per_hour, Usd::from_cents(1000));
+        assert_eq!(total, IdleCost { per_hour: Usd::from_cents(2170), per_day: Usd::from_cents(52080) });
+
+        let member = [
+            Member { reservation: &a, nodes: Some(&na), rate: None },
+            Member { reservation: &b, nodes: Some(&nb), rate: None },
+        ];
+        assert_eq!(Fleet::of(&member).cost, CostView::Member);
+    }
+}
