@@ -117,7 +117,7 @@ impl Add for IdleCost {
 
 /// One reservation as the overview knows it now.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Member<'a> {
+pub struct Entry<'a> {
     pub reservation: &'a Reservation,
     /// The last `/nodes` answer, if any arrived.
     pub nodes: Option<&'a NodesResponse>,
@@ -125,7 +125,7 @@ pub struct Member<'a> {
     pub rate: Option<Usd>,
 }
 
-impl Member<'_> {
+impl Entry<'_> {
     pub fn split(&self) -> GpuSplit {
         self.nodes.map_or_else(|| GpuSplit::unread(self.reservation), GpuSplit::of)
     }
@@ -156,8 +156,8 @@ pub struct Fleet {
 impl Fleet {
     /// Sums over the reservations that have nodes (others are left out). Cost is shown only
     /// when every summed reservation has a rate: a total that left some out would understate.
-    pub fn of(members: &[Member<'_>]) -> Self {
-        let members: Vec<&Member> = members.iter().filter(|m| has_nodes(&m.reservation.status)).collect();
+    pub fn of(members: &[Entry<'_>]) -> Self {
+        let members: Vec<&Entry> = members.iter().filter(|m| has_nodes(&m.reservation.status)).collect();
         let mut fleet = Fleet {
             per_reservation: Vec::new(),
             by_region: BTreeMap::new(),
@@ -246,10 +246,10 @@ pub(crate) mod tests {
         let na = nodes(vec![node(NodeState::Ready, 8, Some(2)), node(NodeState::Ready, 8, Some(8))], false);
         let nb = nodes(vec![node(NodeState::Ready, 8, None)], true);
         let members = [
-            Member { reservation: &a, nodes: Some(&na), rate: None },
-            Member { reservation: &b, nodes: Some(&nb), rate: None },
-            Member { reservation: &c, nodes: None, rate: None },
-            Member { reservation: &ended, nodes: None, rate: None },
+            Entry { reservation: &a, nodes: Some(&na), rate: None },
+            Entry { reservation: &b, nodes: Some(&nb), rate: None },
+            Entry { reservation: &c, nodes: None, rate: None },
+            Entry { reservation: &ended, nodes: None, rate: None },
         ];
         let f = Fleet::of(&members);
         assert_eq!(f.per_reservation.len(), 3, "ended has no nodes and is left out");
@@ -272,8 +272,8 @@ pub(crate) mod tests {
         let nb = nodes(vec![node(NodeState::Ready, 8, Some(0))], false);
         let rate = Usd::from_micros(2_340_000);
         let owner = [
-            Member { reservation: &a, nodes: Some(&na), rate: Some(rate) },
-            Member { reservation: &b, nodes: Some(&nb), rate: Some(Usd::from_cents(125)) },
+            Entry { reservation: &a, nodes: Some(&na), rate: Some(rate) },
+            Entry { reservation: &b, nodes: Some(&nb), rate: Some(Usd::from_cents(125)) },
         ];
         let CostView::Owner { per_reservation, total } = Fleet::of(&owner).cost else { panic!("owner sees cost") };
         assert_eq!(
@@ -284,8 +284,8 @@ pub(crate) mod tests {
         assert_eq!(total, IdleCost { per_hour: Usd::from_cents(2170), per_day: Usd::from_cents(52080) });
 
         let member = [
-            Member { reservation: &a, nodes: Some(&na), rate: None },
-            Member { reservation: &b, nodes: Some(&nb), rate: None },
+            Entry { reservation: &a, nodes: Some(&na), rate: None },
+            Entry { reservation: &b, nodes: Some(&nb), rate: None },
         ];
         assert_eq!(Fleet::of(&member).cost, CostView::Member);
     }

@@ -7,6 +7,7 @@ pub mod capacity;
 pub mod csv;
 pub mod explain;
 pub mod fleet;
+pub mod fleet_poll;
 pub mod grid;
 pub mod org_capacity;
 pub mod polling;

@@ -47,6 +47,11 @@ impl Interval {
     pub fn get(&self) -> Duration {
         self.every
     }
+
+    /// This interval lengthened to at least `every` (a rate budget), its floor kept.
+    pub fn at_least(self, every: Duration) -> Self {
+        Interval { every: self.every.max(every), ..self }
+    }
 }
 
 /// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.

@@ -1,0 +1,265 @@
+//! When the overview reads which reservation's `/nodes`: one request in flight for the whole
+//! page, spaced so that the page uses at most half of the key's 200 requests/minute
+//! (CONTRACT.md) whatever the number of reservations, each reservation refreshed no more often
+//! than the live loop polls, and backing off per reservation exactly as the live loop does
+//! ([`polling::next_delay`]). Pure: the page owns timers, the clock and randomness.
+
+use super::polling::{self, Interval, PollDecision, PollState, StopReason};
+use std::time::Duration;
+
+/// CONTRACT.md: requests per minute per key.
+pub const KEY_LIMIT_PER_MINUTE: u32 = 200;
+/// The overview's share, leaving the rest to the other tabs and pages of the same key.
+pub const OVERVIEW_PER_MINUTE: u32 = KEY_LIMIT_PER_MINUTE / 2;
+
+/// The least time between two requests of the page: 60 s / 100 = 600 ms.
+pub fn request_gap() -> Duration {
+    Duration::from_secs(60) / OVERVIEW_PER_MINUTE
+}
+
+/// How often each of `n` reservations is refreshed: every `base` (the live loop's 5 s), or
+/// slower when `n` requests at the page's rate take longer than that.
+pub fn refresh_interval(n: usize, base: Interval) -> Interval {
+    base.at_least(request_gap() * u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// How one read ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    Ok,
+    Failed {
+        /// The failure's `retry-after`, if it sent one.
+        retry_after: Option<Duration>,
+        /// A `429`: the limit is the key's, so the whole page waits, not one reservation.
+        rate_limited: bool,
+    },
+}
+
+/// The viewer's side of the decision, as observed now (ms on one clock).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Now {
+    pub now_ms: f64,
+    pub last_activity_ms: f64,
+    pub visible: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Slot {
+    /// When its last read ended; `None` before the first.
+    ended_ms: Option<f64>,
+    last_success_ms: Option<f64>,
+    failures: u32,
+    retry_after: Option<Duration>,
+    /// The random draw for this slot's jitter, taken when its read ended.
+    random: f64,
+}
+
+/// What to do next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Next {
+    /// Read reservation number `index` after `wait`.
+    Read {
+        index: usize,
+        wait: Duration,
+    },
+    WaitForVisible,
+    Stop(StopReason),
+    /// Nothing to read.
+    Idle,
+}
+
+/// The schedule of one overview over `n` reservations (by index in the page's order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    slots: Vec<Slot>,
+    interval: Interval,
+    started_ms: f64,
+    /// No request may start before this (the gap after the last one, or a `429`'s wait).
+    not_before_ms: f64,
+}
+
+impl Schedule {
+    pub fn new(n: usize, base: Interval, now_ms: f64) -> Self {
+        let slot = Slot { ended_ms: None, last_success_ms: None, failures: 0, retry_after: None, random: 0.0 };
+        Schedule {
+            slots: vec![slot; n],
+            interval: refresh_interval(n, base),
+            started_ms: now_ms,
+            not_before_ms: now_ms,
+        }
+    }
+
+    /// The per-reservation refresh interval this page uses (shown to the user).
+    pub fn interval(&self) -> Duration {
+        self.interval.get()
+    }
+
+    /// The reservation due first, and how long to wait for it.
+    pub fn next(&self, now: Now) -> Next {
+        let mut best: Option<(usize, f64)> = None;
+        for (index, slot) in self.slots.iter().enumerate() {
+            let due = match slot.ended_ms {
+                None => self.started_ms,
+                Some(ended) => {
+                    let state = PollState {
+                        now_ms: now.now_ms,
+                        last_activity_ms: now.last_activity_ms,
+                        visible: now.visible,
+                        consecutive_failures: slot.failures,
+                        retry_after: slot.retry_after,
+                        interval: self.interval,
+                    };
+                    match polling::next_delay(&state, slot.random) {
+                        PollDecision::Wait(d) => ended + d.as_secs_f64() * 1000.0,
+                        PollDecision::WaitForVisible => return Next::WaitForVisible,
+                        PollDecision::Stop(reason) => return Next::Stop(reason),
+                    }
+                }
+            };
+            if best.is_none_or(|(_, b)| due < b) {
+                best = Some((index, due));
+            }
+        }
+        match best {
+            None => Next::Idle,
+            Some(_) if !now.visible => Next::WaitForVisible,
+            Some((index, due)) => {
+                let at = due.max(self.not_before_ms);
+                Next::Read { index, wait: Duration::from_secs_f64(((at - now.now_ms) / 1000.0).max(0.0)) }
+            }
+        }
+    }
+
+    /// Records that the read of `index` ended at `now_ms`; `random` is uniform in `[0, 1)`.
+    pub fn finished(&mut self, index: usize, now_ms: f64, outcome: Outcome, random: f64) {
+        let gap = request_gap().as_secs_f64() * 1000.0;
+        self.not_before_ms = now_ms + gap;
+        let Some(slot) = self.slots.get_mut(index) else { return };
+        slot.ended_ms = Some(now_ms);
+        slot.random = random;
+        match outcome {
+            Outcome::Ok => {
+                slot.failures = 0;
+                slot.retry_after = None;
+                slot.last_success_ms = Some(now_ms);
+            }
+            Outcome::Failed { retry_after, rate_limited } => {
+                slot.failures = slot.failures.saturating_add(1);
+                slot.retry_after = retry_after;
+                if let (true, Some(wait)) = (rate_limited, retry_after) {
+                    self.not_before_ms = self.not_before_ms.max(now_ms + wait.as_secs_f64() * 1000.0);
+                }
+            }
+        }
+    }
+
+    /// Time since `index` was last read successfully; `None` before its first success.
+    pub fn updated_ago(&self, index: usize, now_ms: f64) -> Option<Duration> {
+        let at = self.slots.get(index)?.last_success_ms?;
+        Some(Duration::from_secs_f64(((now_ms - at) / 1000.0).max(0.0)))
+    }
+
+    /// Its figures are older than two refresh intervals (or were never read): shown marked.
+    pub fn is_stale(&self, index: usize, now_ms: f64) -> bool {
+        self.updated_ago(index, now_ms).is_none_or(|ago| ago > self.interval.get() * 2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(now_ms: f64) -> Now {
+        Now { now_ms, last_activity_ms: now_ms, visible: true }
+    }
+
+    fn read(next: Next) -> (usize, Duration) {
+        match next {
+            Next::Read { index, wait } => (index, wait),
+            other => panic!("expected a read, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_budget_is_half_the_key_limit_whatever_the_number_of_reservations() {
+        assert_eq!(request_gap(), Duration::from_millis(600));
+        let base = Interval::default();
+        assert_eq!(refresh_interval(1, base).get(), Duration::from_secs(5));
+        assert_eq!(refresh_interval(8, base).get(), Duration::from_secs(5));
+        assert_eq!(refresh_interval(9, base).get(), Duration::from_millis(5_400));
+        assert_eq!(refresh_interval(100, base).get(), Duration::from_secs(60));
+        for n in [1usize, 3, 9, 50, 400] {
+            let per_minute = n as f64 * 60.0 / refresh_interval(n, base).get().as_secs_f64();
+            assert!(per_minute <= OVERVIEW_PER_MINUTE as f64 + 1e-9, "{n}: {per_minute}");
+        }
+    }
+
+    /// Runs the schedule for a simulated hour with instant answers and counts requests in
+    /// every sliding minute: never more than 100, one at a time by construction.
+    #[test]
+    fn a_simulated_hour_never_exceeds_the_budget_in_any_minute() {
+        for n in [1usize, 4, 30, 250] {
+            let mut s = Schedule::new(n, Interval::default(), 0.0);
+            let (mut t, mut starts) = (0.0, Vec::new());
+            while t < 3_600_000.0 {
+                let (index, wait) = read(s.next(seen(t)));
+                t += wait.as_secs_f64() * 1000.0;
+                starts.push(t);
+                t += 50.0;
+                s.finished(index, t, Outcome::Ok, 0.5);
+            }
+            let worst = starts.iter().map(|a| starts.iter().filter(|b| **b >= *a && **b < a + 60_000.0).count()).max();
+            assert!(worst.unwrap() <= OVERVIEW_PER_MINUTE as usize, "{n}: {worst:?}");
+        }
+    }
+
+    #[test]
+    fn reservations_take_turns_and_each_is_refreshed_at_its_interval() {
+        let mut s = Schedule::new(2, Interval::default(), 0.0);
+        assert_eq!(read(s.next(seen(0.0))), (0, Duration::ZERO));
+        s.finished(0, 100.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(100.0))), (1, Duration::from_millis(600)));
+        s.finished(1, 800.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(800.0))), (0, Duration::from_millis(4_300)));
+        assert_eq!(s.updated_ago(1, 3_800.0), Some(Duration::from_secs(3)));
+        assert!(!s.is_stale(1, 10_800.0));
+        assert!(s.is_stale(1, 10_801.0));
+    }
+
+    #[test]
+    fn a_failing_reservation_backs_off_like_the_live_loop_and_is_marked_stale() {
+        let mut s = Schedule::new(2, Interval::default(), 0.0);
+        assert!(s.is_stale(0, 0.0), "never read");
+        let failed = Outcome::Failed { retry_after: None, rate_limited: false };
+        for _ in 0..4 {
+            s.finished(0, 0.0, failed, 0.0);
+        }
+        s.finished(1, 0.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(0.0))), (1, Duration::from_secs(5)));
+        s.finished(1, 5_000.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(5_000.0))), (1, Duration::from_secs(5)), "slot 0 waits 16 s");
+        s.finished(1, 10_000.0, Outcome::Ok, 0.0);
+        s.finished(1, 15_000.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(15_000.0))), (0, Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn a_429_holds_the_whole_page_for_its_retry_after() {
+        let mut s = Schedule::new(3, Interval::default(), 0.0);
+        let limited = Outcome::Failed { retry_after: Some(Duration::from_secs(20)), rate_limited: true };
+        s.finished(0, 0.0, limited, 0.0);
+        let (index, wait) = read(s.next(seen(0.0)));
+        assert_ne!(index, 0);
+        assert_eq!(wait, Duration::from_secs(20));
+    }
+
+    #[test]
+    fn hidden_or_idle_pauses_like_the_live_loop() {
+        let mut s = Schedule::new(1, Interval::default(), 0.0);
+        assert_eq!(s.next(Now { visible: false, ..seen(0.0) }), Next::WaitForVisible);
+        s.finished(0, 0.0, Outcome::Ok, 0.0);
+        let idle = Now { now_ms: 31.0 * 60_000.0, last_activity_ms: 0.0, visible: true };
+        assert_eq!(s.next(idle), Next::Stop(StopReason::Idle));
+        assert_eq!(Schedule::new(0, Interval::default(), 0.0).next(seen(0.0)), Next::Idle);
+    }
+}
