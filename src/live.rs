@@ -7,7 +7,7 @@
 //! meanwhile is fetched at once (never sooner than the schedule allows).
 
 use crate::api::error::ApiError;
-use crate::domain::polling::{next_delay, Interval, PollDecision, PollState, StopReason, MIN_INTERVAL};
+use crate::domain::polling::{next_delay, wait_until, Interval, PollDecision, PollState, StopReason, MIN_INTERVAL};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -49,9 +49,16 @@ pub fn page_interval() -> Interval {
     Interval::for_page(poll_ms, &host)
 }
 
-/// One request; it resolves to what the schedule needs and to the delivery of the answer,
-/// which is dropped undelivered if the page was left meanwhile (its signals are gone).
-type Poll = Box<dyn Fn() -> Pin<Box<dyn Future<Output = (Outcome, Box<dyn FnOnce()>)>>>>;
+/// What a finished request hands back to the loop: what the schedule needs to know, and the
+/// delivery of the answer to the page, run only while the page is still there (its signals
+/// are gone once it is left).
+struct Answer {
+    outcome: Outcome,
+    deliver: Box<dyn FnOnce()>,
+}
+
+/// One request of the loop.
+type Request = Pin<Box<dyn Future<Output = Answer>>>;
 
 /// What the schedule needs to know about a finished request.
 enum Outcome {
@@ -59,24 +66,44 @@ enum Outcome {
     Failed { retry_after: Option<Duration>, transient: bool },
 }
 
+/// Where the loop is. Every change is made by one of [`Loop`]'s methods, named for its cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The next poll is due at [`Timing::due_ms`]: a timer is armed for it, or the tab is
+    /// hidden and it waits for the tab to show.
+    Waiting,
+    /// A request is under way. `paused`: the user paused meanwhile, so its answer is
+    /// delivered but nothing is scheduled after it.
+    InFlight { paused: bool },
+    /// Paused by the user.
+    Paused,
+    /// Stopped by idleness or by an error that retrying cannot fix, until resumed.
+    Stopped,
+    /// The page was left: nothing runs any more, whatever arrives.
+    Left,
+}
+
+/// What the schedule is computed from; instants in ms on `performance.now()`'s clock.
+#[derive(Clone, Copy)]
+struct Timing {
+    /// Failed requests since the last success.
+    failures: u32,
+    retry_after: Option<Duration>,
+    last_activity_ms: f64,
+    /// When the previous request ended, and when the next one is due.
+    last_end_ms: f64,
+    due_ms: f64,
+}
+
 struct Loop {
-    poll: Poll,
+    request: Box<dyn Fn() -> Request>,
     interval: Interval,
     status: RwSignal<LiveStatus>,
     polls: RwSignal<u64>,
+    phase: Cell<Phase>,
+    timing: Cell<Timing>,
     timer: RefCell<Option<TimeoutHandle>>,
     listeners: RefCell<Vec<WindowListenerHandle>>,
-    in_flight: Cell<bool>,
-    /// Set on cleanup: a late answer or timer then does nothing.
-    left: Cell<bool>,
-    paused: Cell<bool>,
-    stopped: Cell<bool>,
-    failures: Cell<u32>,
-    retry_after: Cell<Option<Duration>>,
-    last_activity_ms: Cell<f64>,
-    /// When the previous request ended, and when the next one is due.
-    last_end_ms: Cell<f64>,
-    due_ms: Cell<f64>,
 }
 
 fn now_ms() -> f64 {
@@ -88,6 +115,12 @@ fn hidden() -> bool {
 }
 
 impl Loop {
+    fn timing(&self, change: impl FnOnce(&mut Timing)) {
+        let mut timing = self.timing.get();
+        change(&mut timing);
+        self.timing.set(timing);
+    }
+
     fn clear_timer(&self) {
         if let Some(handle) = self.timer.borrow_mut().take() {
             handle.clear();
@@ -97,97 +130,104 @@ impl Loop {
     /// Polls at `due_ms` (now if past).
     fn arm(self: &Rc<Self>, due_ms: f64) {
         self.clear_timer();
-        self.due_ms.set(due_ms);
-        let wait = Duration::from_secs_f64(((due_ms - now_ms()) / 1000.0).max(0.0));
+        self.timing(|t| t.due_ms = due_ms);
         let this = Rc::clone(self);
-        *self.timer.borrow_mut() = set_timeout_with_handle(move || this.tick(), wait).ok();
+        *self.timer.borrow_mut() = set_timeout_with_handle(move || this.due(), wait_until(due_ms, now_ms())).ok();
     }
 
     fn running_status(&self) -> LiveStatus {
-        match self.failures.get() {
+        let t = self.timing.get();
+        match t.failures {
             0 => LiveStatus::Live,
-            failures => LiveStatus::Retrying {
-                failures,
-                wait: Duration::from_secs_f64(((self.due_ms.get() - self.last_end_ms.get()) / 1000.0).max(0.0)),
-            },
+            failures => LiveStatus::Retrying { failures, wait: wait_until(t.due_ms, t.last_end_ms) },
         }
     }
 
-    fn tick(self: &Rc<Self>) {
+    /// The timer fired (or the loop starts): send the request, unless the tab is hidden.
+    fn due(self: &Rc<Self>) {
         self.timer.borrow_mut().take();
-        if self.left.get() || self.paused.get() || self.stopped.get() || self.in_flight.get() {
+        if self.phase.get() != Phase::Waiting {
             return;
         }
         if hidden() {
             self.status.set(LiveStatus::Hidden);
             return;
         }
-        self.in_flight.set(true);
+        self.phase.set(Phase::InFlight { paused: false });
         let this = Rc::clone(self);
+        let request = (self.request)();
         leptos::task::spawn_local(async move {
-            let (outcome, deliver) = (this.poll)().await;
-            this.in_flight.set(false);
-            if this.left.get() {
-                return;
-            }
-            deliver();
-            // Delivering may end the page: a 401 ends the session, and Connect replaces it
-            // there and then, disposing the signals below.
-            if this.left.get() {
-                return;
-            }
-            this.last_end_ms.set(now_ms());
-            this.polls.update(|n| *n += 1);
-            match outcome {
-                Outcome::Ok => {
-                    this.failures.set(0);
-                    this.retry_after.set(None);
-                }
-                Outcome::Failed { transient: false, .. } => {
-                    this.stopped.set(true);
-                    this.status.set(LiveStatus::Failed);
-                    return;
-                }
-                Outcome::Failed { retry_after, transient: true } => {
-                    this.failures.set(this.failures.get() + 1);
-                    this.retry_after.set(retry_after);
-                }
-            }
-            if !this.paused.get() {
-                this.schedule();
-            }
+            let answer = request.await;
+            this.answered(answer);
         });
     }
 
+    /// The request ended: deliver its answer, then schedule the next one.
+    fn answered(self: &Rc<Self>, Answer { outcome, deliver }: Answer) {
+        if self.phase.get() == Phase::Left {
+            return;
+        }
+        deliver();
+        // Delivering may end the page: a 401 ends the session, and Connect replaces it
+        // there and then, disposing the signals below.
+        let Phase::InFlight { paused } = self.phase.get() else { return };
+        self.polls.update(|n| *n += 1);
+        let now = now_ms();
+        self.timing(|t| {
+            t.last_end_ms = now;
+            match outcome {
+                Outcome::Ok => {
+                    t.failures = 0;
+                    t.retry_after = None;
+                }
+                Outcome::Failed { retry_after, .. } => {
+                    t.failures = t.failures.saturating_add(1);
+                    t.retry_after = retry_after;
+                }
+            }
+        });
+        if let Outcome::Failed { transient: false, .. } = outcome {
+            self.phase.set(Phase::Stopped);
+            self.status.set(LiveStatus::Failed);
+        } else if paused {
+            self.phase.set(Phase::Paused);
+        } else {
+            self.phase.set(Phase::Waiting);
+            self.schedule(now);
+        }
+    }
+
     /// After a request ended: wait, stop for idleness, or wait for the tab to show.
-    fn schedule(self: &Rc<Self>) {
+    fn schedule(self: &Rc<Self>, now_ms: f64) {
+        let t = self.timing.get();
         let state = PollState {
-            now_ms: now_ms(),
-            last_activity_ms: self.last_activity_ms.get(),
+            now_ms,
+            last_activity_ms: t.last_activity_ms,
             visible: !hidden(),
-            consecutive_failures: self.failures.get(),
-            retry_after: self.retry_after.get(),
+            consecutive_failures: t.failures,
+            retry_after: t.retry_after,
             interval: self.interval,
         };
         match next_delay(&state, js_sys::Math::random()) {
             PollDecision::Wait(wait) => {
-                self.arm(state.now_ms + wait.as_secs_f64() * 1000.0);
+                self.arm(now_ms + wait.as_secs_f64() * 1000.0);
                 self.status.set(self.running_status());
             }
-            PollDecision::WaitForVisible => {
-                // Due at once when the tab shows again.
-                self.due_ms.set(state.now_ms);
+            PollDecision::WaitForVisible(wait) => {
+                // Due when the tab shows again, but not before the schedule allows.
+                self.timing(|t| t.due_ms = now_ms + wait.as_secs_f64() * 1000.0);
                 self.status.set(LiveStatus::Hidden);
             }
             PollDecision::Stop(StopReason::Idle) => {
-                self.stopped.set(true);
+                self.phase.set(Phase::Stopped);
                 self.status.set(LiveStatus::Idle);
             }
         }
     }
 
-    fn on_visibility(self: &Rc<Self>) {
-        if self.paused.get() || self.stopped.get() || self.in_flight.get() {
+    /// The tab was hidden or shown: a waiting poll stops its timer, or is armed again.
+    fn visibility_changed(self: &Rc<Self>) {
+        if self.phase.get() != Phase::Waiting {
             return;
         }
         if hidden() {
@@ -195,36 +235,52 @@ impl Loop {
             self.status.set(LiveStatus::Hidden);
         } else {
             self.status.set(self.running_status());
-            self.arm(self.due_ms.get());
+            self.arm(self.timing.get().due_ms);
         }
+    }
+
+    /// The user did something: the idle stop counts from now.
+    fn active(&self) {
+        self.timing(|t| t.last_activity_ms = now_ms());
     }
 
     /// Polls again, no sooner than the schedule's floor after the previous request.
     fn resume(self: &Rc<Self>) {
-        self.paused.set(false);
-        self.stopped.set(false);
-        self.failures.set(0);
-        self.retry_after.set(None);
-        self.last_activity_ms.set(now_ms());
+        let phase = self.phase.get();
+        if phase == Phase::Left {
+            return;
+        }
+        self.timing(|t| {
+            t.failures = 0;
+            t.retry_after = None;
+            t.last_activity_ms = now_ms();
+        });
         self.status.set(LiveStatus::Live);
-        if !self.in_flight.get() {
+        if let Phase::InFlight { .. } = phase {
+            self.phase.set(Phase::InFlight { paused: false });
+        } else {
+            self.phase.set(Phase::Waiting);
             // The interval's floor: 3 s, or the test interval when shorter.
             let floor = self.interval.get().min(MIN_INTERVAL);
-            self.arm(self.last_end_ms.get() + floor.as_secs_f64() * 1000.0);
+            self.arm(self.timing.get().last_end_ms + floor.as_secs_f64() * 1000.0);
         }
+    }
+
+    fn pause(&self) {
+        match self.phase.get() {
+            Phase::Left => return,
+            Phase::InFlight { .. } => self.phase.set(Phase::InFlight { paused: true }),
+            _ => self.phase.set(Phase::Paused),
+        }
+        self.clear_timer();
+        self.status.set(LiveStatus::Paused);
     }
 
     /// The page was left: nothing runs any more.
     fn leave(&self) {
-        self.left.set(true);
+        self.phase.set(Phase::Left);
         self.clear_timer();
         self.listeners.take().into_iter().for_each(WindowListenerHandle::remove);
-    }
-
-    fn pause(&self) {
-        self.paused.set(true);
-        self.clear_timer();
-        self.status.set(LiveStatus::Paused);
     }
 }
 
@@ -250,7 +306,7 @@ impl Live {
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
         let on_answer = Rc::new(on_answer);
-        let poll: Poll = Box::new(move || {
+        let request = Box::new(move || -> Request {
             let request = fetch();
             let on_answer = Rc::clone(&on_answer);
             Box::pin(async move {
@@ -259,38 +315,36 @@ impl Live {
                     Ok(_) => Outcome::Ok,
                     Err(e) => Outcome::Failed { retry_after: e.retry_after(), transient: e.is_transient() },
                 };
-                let deliver: Box<dyn FnOnce()> = Box::new(move || on_answer(result));
-                (outcome, deliver)
+                Answer { outcome, deliver: Box::new(move || on_answer(result)) }
             })
         });
         let status = RwSignal::new(LiveStatus::Live);
         let polls = RwSignal::new(0);
         let started = now_ms();
         let driver = Rc::new(Loop {
-            poll,
+            request,
             interval,
             status,
             polls,
+            phase: Cell::new(Phase::Waiting),
+            timing: Cell::new(Timing {
+                failures: 0,
+                retry_after: None,
+                last_activity_ms: started,
+                last_end_ms: started,
+                due_ms: started,
+            }),
             timer: RefCell::new(None),
             listeners: RefCell::new(Vec::new()),
-            in_flight: Cell::new(false),
-            left: Cell::new(false),
-            paused: Cell::new(false),
-            stopped: Cell::new(false),
-            failures: Cell::new(0),
-            retry_after: Cell::new(None),
-            last_activity_ms: Cell::new(started),
-            last_end_ms: Cell::new(started),
-            due_ms: Cell::new(started),
         });
 
         let listen = |name: &str, on_event: fn(&Rc<Loop>)| {
             let this = Rc::clone(&driver);
             window_event_listener_untyped(name, move |_| on_event(&this))
         };
-        let mut listeners = vec![listen("visibilitychange", Loop::on_visibility)];
+        let mut listeners = vec![listen("visibilitychange", Loop::visibility_changed)];
         for name in ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"] {
-            listeners.push(listen(name, |this| this.last_activity_ms.set(now_ms())));
+            listeners.push(listen(name, |this| this.active()));
         }
         *driver.listeners.borrow_mut() = listeners;
         let stored = StoredValue::new_local(Rc::clone(&driver));
@@ -299,7 +353,7 @@ impl Live {
             stored.try_with_value(|d| d.leave());
         });
 
-        driver.tick();
+        driver.due();
         Live { status, polls, driver: stored }
     }
 

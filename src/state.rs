@@ -10,6 +10,8 @@ use crate::api::models::ReservationDetail;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 /// What the key may see. Seed 004: `payment` is present only for the account owner.
@@ -53,6 +55,10 @@ pub struct Rejection {
     /// The page the user was on, to return to after reconnecting.
     pub path: String,
 }
+
+/// A request sent through [`ConnectionState::send`]. Boxed, so that its type does not name
+/// the closure that built it (which may borrow what the request does not).
+pub type Sent<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>>>>;
 
 /// The connection context. Copy: every field is an arena handle.
 #[derive(Clone, Copy)]
@@ -169,18 +175,38 @@ impl ConnectionState {
         self.role.set(Role::Unknown);
     }
 
-    /// For any page whose call failed: a 401 means the key is missing, malformed or revoked,
-    /// so the session ends and Connect explains why, then returns to the current page.
-    /// Returns whether the error was a 401.
-    pub fn report_unauthorized(&self, err: &ApiError) -> bool {
-        if !err.is_unauthorized() || self.session.with_untracked(Option::is_none) {
-            return false;
+    /// The one door every page's request goes through: `call` is sent with the connection of
+    /// the session current now, and a 401 it answers ends that session (the key is missing,
+    /// malformed or revoked), so Connect explains why and returns to this page. A 401 that
+    /// arrives after another key was connected is the old key's and ends nothing. Not
+    /// connected: the future answers an error without sending anything. Reads untracked: a
+    /// caller that must refetch on a new session reads [`Self::session`] itself.
+    pub fn send<T: 'static, Fut>(&self, call: impl FnOnce(Connection) -> Fut) -> Sent<T>
+    where
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
+        let state = *self;
+        let sent = self.session.with_untracked(|s| s.as_ref().map(|s| (s.id, call(s.connection.clone()))));
+        Box::pin(async move {
+            let (session, request) = sent.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
+            let result = request.await;
+            if let Err(error) = &result {
+                state.end_if_unauthorized(session, error);
+            }
+            result
+        })
+    }
+
+    /// Ends session `session` if `err` is a 401 and that session is still the current one.
+    fn end_if_unauthorized(&self, session: u64, err: &ApiError) {
+        let current = self.session.try_with_untracked(|s| s.as_ref().map(|s| s.id)).flatten();
+        if !err.is_unauthorized() || current != Some(session) {
+            return;
         }
         let path = current_path();
         self.return_path.set_value(Some(path.clone()));
         self.rejection.set(Some(Rejection { error: err.clone(), path }));
         self.end();
-        true
     }
 
     /// The current session (tracked).

@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, settle, text};
+use console_fixtures::{mount, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -12,6 +12,8 @@ use reservations_console::components::header::Header;
 use reservations_console::pages::connect::ConnectPage;
 use reservations_console::router::Router;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -82,16 +84,36 @@ async fn each_field_is_labelled_and_described_by_its_help() {
     }
 }
 
-#[wasm_bindgen_test]
-fn a_revoked_key_returns_to_connect_with_the_401_explained_and_the_page_to_go_back_to() {
-    let host = mount(|| {
-        let state = provide_console(Role::Owner);
-        let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-7f3a")]);
-        let err = ApiError::from_response(401, &headers, r#"{"error":"unauthorized"}"#, now());
-        assert!(state.report_unauthorized(&err));
-        assert!(!state.is_connected_untracked());
-        view! { <Router><ConnectPage/></Router> }
+/// A request answered with `status` and `body`, sent through the console's one door as any
+/// page's request is; resolves once its answer has been handled.
+async fn answered_by(state: ConnectionState, status: u16, body: &'static str) {
+    let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-7f3a")]);
+    let error = ApiError::from_response(status, &headers, body, now());
+    let answer = state.send(move |_| async move { Err::<(), _>(error) }).await;
+    assert!(answer.is_err());
+    settle().await;
+}
+
+/// An owner connected, with Connect shown once the session ends (as the app does); returns
+/// the host and the connection state.
+fn connected_connect_page() -> (web_sys::HtmlElement, ConnectionState) {
+    let state = Rc::new(Cell::new(None));
+    let host = mount({
+        let state = Rc::clone(&state);
+        move || {
+            let connection = provide_console(Role::Owner);
+            state.set(Some(connection));
+            move || (!connection.is_connected()).then(|| view! { <Router><ConnectPage/></Router> })
+        }
     });
+    (host, state.get().expect("mounted"))
+}
+
+#[wasm_bindgen_test]
+async fn a_revoked_key_returns_to_connect_with_the_401_explained_and_the_page_to_go_back_to() {
+    let (host, state) = connected_connect_page();
+    answered_by(state, 401, r#"{"error":"unauthorized"}"#).await;
+    assert!(!state.is_connected_untracked(), "a 401 from any request ends the session");
     let page = text(&host);
     assert!(page.contains("The API key was not accepted"), "{page}");
     assert!(page.contains("missing, malformed or revoked"), "{page}");
@@ -100,13 +122,41 @@ fn a_revoked_key_returns_to_connect_with_the_401_explained_and_the_page_to_go_ba
 }
 
 #[wasm_bindgen_test]
-fn other_errors_do_not_end_the_session() {
-    mount(|| {
-        let state = provide_console(Role::Owner);
-        let err = ApiError::from_response(503, &ResponseHeaders::default(), "", now());
-        assert!(!state.report_unauthorized(&err));
-        assert!(state.is_connected_untracked());
-    });
+async fn other_errors_do_not_end_the_session() {
+    let (_, state) = connected_connect_page();
+    answered_by(state, 503, "").await;
+    assert!(state.is_connected_untracked());
+}
+
+#[wasm_bindgen_test]
+async fn a_late_401_for_an_earlier_key_does_not_end_the_session_of_the_key_connected_since() {
+    let (_, state) = connected_connect_page();
+    let error = ApiError::from_response(401, &ResponseHeaders::default(), r#"{"error":"unauthorized"}"#, now());
+    let (answer, deliver) = answered_later();
+    // Sent with the first key; the user reconnects with another before it is answered.
+    let late = state.send(move |_| answer);
+    state.connect(Connection::new("/api", "eco_second"), false, Role::Member);
+    deliver(Err(error));
+    assert!(late.await.is_err());
+    settle().await;
+    assert!(state.is_connected_untracked(), "the old key's 401 must not end the new session");
+}
+
+/// A future answered later by the returned function (a request still under way).
+fn answered_later() -> (impl std::future::Future<Output = Result<(), ApiError>>, impl FnOnce(Result<(), ApiError>)) {
+    let slot: Rc<RefCell<Option<Result<(), ApiError>>>> = Rc::default();
+    let answer = {
+        let slot = Rc::clone(&slot);
+        async move {
+            loop {
+                if let Some(answer) = slot.borrow_mut().take() {
+                    return answer;
+                }
+                sleep(5).await;
+            }
+        }
+    };
+    (answer, move |value| *slot.borrow_mut() = Some(value))
 }
 
 #[wasm_bindgen_test]

@@ -6,6 +6,7 @@ use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation};
 use crate::domain::capacity::{runs_workloads, InUseOfReserved};
 use crate::domain::explain::{explain, ErrorContext};
+use crate::domain::polling;
 use crate::state::use_connection;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -36,9 +37,6 @@ impl Default for Placements {
         Placements { reads: RwSignal::new(HashMap::new()), generation: StoredValue::new(0) }
     }
 }
-
-/// The longest pause a `retry-after` may impose between two reads (CONTRACT.md's cap).
-const MAX_WAIT: Duration = Duration::from_secs(60);
 
 impl Placements {
     /// What is known of reservation `id` (tracked).
@@ -78,7 +76,10 @@ impl Placements {
             if fetched.get().is_none() {
                 return;
             }
-            let (Some(connection), wanted) = untrack(|| (state.connection(), self.start(&list()))) else { return };
+            if !untrack(|| state.is_connected()) {
+                return;
+            }
+            let wanted = untrack(|| self.start(&list()));
             let generation = self.generation.get_value();
             spawn_local(async move {
                 let current = move || self.generation.try_get_value() == Some(generation);
@@ -89,17 +90,14 @@ impl Placements {
                     if !current() {
                         return;
                     }
-                    let result = client::nodes(&connection, r.id).await;
+                    let result = state.send(|c| async move { client::nodes(&c, r.id).await }).await;
                     if !current() {
                         return;
                     }
                     let wait = result.as_ref().err().and_then(ApiError::retry_after);
-                    if let Err(error) = &result {
-                        state.report_unauthorized(error);
-                    }
                     self.receive(&r, result);
                     if let Some(wait) = wait {
-                        sleep(wait.min(MAX_WAIT)).await;
+                        sleep(polling::server_wait(wait)).await;
                     }
                 }
             });

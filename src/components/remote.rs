@@ -53,8 +53,7 @@ impl<T> Copy for Remote<T> {}
 
 impl<T: Clone + 'static> Remote<T> {
     /// `fetch` is called synchronously (signals it reads are tracked) with the current
-    /// connection; a 401 it answers ends the session through
-    /// [`ConnectionState::report_unauthorized`].
+    /// connection, through [`ConnectionState::send`] (a 401 ends the session).
     pub fn new<F, Fut>(fetch: F) -> Self
     where
         F: Fn(Connection) -> Fut + 'static,
@@ -72,7 +71,8 @@ impl<T: Clone + 'static> Remote<T> {
             let retry = retries.get();
             let is_retry = answered_retry.get_value() != retry;
             answered_retry.set_value(retry);
-            let Some((session, request)) = state.session().map(|s| (s.id, fetch(s.connection))) else { return };
+            let Some(session) = state.session().map(|s| s.id) else { return };
+            let request = state.send(&fetch);
             latest.update_value(|n| *n += 1);
             let this = latest.get_value();
             snapshot.update(|s| {
@@ -87,9 +87,6 @@ impl<T: Clone + 'static> Remote<T> {
                 // disposed signal), or a newer request may have replaced this one.
                 if latest.try_get_value() != Some(this) {
                     return;
-                }
-                if let Err(err) = &result {
-                    state.report_unauthorized(err);
                 }
                 snapshot.try_update(|s| {
                     if s.session != session {

@@ -111,7 +111,7 @@ impl Schedule {
                     };
                     match polling::next_delay(&state, slot.random) {
                         PollDecision::Wait(d) => ended + d.as_secs_f64() * 1000.0,
-                        PollDecision::WaitForVisible => return Next::WaitForVisible,
+                        PollDecision::WaitForVisible(_) => return Next::WaitForVisible,
                         PollDecision::Stop(reason) => return Next::Stop(reason),
                     }
                 }
@@ -125,7 +125,7 @@ impl Schedule {
             Some(_) if !now.visible => Next::WaitForVisible,
             Some((index, due)) => {
                 let at = due.max(self.not_before_ms);
-                Next::Read { index, wait: Duration::from_secs_f64(((at - now.now_ms) / 1000.0).max(0.0)) }
+                Next::Read { index, wait: polling::wait_until(at, now.now_ms) }
             }
         }
     }
@@ -147,7 +147,8 @@ impl Schedule {
                 slot.failures = slot.failures.saturating_add(1);
                 slot.retry_after = retry_after;
                 if let (true, Some(wait)) = (rate_limited, retry_after) {
-                    self.not_before_ms = self.not_before_ms.max(now_ms + wait.as_secs_f64() * 1000.0);
+                    self.not_before_ms =
+                        self.not_before_ms.max(now_ms + polling::server_wait(wait).as_secs_f64() * 1000.0);
                 }
             }
         }
@@ -156,7 +157,7 @@ impl Schedule {
     /// Time since `index` was last read successfully; `None` before its first success.
     pub fn updated_ago(&self, index: usize, now_ms: f64) -> Option<Duration> {
         let at = self.slots.get(index)?.last_success_ms?;
-        Some(Duration::from_secs_f64(((now_ms - at) / 1000.0).max(0.0)))
+        Some(polling::millis(now_ms - at))
     }
 
     /// Its figures are older than two refresh intervals (or were never read): shown marked.

@@ -9,6 +9,11 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 pub const MIN_INTERVAL: Duration = Duration::from_secs(3);
 pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
 pub const IDLE_STOP: Duration = Duration::from_secs(30 * 60);
+/// The longest wait a `retry-after` is obeyed for. Past it the console tries again anyway
+/// (and says so): a server asking for hours or years, or a date in 2100, must not stop the
+/// page without a word. Ten minutes is longer than any documented wait (the rate limit's
+/// window is one minute).
+pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(10 * 60);
 /// A backoff delay is shortened by up to this fraction, at random, so that many clients
 /// that failed together do not retry together.
 pub const JITTER_FRACTION: f64 = 0.25;
@@ -90,27 +95,52 @@ pub enum StopReason {
 pub enum PollDecision {
     Wait(Duration),
     Stop(StopReason),
-    /// The tab is hidden: poll at once when it shows again.
-    WaitForVisible,
+    /// The tab is hidden: poll when it shows again, but no sooner than this after the request
+    /// that just ended (a request ending while hidden must not skip the floor, the backoff or
+    /// `retry-after`).
+    WaitForVisible(Duration),
 }
 
 /// The next step. `random` is uniform in `[0, 1)` (values outside are clamped).
 pub fn next_delay(state: &PollState, random: f64) -> PollDecision {
+    let delay = if state.consecutive_failures == 0 {
+        state.interval.every
+    } else if let Some(wait) = state.retry_after {
+        server_wait(wait)
+    } else {
+        jittered(backoff(state.consecutive_failures, state.interval.every), random)
+    };
+    let delay = delay.max(state.interval.floor);
     if !state.visible {
-        return PollDecision::WaitForVisible;
+        return PollDecision::WaitForVisible(delay);
     }
     let idle_ms = state.now_ms - state.last_activity_ms;
     if idle_ms >= IDLE_STOP.as_millis() as f64 {
         return PollDecision::Stop(StopReason::Idle);
     }
-    let delay = if state.consecutive_failures == 0 {
-        state.interval.every
-    } else if let Some(wait) = state.retry_after {
-        wait
-    } else {
-        jittered(backoff(state.consecutive_failures, state.interval.every), random)
-    };
-    PollDecision::Wait(delay.max(state.interval.floor))
+    PollDecision::Wait(delay)
+}
+
+/// How long a `retry-after` is obeyed: as sent, up to [`MAX_SERVER_WAIT`]. The one rule for
+/// every reader (the live loop, the overview, the list's placement reads).
+pub fn server_wait(retry_after: Duration) -> Duration {
+    retry_after.min(MAX_SERVER_WAIT)
+}
+
+/// The time from `now_ms` to `due_ms` (milliseconds on one clock) as a timer's wait: total
+/// for any input, never negative, never longer than [`MAX_SERVER_WAIT`] (a clock that jumps
+/// or a NaN from a broken `performance.now()` cannot throw or panic in the conversion).
+pub fn wait_until(due_ms: f64, now_ms: f64) -> Duration {
+    millis(due_ms - now_ms).min(MAX_SERVER_WAIT)
+}
+
+/// Milliseconds as a `Duration`, total: NaN and negative are zero, too large saturates
+/// (`Duration::from_secs_f64` panics on all three).
+pub fn millis(ms: f64) -> Duration {
+    if ms.is_nan() || ms <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX)
 }
 
 /// 2^failures s, never shorter than the normal interval, capped at [`MAX_BACKOFF`].
@@ -183,7 +213,33 @@ mod tests {
         let state = PollState { retry_after: Some(Duration::from_secs(42)), ..failing(1) };
         assert_eq!(wait(&state, 0.7), Duration::from_secs(42));
         let state = PollState { retry_after: Some(Duration::from_secs(120)), ..failing(7) };
-        assert_eq!(wait(&state, 0.7), Duration::from_secs(120), "the server's word beats the cap");
+        assert_eq!(wait(&state, 0.7), Duration::from_secs(120), "the server's word beats the backoff's cap");
+    }
+
+    #[test]
+    fn a_retry_after_of_any_size_is_obeyed_up_to_ten_minutes() {
+        for asked in [Duration::from_secs(601), Duration::from_secs(1_000_000_000), Duration::MAX] {
+            let state = PollState { retry_after: Some(asked), ..failing(1) };
+            assert_eq!(wait(&state, 0.0), MAX_SERVER_WAIT, "{asked:?}");
+        }
+        let now = chrono::DateTime::parse_from_rfc3339("2026-12-02T14:05:00Z").unwrap().to_utc();
+        let in_2100 = crate::api::error::parse_retry_after("Fri, 01 Jan 2100 00:00:00 GMT", now);
+        assert_eq!(wait(&PollState { retry_after: in_2100, ..failing(1) }, 0.0), MAX_SERVER_WAIT);
+    }
+
+    #[test]
+    fn a_timer_wait_is_total_for_any_clock_reading() {
+        assert_eq!(wait_until(1_500.0, 1_000.0), Duration::from_millis(500));
+        assert_eq!(wait_until(1_000.0, 1_500.0), Duration::ZERO, "already due");
+        for (due, now) in
+            [(f64::NAN, 0.0), (0.0, f64::NAN), (f64::INFINITY, 0.0), (1e300, -1e300), (0.0, f64::NEG_INFINITY)]
+        {
+            let wait = wait_until(due, now);
+            assert!(wait <= MAX_SERVER_WAIT, "{due} {now}: {wait:?}");
+        }
+        assert_eq!(wait_until(f64::INFINITY, 0.0), MAX_SERVER_WAIT);
+        assert_eq!(millis(f64::INFINITY), Duration::MAX);
+        assert_eq!((millis(f64::NAN), millis(-5.0)), (Duration::ZERO, Duration::ZERO));
     }
 
     #[test]
@@ -203,9 +259,13 @@ mod tests {
     }
 
     #[test]
-    fn a_hidden_tab_waits_until_it_shows_again() {
-        let state = PollState { visible: false, ..failing(3) };
-        assert_eq!(next_delay(&state, 0.5), PollDecision::WaitForVisible);
+    fn a_hidden_tab_waits_until_it_shows_again_and_keeps_the_schedule_meanwhile() {
+        let state = PollState { visible: false, ..ok_state() };
+        assert_eq!(next_delay(&state, 0.5), PollDecision::WaitForVisible(DEFAULT_INTERVAL));
+        let backing_off = PollState { visible: false, ..failing(4) };
+        assert_eq!(next_delay(&backing_off, 0.0), PollDecision::WaitForVisible(Duration::from_secs(16)));
+        let told_to_wait = PollState { visible: false, retry_after: Some(Duration::from_secs(90)), ..failing(1) };
+        assert_eq!(next_delay(&told_to_wait, 0.0), PollDecision::WaitForVisible(Duration::from_secs(90)));
     }
 
     #[test]

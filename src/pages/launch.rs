@@ -32,14 +32,13 @@ fn LaunchOn(id: i64) -> impl IntoView {
     // Only new data redraws the form (a refresh starting must not reset what was typed).
     let reservation_data = Memo::new(move |_| reservation.data().map(|d| d.reservation));
     let submit = Callback::new(move |request: LaunchRequest| {
-        let Some(connection) = state.connection() else { return };
+        if !state.is_connected_untracked() {
+            return;
+        }
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
-            let result = client::launch(&connection, &request).await;
-            if let Err(error) = &result {
-                state.report_unauthorized(error);
-            }
+            let result = state.send(|c| async move { client::launch(&c, &request).await }).await;
             // `try_set` hands the value back when the page was left meanwhile.
             if outcome.try_set(Some(result)).is_none() {
                 pending.set(false);

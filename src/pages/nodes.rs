@@ -112,19 +112,8 @@ fn NodesLive(id: i64) -> impl IntoView {
     let model = NodesModel::default();
     let live = Live::start(
         page_interval(),
-        move || {
-            let connection = untrack(|| state.connection());
-            async move {
-                let connection = connection.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
-                client::nodes(&connection, id).await
-            }
-        },
-        move |result| {
-            if let Err(error) = &result {
-                state.report_unauthorized(error);
-            }
-            model.receive(result, Utc::now());
-        },
+        move || state.send(move |c| async move { client::nodes(&c, id).await }),
+        move |result| model.receive(result, Utc::now()),
     );
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))

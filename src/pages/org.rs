@@ -360,12 +360,18 @@ fn ReclaimPanel(
     let ids = StoredValue::new((org_id, reservation_id.clone()));
 
     let send = move |units: Vec<String>, dry_run: bool| {
-        let Some(connection) = state.connection() else { return };
+        if !state.is_connected_untracked() {
+            return;
+        }
         let (org, reservation) = ids.get_value();
         step.set(if dry_run { Step::DryRunning } else { Step::Reclaiming { units: units.clone() } });
         spawn_local(async move {
             let request = ReclaimRequest { unit_ids: units.clone(), dry_run };
-            let (next, reclaimed) = match client::reclaim(&connection, &org, &reservation, &request).await {
+            let answer = {
+                let reservation = reservation.clone();
+                state.send(|c| async move { client::reclaim(&c, &org, &reservation, &request).await }).await
+            };
+            let (next, reclaimed) = match answer {
                 Ok(answer) if dry_run => (
                     Step::Reviewing {
                         units,
@@ -383,10 +389,7 @@ fn ReclaimPanel(
                         skipped: answer.skipped.unwrap_or_default(),
                     }),
                 ),
-                Err(error) => {
-                    state.report_unauthorized(&error);
-                    (Step::Failed { error, dry_run }, None)
-                }
+                Err(error) => (Step::Failed { error, dry_run }, None),
             };
             // `try_set` hands the value back when the page was left meanwhile.
             if step.try_set(next).is_none() {
