@@ -562,3 +562,110 @@ async fn an_answer_arriving_after_the_page_was_left_is_not_delivered() {
     assert_eq!(api.calls.get(), 1);
     assert_eq!(delivered.get(), 0, "the page's signals are gone: nothing may be written to them");
 }
+
+/// Makes the tab look hidden (or shown again) to the page, and tells it as the browser does.
+fn set_tab_hidden(hidden: bool) {
+    let script = if hidden {
+        "Object.defineProperty(document, 'hidden', { configurable: true, get: () => true })"
+    } else {
+        "delete document.hidden"
+    };
+    js_sys::eval(script).unwrap();
+    // The browser's event bubbles from the document to the window, where the page listens.
+    let event = web_sys::Event::new("visibilitychange").unwrap();
+    web_sys::window().unwrap().dispatch_event(&event).unwrap();
+}
+
+/// Moves the page's clock (`performance.now()`) `minutes` ahead, or back to the real one.
+fn clock_ahead_by(minutes: u32) {
+    let script = if minutes == 0 {
+        "delete performance.now".to_owned()
+    } else {
+        format!(
+            "{{ const real = Performance.prototype.now; \
+             performance.now = () => real.call(performance) + {minutes} * 60000; }}"
+        )
+    };
+    js_sys::eval(&script).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_hidden_tab_fetches_nothing_and_polls_again_once_shown() {
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Ok(seed_nodes())), |_| ())
+    });
+    polled(&live, 2).await;
+    set_tab_hidden(true);
+    sleep(100).await;
+    assert_eq!(live.status(), LiveStatus::Hidden);
+    let calls = api.calls.get();
+    sleep(200).await;
+    assert_eq!(api.calls.get(), calls, "nothing is fetched while the tab is hidden");
+
+    set_tab_hidden(false);
+    polled(&live, live.polls() + 1).await;
+    assert!(api.calls.get() > calls, "polling goes on once the tab shows");
+    assert_eq!(live.status(), LiveStatus::Live);
+    drop(page);
+}
+
+#[wasm_bindgen_test]
+async fn a_failure_answered_while_the_tab_was_hidden_still_waits_its_retry_after_once_shown() {
+    let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        move || {
+            Live::start(
+                Interval::for_page(Some("20"), "localhost"),
+                move || api.fetch(100, Err(unavailable.clone())),
+                |_| (),
+            )
+        }
+    });
+    // The first request is under way; the tab is hidden before its 503 arrives.
+    sleep(20).await;
+    set_tab_hidden(true);
+    polled(&live, 1).await;
+    set_tab_hidden(false);
+    sleep(400).await;
+    assert_eq!(api.calls.get(), 1, "showing the tab must not skip the server's retry-after of 1 s");
+    assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
+    polled(&live, 2).await;
+    assert_eq!(api.calls.get(), 2, "retried once the second was up");
+    drop(page);
+}
+
+#[wasm_bindgen_test]
+async fn thirty_minutes_without_activity_stop_polling_and_a_key_press_counts_as_activity() {
+    let api = fake_api();
+    let (live, page) = start_live({
+        let api = Rc::clone(&api);
+        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Ok(seed_nodes())), |_| ())
+    });
+    polled(&live, 1).await;
+
+    // Half an hour passes; then the user presses a key: still live.
+    clock_ahead_by(31);
+    let key = web_sys::Event::new("keydown").unwrap();
+    web_sys::window().unwrap().dispatch_event(&key).unwrap();
+    let polls = live.polls();
+    polled(&live, polls + 2).await;
+    assert_eq!(live.status(), LiveStatus::Live, "activity keeps it polling");
+
+    // Another half hour without anything: it stops and offers to resume.
+    clock_ahead_by(62);
+    sleep(100).await;
+    assert_eq!(live.status(), LiveStatus::Idle);
+    let calls = api.calls.get();
+    sleep(200).await;
+    assert_eq!(api.calls.get(), calls, "no polls once idle");
+
+    live.resume();
+    polled(&live, live.polls() + 1).await;
+    clock_ahead_by(0);
+    assert!(api.calls.get() > calls, "resumed");
+    drop(page);
+}
