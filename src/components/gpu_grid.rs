@@ -15,12 +15,12 @@
 
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Workload};
+use crate::components::html::Html;
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
 use leptos::prelude::*;
 use std::collections::HashMap;
-use std::fmt::{self, Write};
 
 /// One node's card data. Clones share the signals.
 #[derive(Clone)]
@@ -147,30 +147,8 @@ fn kind_class(kind: &WorkloadKind) -> &'static str {
     }
 }
 
-/// Text from the API (names, kinds, states) in HTML: escaped for element text and for
-/// double-quoted attribute values alike, so a workload named like markup shows as text.
-struct Escaped<'a>(&'a str);
-
-impl fmt::Display for Escaped<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-            f.write_str(&rest[..at])?;
-            f.write_str(match rest.as_bytes()[at] {
-                b'&' => "&amp;",
-                b'<' => "&lt;",
-                b'>' => "&gt;",
-                b'"' => "&quot;",
-                _ => "&#39;",
-            })?;
-            rest = &rest[at + 1..];
-        }
-        f.write_str(rest)
-    }
-}
-
 /// One GPU: its class, hover text and the number of its workload in the list below.
-fn write_cell(html: &mut String, index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) {
+fn write_cell(html: &mut Html, index: usize, cell: Cell, gpus: i64, workloads: &[Workload], takes_launches: bool) {
     let idle = cell.usage == Use::Free && !takes_launches;
     let what = match cell.usage {
         Use::Workload(i) => {
@@ -188,20 +166,13 @@ fn write_cell(html: &mut String, index: usize, cell: Cell, gpus: i64, workloads:
         Use::Unknown => "?".to_owned(),
         Use::Unlisted | Use::Free => String::new(),
     };
-    let class = use_class(cell.usage, workloads);
-    let idle = if idle { " idle" } else { "" };
-    let beyond = if cell.beyond { " beyond" } else { "" };
-    // Writing into a String cannot fail.
-    let _ = write!(
-        html,
-        r#"<li class="gpu-cell {class}{idle}{beyond}" title="{}">{}</li>"#,
-        Escaped(&title),
-        Escaped(&label)
-    );
+    html.markup(r#"<li class="gpu-cell "#).markup(use_class(cell.usage, workloads));
+    html.markup(if idle { " idle" } else { "" }).markup(if cell.beyond { " beyond" } else { "" });
+    html.markup(r#"" title=""#).text(title).markup(r#"">"#).text(label).markup("</li>");
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
-fn write_workload(html: &mut String, index: usize, w: &Workload) {
+fn write_workload(html: &mut Html, index: usize, w: &Workload) {
     // Reserved billing is the norm on these nodes (and `/nodes` may omit the field): only
     // a value the console does not know is worth a word.
     let billing = match &w.billing {
@@ -210,16 +181,12 @@ fn write_workload(html: &mut String, index: usize, w: &Workload) {
     };
     let gpus = gpus_text(w.gpus);
     let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
-    let href =
-        workload_page_path(&w.kind, w.id).map_or_else(String::new, |path| format!(r#" href="{}""#, Escaped(&path)));
-    let _ = write!(
-        html,
-        r#"<li class="workload"><span class="swatch {}" aria-hidden="true">{}</span><a class="workload-name"{href}>{}</a><span class="workload-meta">{}</span></li>"#,
-        kind_class(&w.kind),
-        index + 1,
-        Escaped(&w.name),
-        Escaped(&meta)
-    );
+    html.markup(r#"<li class="workload"><span class="swatch "#).markup(kind_class(&w.kind));
+    html.markup(r#"" aria-hidden="true">"#).text(index + 1).markup(r#"</span><a class="workload-name""#);
+    if let Some(path) = workload_page_path(&w.kind, w.id) {
+        html.markup(r#" href=""#).text(path).markup(r#"""#);
+    }
+    html.markup(">").text(&w.name).markup(r#"</a><span class="workload-meta">"#).text(meta).markup("</span></li>");
 }
 
 /// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read. The free
@@ -243,36 +210,33 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
     };
     let takes_launches = accepts_launches(&node);
     let workloads = &node.workloads[..];
-    let mut html = String::with_capacity(1024);
-    let _ = write!(
-        html,
-        r#"<p class="node-use num">{}</p><ol class="gpu-cells" aria-hidden="true">"#,
-        Escaped(&use_text(gpus, placement, takes_launches))
-    );
+    let mut html = Html::with_capacity(1024);
+    html.markup(r#"<p class="node-use num">"#).text(use_text(gpus, placement, takes_launches));
+    html.markup(r#"</p><ol class="gpu-cells" aria-hidden="true">"#);
     let drawn = grid::cells(gpus, placement);
     for (i, cell) in drawn.cells.into_iter().enumerate() {
         write_cell(&mut html, i, cell, gpus, workloads, takes_launches);
     }
     if drawn.clipped > 0 {
-        let _ = write!(html, r#"<li class="gpu-more">+{} more</li>"#, drawn.clipped);
+        html.markup(r#"<li class="gpu-more">+"#).text(drawn.clipped).markup(" more</li>");
     }
-    html.push_str(r#"</ol><ol class="node-workloads">"#);
+    html.markup(r#"</ol><ol class="node-workloads">"#);
     for (i, w) in workloads.iter().enumerate() {
         write_workload(&mut html, i, w);
     }
-    html.push_str("</ol>");
+    html.markup("</ol>");
     let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
     if repeated {
         flags.push(format!("The API lists a node named {name} more than once."));
     }
     if !flags.is_empty() {
-        html.push_str(r#"<ul class="node-flags" role="note">"#);
+        html.markup(r#"<ul class="node-flags" role="note">"#);
         for flag in &flags {
-            let _ = write!(html, "<li>{}</li>", Escaped(flag));
+            html.markup("<li>").text(flag).markup("</li>");
         }
-        html.push_str("</ul>");
+        html.markup("</ul>");
     }
-    html
+    html.into_string()
 }
 
 #[component]
@@ -326,13 +290,6 @@ pub fn GpuGrid(
 mod tests {
     use super::*;
     use crate::api::enums::WorkloadKind;
-
-    #[test]
-    fn text_from_the_api_is_escaped_for_text_and_attributes() {
-        let escaped = Escaped(r#"<img src=x onerror="a('b')"> & co"#).to_string();
-        assert_eq!(escaped, "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt; &amp; co");
-        assert_eq!(Escaped("train-run-38").to_string(), "train-run-38");
-    }
 
     #[test]
     fn a_body_has_a_cell_per_gpu_and_a_linked_entry_per_workload() {

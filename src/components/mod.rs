@@ -9,6 +9,7 @@ pub mod field;
 pub mod flag;
 pub mod gpu_grid;
 pub mod header;
+pub mod html;
 pub mod launch_link;
 pub mod lazy_page;
 pub mod money;
