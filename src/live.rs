@@ -42,11 +42,8 @@ impl LiveStatus {
 /// The test interval asked for with `?poll_ms=N`, honoured only on a loopback host
 /// (benchmarks and end-to-end tests need fast polls; a real deployment never gets them).
 pub fn page_interval() -> Interval {
-    let location = web_sys::window().map(|w| w.location());
-    let host = location.as_ref().and_then(|l| l.hostname().ok()).unwrap_or_default();
-    let search = location.as_ref().and_then(|l| l.search().ok()).unwrap_or_default();
-    let poll_ms = search.trim_start_matches('?').split('&').find_map(|kv| kv.strip_prefix("poll_ms="));
-    Interval::for_page(poll_ms, &host)
+    let host = web_sys::window().and_then(|w| w.location().hostname().ok()).unwrap_or_default();
+    Interval::for_page(crate::router::address_query_value("poll_ms").as_deref(), &host)
 }
 
 /// What a finished request hands back to the loop: what the schedule needs to know, and the

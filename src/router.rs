@@ -68,6 +68,13 @@ pub fn query_value(query: &str, key: &str) -> Option<String> {
         .map(|(_, value)| percent_decoded(&value.replace('+', " ")))
 }
 
+/// The value of `key` in the address bar's query, read as [`query_value`] reads any query
+/// (for what is decided once, before the router runs: the time zone, the test interval).
+pub fn address_query_value(key: &str) -> Option<String> {
+    let query = web_sys::window().and_then(|w| w.location().search().ok())?;
+    query_value(&query, key)
+}
+
 /// A query string of the non-empty pairs, in their order: `?a=1&b=2`, or `""` if none.
 pub fn query_string(pairs: &[(&str, String)]) -> String {
     let written: Vec<String> = pairs

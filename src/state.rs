@@ -309,9 +309,7 @@ pub struct TimeZoneChoice(pub RwSignal<TimeZone>);
 impl TimeZoneChoice {
     /// Local, unless the address asks for `?tz=utc` (a shared link can fix the zone).
     pub fn from_location() -> Self {
-        let asked_utc = web_sys::window()
-            .and_then(|w| w.location().search().ok())
-            .is_some_and(|q| q.trim_start_matches('?').split('&').any(|kv| kv == "tz=utc"));
+        let asked_utc = crate::router::address_query_value("tz").as_deref() == Some("utc");
         TimeZoneChoice(RwSignal::new(if asked_utc { TimeZone::Utc } else { TimeZone::Local }))
     }
 

@@ -265,31 +265,24 @@ async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<St
 /// dropping it clears the timer.
 struct AbortTimer {
     controller: web_sys::AbortController,
-    handle: i32,
+    timer: leptos::prelude::TimeoutHandle,
     fired: std::rc::Rc<std::cell::Cell<bool>>,
-    _on_timeout: wasm_bindgen::closure::Closure<dyn FnMut()>,
 }
 
 impl AbortTimer {
     fn start() -> Result<Self, ApiError> {
-        use wasm_bindgen::JsCast;
-
         let no_browser = |_| ApiError::network("This browser cannot run the console's requests.");
-        let window = web_sys::window().ok_or_else(|| no_browser(()))?;
-        let controller = web_sys::AbortController::new().map_err(|_| no_browser(()))?;
+        let controller = web_sys::AbortController::new().map_err(no_browser)?;
         let fired = std::rc::Rc::new(std::cell::Cell::new(false));
         let on_timeout = {
             let (controller, fired) = (controller.clone(), fired.clone());
-            wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            move || {
                 fired.set(true);
                 controller.abort();
-            })
+            }
         };
-        let millis = i32::try_from(REQUEST_TIMEOUT.as_millis()).unwrap_or(i32::MAX);
-        let handle = window
-            .set_timeout_with_callback_and_timeout_and_arguments_0(on_timeout.as_ref().unchecked_ref(), millis)
-            .map_err(|_| no_browser(()))?;
-        Ok(AbortTimer { controller, handle, fired, _on_timeout: on_timeout })
+        let timer = leptos::prelude::set_timeout_with_handle(on_timeout, REQUEST_TIMEOUT).map_err(no_browser)?;
+        Ok(AbortTimer { controller, timer, fired })
     }
 
     fn signal(&self) -> web_sys::AbortSignal {
@@ -303,9 +296,7 @@ impl AbortTimer {
 
 impl Drop for AbortTimer {
     fn drop(&mut self) {
-        if let Some(window) = web_sys::window() {
-            window.clear_timeout_with_handle(self.handle);
-        }
+        self.timer.clear();
     }
 }
 

@@ -118,15 +118,12 @@ async fn after_next_paint() {
     sleep(Duration::ZERO).await;
 }
 
-/// Resolves after `wait`.
+/// Resolves after `wait` (at most [`polling::MAX_SERVER_WAIT`]), through the same timer
+/// helper as every other wait of the console.
 async fn sleep(wait: Duration) {
-    let millis = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let scheduled = web_sys::window()
-            .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, millis).ok());
-        if scheduled.is_none() {
-            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-        }
+        let resolve = move || drop(resolve.call0(&wasm_bindgen::JsValue::NULL));
+        set_timeout(resolve, polling::wait_until(wait.as_secs_f64() * 1000.0, 0.0));
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }

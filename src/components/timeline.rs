@@ -4,6 +4,7 @@
 
 use crate::api::models::Timestamp;
 use crate::domain::time::{format_utc_date, utc_title};
+use crate::domain::words::count;
 use leptos::prelude::*;
 
 /// Room left and right (in % of the width) so the marks at the ends are not clipped.
@@ -41,11 +42,10 @@ pub fn TermTimeline(start: Timestamp, end: Timestamp, now: Timestamp, marks: Vec
         format!("today, {:.0}% through", today * 100.0)
     };
     let summary = format!(
-        "Term from {} to {}; {today_text}; {} amendment{}.",
+        "Term from {} to {}; {today_text}; {}.",
         format_utc_date(start),
         format_utc_date(end),
-        marks.len(),
-        if marks.len() == 1 { "" } else { "s" }
+        count(marks.len(), "amendment")
     );
     let has_marks = !marks.is_empty();
     let marks = marks

@@ -18,7 +18,7 @@ pub fn differences(a: &Amendment) -> Vec<Difference> {
             out.push(Difference { label: label.to_owned(), before, after });
         }
     };
-    let nodes = |n: i64| format!("{n} node{}", if n == 1 { "" } else { "s" });
+    let nodes = |n: i64| super::words::count(n, "node");
     push("Nodes", nodes(a.node_count_before), nodes(a.node_count_after));
     push("Cloud drive", gib(a.drive_quota_gib_before), gib(a.drive_quota_gib_after));
     push("Shared filesystem", gib(a.fs_quota_gib_before), gib(a.fs_quota_gib_after));

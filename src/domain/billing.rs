@@ -158,7 +158,7 @@ fn finish(charge: &Charge, expected: Usd, hours: i64, gpus: i64, how: String) ->
 fn describe_span(seconds: i64) -> String {
     let days = seconds / 86_400;
     let hours = seconds % 86_400 / 3600;
-    let plural = |n: i64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    let plural = super::words::count::<i64>;
     match (days, hours) {
         (0, h) => plural(h, "hour"),
         (d, 0) => plural(d, "day"),

@@ -39,11 +39,7 @@ pub fn accepts_launches(node: &Node) -> bool {
 
 /// "1 GPU", "8 GPUs": a count of GPUs in words.
 pub fn gpus_text(n: i64) -> String {
-    if n == 1 {
-        "1 GPU".to_owned()
-    } else {
-        format!("{n} GPUs")
-    }
+    super::words::count(n, "GPU")
 }
 
 /// Capacity over all nodes. `gpus = in_use + free + unavailable` always holds when known.
@@ -224,7 +220,7 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
 /// "4 nodes × 8 GPUs", and a warning when the API's total disagrees with the product.
 pub fn capacity_text(r: &Reservation) -> (String, Option<String>) {
     let product = r.node_count * r.gpus_per_node;
-    let nodes = format!("{} node{} × {} GPUs", r.node_count, if r.node_count == 1 { "" } else { "s" }, r.gpus_per_node);
+    let nodes = format!("{} × {}", super::words::count(r.node_count, "node"), gpus_text(r.gpus_per_node));
     let mismatch = (product != r.reserved_gpus)
         .then(|| format!("The API reports {} reserved GPUs, not {product}.", r.reserved_gpus));
     (nodes, mismatch)
@@ -237,6 +233,13 @@ mod tests {
     use serde_json::json;
 
     /// Seed 004's nodes example, plus two ready nodes so a launch has a choice.
+    #[test]
+    fn the_reserved_capacity_is_said_with_singular_and_plural_nouns() {
+        assert_eq!(capacity_text(&seed_reservation()).0, "4 nodes × 8 GPUs");
+        let one = Reservation { node_count: 1, gpus_per_node: 1, reserved_gpus: 1, ..seed_reservation() };
+        assert_eq!(capacity_text(&one).0, "1 node × 1 GPU");
+    }
+
     fn seed_nodes() -> NodesResponse {
         serde_json::from_value(json!({
             "nodes": [

@@ -13,3 +13,4 @@ pub mod org_capacity;
 pub mod polling;
 pub mod status;
 pub mod time;
+pub mod words;

@@ -95,8 +95,7 @@ impl Span {
 
 impl std::fmt::Display for Span {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let plural = if self.count == 1 { "" } else { "s" };
-        write!(f, "{} {}{plural}", self.count, self.unit)
+        f.write_str(&super::words::count(self.count, self.unit))
     }
 }
 
@@ -220,7 +219,7 @@ fn months_and_rest(start: Timestamp, end: Timestamp) -> String {
 
 /// "12 months, billed monthly"; an unknown period is shown as sent.
 pub fn term_text(r: &Reservation) -> String {
-    let months = format!("{} month{}", r.term_months, if r.term_months == 1 { "" } else { "s" });
+    let months = super::words::count(r.term_months, "month");
     if r.billing_period.is_known() {
         format!("{months}, billed {}", r.billing_period)
     } else {

@@ -5,7 +5,6 @@
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
-use crate::api::money::group_thousands;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
@@ -19,6 +18,7 @@ use crate::domain::csv::placement_csv;
 use crate::domain::explain::ErrorContext;
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, relative};
+use crate::domain::words::{self, figure};
 use crate::live::{page_interval, Live, LiveStatus};
 use crate::state::{use_clock, use_connection};
 use chrono::{DateTime, Utc};
@@ -152,10 +152,9 @@ fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
         <p class="subtitle">
             <StatusBadge label=status.label tone=status.tone/>
             {format!(
-                " {} node{} × {} GPUs of {} in region {}",
-                count(r.node_count),
-                if r.node_count == 1 { "" } else { "s" },
-                r.gpus_per_node,
+                " {} × {} of {} in region {}",
+                words::count(r.node_count, "node"),
+                words::count(r.gpus_per_node, "GPU"),
                 r.gpu_type,
                 r.region_id
             )}
@@ -300,18 +299,8 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
 const COMPACT_ABOVE: usize = 48;
 
 /// A figure, or "unknown" (never zero) when the region could not be read.
-fn figure(value: Option<i64>) -> String {
-    value.map_or_else(|| "unknown".to_owned(), count)
-}
-
-/// `8000` → "8,000"; a negative figure (inconsistent data, shown as reported) keeps its sign.
-fn count(n: i64) -> String {
-    let grouped = group_thousands(u128::from(n.unsigned_abs()));
-    if n < 0 {
-        format!("-{grouped}")
-    } else {
-        grouped
-    }
+fn known(value: Option<i64>) -> String {
+    value.map_or_else(|| "unknown".to_owned(), figure)
 }
 
 /// The capacity figures of the latest answer (`totals` is set whenever this is mounted).
@@ -326,9 +315,15 @@ fn TotalsPanel(
     let read = move |field: fn(&Totals) -> String| move || totals.with(|t| t.as_ref().map(field).unwrap_or_default());
     let sum = move |t: &Totals| match (t.in_use, t.free, t.unavailable) {
         (Some(u), Some(f), Some(n)) => {
-            format!("{} GPUs = {} in use + {} free + {} not available", count(t.gpus), count(u), count(f), count(n))
+            format!(
+                "{} = {} in use + {} free + {} not available",
+                words::count(t.gpus, "GPU"),
+                figure(u),
+                figure(f),
+                figure(n)
+            )
         }
-        _ => format!("{} GPUs; use and free are unknown while the region cannot be reached", count(t.gpus)),
+        _ => format!("{}; use and free are unknown while the region cannot be reached", words::count(t.gpus, "GPU")),
     };
     // Shown only while the region is unreachable (in use unknown) and it was read before.
     let last = move || {
@@ -339,9 +334,9 @@ fn TotalsPanel(
                     "Last known at " <Time at/> ": "
                     {format!(
                         "{} in use, {} free, largest launch on one node {}.",
-                        figure(t.in_use),
-                        figure(t.free),
-                        figure(t.largest_fit)
+                        known(t.in_use),
+                        known(t.free),
+                        known(t.largest_fit)
                     )}
                 </p>
             }
@@ -357,12 +352,12 @@ fn TotalsPanel(
                 </p>
             })}
             <dl class="facts compact-facts">
-                <div><dt>"GPUs"</dt><dd class="num">{read(|t| count(t.gpus))}</dd></div>
-                <div><dt>"In use"</dt><dd class="num">{read(|t| figure(t.in_use))}</dd></div>
-                <div><dt>"Free on ready nodes"</dt><dd class="num">{read(|t| figure(t.free))}</dd></div>
+                <div><dt>"GPUs"</dt><dd class="num">{read(|t| figure(t.gpus))}</dd></div>
+                <div><dt>"In use"</dt><dd class="num">{read(|t| known(t.in_use))}</dd></div>
+                <div><dt>"Free on ready nodes"</dt><dd class="num">{read(|t| known(t.free))}</dd></div>
                 <div>
                     <dt>"Not available"</dt>
-                    <dd class="num">{read(|t| figure(t.unavailable))}<span class="sub">"on nodes preparing or under maintenance"</span></dd>
+                    <dd class="num">{read(|t| known(t.unavailable))}<span class="sub">"on nodes preparing or under maintenance"</span></dd>
                 </div>
                 <div>
                     <dt>"Largest launch on one node"</dt>

@@ -13,6 +13,7 @@ use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
 use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, reclaimable, OrgCapacity};
 use crate::domain::status::org_status;
+use crate::domain::words;
 use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
 use leptos::prelude::*;
@@ -446,7 +447,7 @@ fn ReclaimPanel(
                     {if matches!(step.get_untracked(), Step::DryRunning) {
                         "Running the dry run…".to_owned()
                     } else {
-                        format!("Dry run: reclaim {count} unit{}", if count == 1 { "" } else { "s" })
+                        format!("Dry run: reclaim {}", words::count(count, "unit"))
                     }}
                 </button>
                 <p class="field-help">"The dry run changes nothing: it says which spot VMs a reclaim would terminate."</p>
@@ -462,7 +463,7 @@ fn ReclaimPanel(
                 </div>
                 <div class="reclaim-actions">
                     <button type="button" class="button button-danger" on:click=move |_| send(confirm_units.clone(), false)>
-                        {format!("Confirm: reclaim and terminate {} VM{}", would_terminate.len(), if would_terminate.len() == 1 { "" } else { "s" })}
+                        {format!("Confirm: reclaim and terminate {}", words::count(would_terminate.len(), "VM"))}
                     </button>
                     <button type="button" class="button button-secondary" on:click=move |_| step.set(Step::Choosing)>"Cancel"</button>
                 </div>
