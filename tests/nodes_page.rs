@@ -366,6 +366,19 @@ async fn polled(live: &Live, n: u64) -> i32 {
     waited
 }
 
+/// A loop polling `api` at the loopback test interval (20 ms), each request taking `ms` and
+/// answered `answer`, nothing delivered anywhere.
+fn poll_fake(
+    api: &Rc<FakeApi>,
+    ms: i32,
+    answer: Result<NodesResponse, ApiError>,
+) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
+    let api = Rc::clone(api);
+    start_live(move || {
+        Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(ms, answer.clone()), |_| ())
+    })
+}
+
 fn start_live(start: impl FnOnce() -> Live + 'static) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
     let (live, _, handle) = start_live_showing(move || (start(), ()));
     (live, handle)
@@ -455,13 +468,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
 #[wasm_bindgen_test]
 async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() {
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        // The test interval (allowed on loopback) with requests slower than it.
-        move || {
-            Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(40, Ok(seed_nodes())), |_| ())
-        }
-    });
+    let (live, page) = poll_fake(&api, 40, Ok(seed_nodes()));
     // Four polls take about 240 ms.
     let waited = polled(&live, 4).await;
     let polls = live.polls();
@@ -489,16 +496,7 @@ async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() 
 async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transient_ones() {
     let not_found = ApiError::from_response(404, &ResponseHeaders::default(), r#"{"error":"not_found"}"#, now());
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        move || {
-            Live::start(
-                Interval::for_page(Some("20"), "localhost"),
-                move || api.fetch(1, Err(not_found.clone())),
-                |_| (),
-            )
-        }
-    });
+    let (live, page) = poll_fake(&api, 1, Err(not_found));
     sleep(200).await;
     assert_eq!(live.status(), LiveStatus::Failed);
     assert_eq!(api.calls.get(), 1);
@@ -506,16 +504,7 @@ async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transie
 
     let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        move || {
-            Live::start(
-                Interval::for_page(Some("20"), "localhost"),
-                move || api.fetch(1, Err(unavailable.clone())),
-                |_| (),
-            )
-        }
-    });
+    let (live, page) = poll_fake(&api, 1, Err(unavailable));
     sleep(300).await;
     // retry-after 1 s is honoured: a single attempt so far, and a retry announced.
     assert_eq!(api.calls.get(), 1);
@@ -592,10 +581,7 @@ fn clock_ahead_by(minutes: u32) {
 #[wasm_bindgen_test]
 async fn a_hidden_tab_fetches_nothing_and_polls_again_once_shown() {
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Ok(seed_nodes())), |_| ())
-    });
+    let (live, page) = poll_fake(&api, 1, Ok(seed_nodes()));
     polled(&live, 2).await;
     set_tab_hidden(true);
     sleep(100).await;
@@ -615,16 +601,7 @@ async fn a_hidden_tab_fetches_nothing_and_polls_again_once_shown() {
 async fn a_failure_answered_while_the_tab_was_hidden_still_waits_its_retry_after_once_shown() {
     let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        move || {
-            Live::start(
-                Interval::for_page(Some("20"), "localhost"),
-                move || api.fetch(100, Err(unavailable.clone())),
-                |_| (),
-            )
-        }
-    });
+    let (live, page) = poll_fake(&api, 100, Err(unavailable));
     // The first request is under way; the tab is hidden before its 503 arrives.
     sleep(20).await;
     set_tab_hidden(true);
@@ -641,10 +618,7 @@ async fn a_failure_answered_while_the_tab_was_hidden_still_waits_its_retry_after
 #[wasm_bindgen_test]
 async fn thirty_minutes_without_activity_stop_polling_and_a_key_press_counts_as_activity() {
     let api = fake_api();
-    let (live, page) = start_live({
-        let api = Rc::clone(&api);
-        move || Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(1, Ok(seed_nodes())), |_| ())
-    });
+    let (live, page) = poll_fake(&api, 1, Ok(seed_nodes()));
     polled(&live, 1).await;
 
     // Half an hour passes; then the user presses a key: still live.
