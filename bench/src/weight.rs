@@ -1,8 +1,6 @@
 //! Weight: the bytes of every file a first load fetches, raw and as a server would send
 //! them precompressed (gzip at level 9, brotli at quality 11).
 
-use std::io::Write;
-
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -16,7 +14,7 @@ pub struct FileWeight {
 
 impl FileWeight {
     pub fn of(path: String, bytes: &[u8]) -> FileWeight {
-        FileWeight { path, raw: bytes.len(), gzip: gzip(bytes).len(), brotli: brotli(bytes).len() }
+        FileWeight { path, raw: bytes.len(), gzip: compress::gzip(bytes).len(), brotli: compress::brotli(bytes).len() }
     }
 }
 
@@ -44,19 +42,6 @@ impl Weight {
         };
         Weight { files, total }
     }
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(bytes).expect("writing to memory");
-    encoder.finish().expect("writing to memory")
-}
-
-fn brotli(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
-    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).expect("writing to memory");
-    out
 }
 
 #[cfg(test)]

@@ -156,6 +156,18 @@ impl Browser {
         must(format!("running `{body}`"), self.client.execute(body, Vec::new()).await)
     }
 
+    /// Bytes this page load took from the network, headers and compressed bodies (the
+    /// page's and every file's resource timing `transferSize`: 0 for what came from the cache).
+    pub async fn transferred_bytes(&self) -> u64 {
+        let bytes = self
+            .script(
+                "return [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+                    .reduce((sum, e) => sum + e.transferSize, 0)",
+            )
+            .await;
+        bytes.as_u64().unwrap_or_else(|| panic!("transferSize should be a number, got {bytes}"))
+    }
+
     /// Polls `probe` until it gives a value, failing the test after [`WAIT`] with `what`
     /// and the last thing `probe` saw.
     pub async fn eventually<T, F, Fut>(&self, what: impl Display, mut probe: F) -> T

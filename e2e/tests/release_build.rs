@@ -79,6 +79,33 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.assert_no_console_errors(&[]).await;
 }
 
+/// What crosses the wire (issue 16): the main module arrives brotli-compressed, and a second
+/// visit fetches only the page, everything else coming from the cache (hashed names are
+/// immutable for a year).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_load_arrives_compressed_and_a_second_visit_transfers_only_the_page() {
+    let console = Console::start().await;
+    console.open("/").await;
+    console.browser.wait_for("#connect-title").await;
+    let wasm = console
+        .browser
+        .script(
+            "const e = performance.getEntriesByType('resource').find(e => e.name.endsWith('_bg.wasm'));
+             return [e.encodedBodySize, e.decodedBodySize]",
+        )
+        .await;
+    let (encoded, decoded) = (wasm[0].as_u64().unwrap(), wasm[1].as_u64().unwrap());
+    assert!(encoded * 2 < decoded, "the main module should arrive compressed: {encoded} bytes for {decoded}");
+    let first = console.browser.transferred_bytes().await;
+
+    console.open("/").await;
+    console.browser.wait_for("#connect-title").await;
+    let second = console.browser.transferred_bytes().await;
+    println!("first load {first} bytes on the wire, second visit {second} bytes");
+    assert!(second < 3_000, "a second visit should fetch only the page, took {second} bytes (first: {first})");
+    console.assert_no_console_errors(&[]).await;
+}
+
 /// Every `.wasm` this page load has fetched, in order.
 async fn fetched_wasm(console: &Console) -> Vec<String> {
     let fetched = console

@@ -37,6 +37,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tower_http::compression::CompressionLayer;
 
 /// Which demo data the simulator holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,7 +135,9 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .nest("/__sim", hooks::routes())
         .fallback(error::unknown_endpoint)
         .method_not_allowed_fallback(error::method_not_allowed)
-        .layer(from_fn_with_state(sim.clone(), faults::inject));
+        .layer(from_fn_with_state(sim.clone(), faults::inject))
+        // Outside the faults, so that a truncated or malformed answer is compressed as sent.
+        .layer(CompressionLayer::new());
     let root = Router::new().nest("/api", api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),

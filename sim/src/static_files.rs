@@ -5,12 +5,18 @@
 //! Content-Security-Policy that `cargo xtask dist` wrote beside the build (its
 //! `csp-header.txt`, which also carries `frame-ancestors`, impossible in the page's
 //! `<meta>`), no MIME sniffing and no referrer.
+//!
+//! Compressed as the browser accepts (brotli, then gzip, else as is) from the `.br` and `.gz`
+//! files `cargo xtask dist` wrote beside each one, and cached by name: a file whose name
+//! carries its content's hash never changes (a year, immutable); everything else (the page,
+//! `csp-header.txt`, the app's routes) is revalidated on every load.
 
-use axum::http::{header, HeaderName, HeaderValue};
-use axum::middleware::map_response;
+use axum::extract::Request;
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::middleware::{from_fn, Next};
 use axum::response::Response;
 use axum::Router;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tower_http::services::{ServeDir, ServeFile};
 
 /// The file of the build that holds its header policy (written by `cargo xtask dist`).
@@ -18,11 +24,42 @@ pub const CSP_HEADER_FILE: &str = "csp-header.txt";
 
 pub fn router(dist: &Path) -> Router {
     let security = SecurityHeaders::for_build(dist);
-    let spa = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
-    Router::new().fallback_service(spa).layer(map_response(move |response: Response| {
-        let security = security.clone();
-        async move { security.apply(response) }
+    let index = ServeFile::new(dist.join("index.html")).precompressed_br().precompressed_gzip();
+    let spa = ServeDir::new(dist).precompressed_br().precompressed_gzip().fallback(index);
+    let dist = dist.to_path_buf();
+    Router::new().fallback_service(spa).layer(from_fn(move |request: Request, next: Next| {
+        let (security, dist) = (security.clone(), dist.clone());
+        async move {
+            let cache = cache_control(&dist, request.uri().path());
+            let mut response = security.apply(next.run(request).await);
+            if response.status() == StatusCode::OK {
+                response.headers_mut().insert(header::CACHE_CONTROL, cache);
+            }
+            response.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            response
+        }
     }))
+}
+
+/// A year and immutable for a file of the build whose name carries a hash; `no-cache`
+/// (revalidate every time) for the rest, and for an address that is no file (the app's
+/// routes, answered with `index.html`).
+fn cache_control(dist: &Path, path: &str) -> HeaderValue {
+    let name = path.strip_prefix('/').unwrap_or(path);
+    let file: PathBuf = dist.join(name);
+    if !name.contains('/') && is_hashed(name) && file.is_file() {
+        HeaderValue::from_static("public, max-age=31536000, immutable")
+    } else {
+        HeaderValue::from_static("no-cache")
+    }
+}
+
+/// `main-4ae9b0365dd6b4e0.css`, `app-37fd8b81d0e2f31d_bg.wasm`: a stem ending in `-` and
+/// 16 hex digits (trunk's and the split step's names).
+fn is_hashed(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    stem.rsplit_once('-').is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The headers every static response carries.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::csp::{self, ApiOrigin};
 use crate::proc::{self, command};
-use crate::{split, tools, Result};
+use crate::{precompress, split, tools, Result};
 
 pub fn dist_dir() -> PathBuf {
     proc::root().join("dist")
@@ -106,5 +106,8 @@ fn build(api_origin: Option<&ApiOrigin>) -> Result {
     )?;
     split::split_pages(&dist_dir())?;
     // Hashes the inline start-up script trunk just wrote, so the policy follows each build.
-    csp::secure(&dist_dir(), api_origin)
+    csp::secure(&dist_dir(), api_origin)?;
+    // Last: the page itself changed above.
+    print!("{}", precompress::table(&precompress::precompress(&dist_dir())?));
+    Ok(())
 }

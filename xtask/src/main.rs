@@ -1,11 +1,12 @@
 //! `cargo xtask <command>`: the project's task runner.
 //!
-//! Std only, so a cold `cargo xtask` compiles in seconds, before any tool is
-//! installed. Each subcommand lives in its own module with a `run` entry.
+//! Std and the `compress` crate only, so a cold `cargo xtask` compiles quickly, before
+//! any tool is installed. Each subcommand lives in its own module with a `run` entry.
 
 mod bench;
 mod csp;
 mod dist;
+mod precompress;
 mod proc;
 mod serve;
 mod soak;
@@ -30,7 +31,8 @@ usage: cargo xtask <command>
            and writes target/bench/report.md and report.json
   dist [--api-origin https://api.example.com]
            install missing tools, build the console in release into dist/
-           with its Content-Security-Policy (connect-src adds the API origin)
+           with its Content-Security-Policy (connect-src adds the API origin),
+           a .br and a .gz beside every text and wasm file, and print their weights
   serve [--port N] [--scenario demo|large] [SIMULATOR FLAGS…]
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
