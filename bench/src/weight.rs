@@ -47,19 +47,13 @@ impl Weight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read;
 
     #[test]
-    fn both_compressions_decode_back_to_the_file_and_are_counted() {
+    fn a_file_is_weighed_raw_and_in_both_encodings() {
         let text = "<tr><td>node-1</td><td>ready</td></tr>\n".repeat(200);
-        let (gz, br) = (gzip(text.as_bytes()), brotli(text.as_bytes()));
-        let mut from_gzip = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut from_gzip).unwrap();
-        let mut from_brotli = Vec::new();
-        brotli::BrotliDecompress(&mut &br[..], &mut from_brotli).unwrap();
-        assert_eq!((from_gzip, from_brotli), (text.clone().into_bytes(), text.clone().into_bytes()));
         let file = FileWeight::of("/index.html".into(), text.as_bytes());
-        assert_eq!((file.raw, file.gzip, file.brotli), (text.len(), gz.len(), br.len()));
+        let expected = (text.len(), compress::gzip(text.as_bytes()).len(), compress::brotli(text.as_bytes()).len());
+        assert_eq!((file.raw, file.gzip, file.brotli), expected);
         assert!(file.brotli < file.gzip && file.gzip < file.raw / 10, "{file:?}");
     }
 
