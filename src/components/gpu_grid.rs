@@ -17,6 +17,7 @@ use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
+use crate::domain::text::visible_controls;
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -148,12 +149,14 @@ fn kind_class(kind: &WorkloadKind) -> &'static str {
 }
 
 /// Text from the API (names, kinds, states) in HTML: escaped for element text and for
-/// double-quoted attribute values alike, so a workload named like markup shows as text.
+/// double-quoted attribute values alike, so a workload named like markup shows as text;
+/// bidirectional controls are shown, not obeyed ([`visible_controls`]).
 struct Escaped<'a>(&'a str);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
+        let visible = visible_controls(self.0);
+        let mut rest: &str = &visible;
         while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
             f.write_str(&rest[..at])?;
             f.write_str(match rest.as_bytes()[at] {
@@ -296,7 +299,7 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
     view! {
         <article class="node-card">
             <header class="node-head">
-                <h3 class="node-name">{name}</h3>
+                <h3 class="node-name">{visible_controls(&name).into_owned()}</h3>
                 {badge}
             </header>
             <div class="node-body" prop:innerHTML=body></div>
@@ -332,6 +335,7 @@ mod tests {
         let escaped = Escaped(r#"<img src=x onerror="a('b')"> & co"#).to_string();
         assert_eq!(escaped, "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt; &amp; co");
         assert_eq!(Escaped("train-run-38").to_string(), "train-run-38");
+        assert_eq!(Escaped("\u{202E}gnp.exe").to_string(), "⟨RLO⟩gnp.exe");
     }
 
     #[test]

@@ -12,4 +12,5 @@ pub mod grid;
 pub mod org_capacity;
 pub mod polling;
 pub mod status;
+pub mod text;
 pub mod time;

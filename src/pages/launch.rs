@@ -13,6 +13,7 @@ use crate::components::reservation_route::{for_reservation_id, read_reservation,
 use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
 use crate::domain::explain::ErrorContext;
 use crate::domain::grid::workload_page_path;
+use crate::domain::text::visible_controls;
 use crate::state::use_connection;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -101,7 +102,7 @@ fn free_now(response: &NodesResponse) -> impl IntoView {
         .map(|(free, gpus, name)| {
             view! {
                 <li>
-                    <span class="free-node">{name.to_owned()}</span>
+                    <span class="free-node">{visible_controls(name).into_owned()}</span>
                     <span class="num">{format!("{free} free of {gpus}")}</span>
                 </li>
             }
@@ -294,7 +295,7 @@ fn Launched(instance: LaunchedInstance) -> impl IntoView {
             <strong class="banner-title">"Launched"</strong>
             " "
             <span class="banner-body">
-                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{instance.name.clone()}</a>
+                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
                 {format!(" (#{}) · {gpus} · {billing}", instance.id)}
                 {(!(reserved && free)).then_some(" — not what a launch on the reservation should answer.")}
             </span>
