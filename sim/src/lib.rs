@@ -16,6 +16,7 @@ mod error;
 mod faults;
 mod hash;
 mod hooks;
+pub use hooks::HOOK_HEADER;
 mod launch;
 mod org;
 mod placement;
