@@ -9,6 +9,7 @@ pub mod explain;
 pub mod fleet;
 pub mod fleet_poll;
 pub mod grid;
+pub mod launched;
 pub mod org_capacity;
 pub mod polling;
 pub mod status;
