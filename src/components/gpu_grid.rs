@@ -229,8 +229,8 @@ fn write_workload(html: &mut String, index: usize, w: &Workload) {
 /// GPUs of a node that takes no launches (preparing, under maintenance) are not free to use.
 fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> String {
     match placement {
-        Some(p) if takes_launches => format!("{} of {gpus} in use · {} free", p.in_use(), gpus - p.in_use()),
-        Some(p) => format!("{} of {gpus} in use · {} idle, not taking launches", p.in_use(), gpus - p.in_use()),
+        Some(p) if takes_launches => format!("{} of {gpus} in use · {} free", p.in_use(), p.left_text(gpus)),
+        Some(p) => format!("{} of {gpus} in use · {} idle, not taking launches", p.in_use(), p.left_text(gpus)),
         None => format!("{gpus} GPUs · use unknown"),
     }
 }

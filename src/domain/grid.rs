@@ -62,6 +62,12 @@ impl Placement {
         self.gpus_in_use.unwrap_or_else(|| self.listed())
     }
 
+    /// GPUs of a node of `gpus` left by this use, as text: "value out of range" when the
+    /// difference does not fit (counts near the integer limits), never a wrapped number.
+    pub fn left_text(&self, gpus: i64) -> String {
+        gpus.checked_sub(self.in_use()).map_or_else(|| "value out of range".to_owned(), |n| n.to_string())
+    }
+
     /// Saturating: a sum of absurd counts stays `i64::MAX` (drawn clipped), never wraps.
     fn listed(&self) -> i64 {
         self.workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0)))
@@ -204,6 +210,8 @@ mod tests {
         let c = cells(i64::MAX, Some(&p));
         assert_eq!(c.cells.len(), MAX_CELLS);
         assert_eq!(c.clipped, usize::MAX - MAX_CELLS);
+        assert_eq!(placement(Some(-1), vec![]).left_text(i64::MAX), "value out of range");
+        assert_eq!(placement(Some(6), vec![]).left_text(8), "2");
     }
 
     #[test]
