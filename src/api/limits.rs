@@ -1,25 +1,14 @@
 //! How much of an answer the console reads: a server gone wild (or hostile) must not make
 //! the tab decode without end or run out of memory. Past a limit the answer is refused with
 //! an explained decode error, so the page keeps its last good data, marked stale.
-//!
-//! **assumption**: the documents set no sizes. These are far above what the API sends (the
-//! largest scenario is 1,000 nodes of 8 GPUs, a year of monthly charges) and low enough
-//! that decoding stays well under a second.
+//! The sizes are assumptions, in [`super::assumptions`].
 
+pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_NODES, MAX_WORKLOADS_PER_NODE};
 use super::models::{Charge, Node, Workload};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
-
-/// Body bytes read at most (32 MiB).
-pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
-/// Nodes of one reservation.
-pub const MAX_NODES: usize = 100_000;
-/// Workloads listed on one node.
-pub const MAX_WORKLOADS_PER_NODE: usize = 10_000;
-/// Entries of a payment's `charges`.
-pub const MAX_CHARGES: usize = 1_000;
 
 /// Why an answer of `len` bytes is not read, or `None` when it may be.
 pub fn body_too_large(len: usize) -> Option<String> {
