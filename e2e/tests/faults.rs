@@ -510,10 +510,16 @@ async fn the_nodes_page_survives_every_fault_and_recovers_by_itself() {
         |_| (0.8, 2.0 + SLACK_S),
     )
     .await;
-    answered_fault(&mut rig, "duplicate node names (a, a#2, a, empty)", json!({ "kind": "duplicate_names" }), |_, p| {
-        let named_a = p.cards.iter().filter(|c| c.starts_with('a')).count();
-        (p.cards.len() == 4 && named_a == 3 && !p.stale_grid).then(|| "4 cards, one per node, none merged".to_owned())
-    })
+    answered_fault(
+        &mut rig,
+        "duplicate node names (a, a#2, a, empty)",
+        json!({ "kind": "duplicate_names" }),
+        |_, p| {
+            let named_a = p.cards.iter().filter(|c| c.starts_with('a')).count();
+            (p.cards.len() == 4 && named_a == 3 && !p.stale_grid)
+                .then(|| "4 cards, one per node, none merged".to_owned())
+        },
+    )
     .await;
     network_drop(&mut rig).await;
     revoked_key(&mut rig).await;

@@ -174,7 +174,9 @@ impl Faults {
             "huge_numbers" => FaultKind::HugeNumbers {
                 value: match request.value.as_deref() {
                     None => u64::MAX,
-                    Some(digits) => digits.parse().map_err(|_| ApiError::invalid("value must be digits up to u64::MAX"))?,
+                    Some(digits) => {
+                        digits.parse().map_err(|_| ApiError::invalid("value must be digits up to u64::MAX"))?
+                    }
                 },
             },
             "hang" => FaultKind::Hang,
@@ -187,7 +189,9 @@ impl Faults {
             }
         };
         let takes_value = matches!(kind, FaultKind::RetryAfterText { .. } | FaultKind::HugeNumbers { .. });
-        if (request.value.is_some() && !takes_value) || (request.bytes.is_some() && !matches!(kind, FaultKind::HugeBody { .. })) {
+        if (request.value.is_some() && !takes_value)
+            || (request.bytes.is_some() && !matches!(kind, FaultKind::HugeBody { .. }))
+        {
             return Err(ApiError::invalid("value belongs to retry_after_text and huge_numbers, bytes to huge_body"));
         }
         let takes_retry_after = matches!(kind, FaultKind::Unavailable { .. } | FaultKind::RateLimited { .. });

@@ -49,7 +49,11 @@ pub const HOOK_HEADER: &str = "x-sim-hook";
 /// any port.
 fn loopback_host(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
-        Some(rest) => return rest.split_once(']').is_some_and(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback())),
+        Some(rest) => {
+            return rest
+                .split_once(']')
+                .is_some_and(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback()))
+        }
         None => host.split_once(':').map_or(host, |(name, _)| name),
     };
     name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())

@@ -43,7 +43,8 @@ async fn duplicate_names_and_huge_numbers_rewrite_the_nodes() {
     let sim = sim_with(config()).await;
     sim.fault(json!({ "kind": "duplicate_names", "count": 1 })).await;
     let nodes = sim.read(NODES).await;
-    let names: Vec<&str> = nodes["nodes"].as_array().unwrap().iter().map(|n| n["display_name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        nodes["nodes"].as_array().unwrap().iter().map(|n| n["display_name"].as_str().unwrap()).collect();
     assert!(names.len() >= 4, "{names:?}");
     assert_eq!(names[..4], ["a", "a#2", "a", ""]);
 
@@ -63,7 +64,8 @@ async fn a_hanging_chunk_request_never_answers_and_others_still_do() {
     std::fs::write(dir.join("assets/page-nodes.js"), "export {}").unwrap();
     let sim = sim_with(Config { dist: Some(dir), ..config() }).await;
     sim.fault(json!({ "kind": "hang", "path_prefix": "/assets/page-", "count": 1 })).await;
-    let hung = tokio::time::timeout(Duration::from_secs(2), request(sim.addr(), "GET", "/assets/page-nodes.js", None, None));
+    let hung =
+        tokio::time::timeout(Duration::from_secs(2), request(sim.addr(), "GET", "/assets/page-nodes.js", None, None));
     assert!(hung.await.is_err(), "the chunk answered");
     assert_eq!(sim.get("/assets/page-nodes.js", None).await.status, 200, "count 1: the next request answers");
     assert_eq!(sim.get(NODES, Some(OWNER)).await.status, 200);

@@ -295,8 +295,14 @@ pub(crate) mod tests {
             let sum = groups.values().fold(GpuSplit::default(), |s, g| s + *g);
             assert_eq!(sum, f.total);
         }
-        assert_eq!(f.by_region["atl"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false });
-        assert_eq!(f.by_gpu_type["B200"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false });
+        assert_eq!(
+            f.by_region["atl"],
+            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+        );
+        assert_eq!(
+            f.by_gpu_type["B200"],
+            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+        );
         assert_eq!(f.cost, CostView::Member);
     }
 

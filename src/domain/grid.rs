@@ -206,7 +206,14 @@ mod tests {
 
     #[test]
     fn counts_near_the_integer_limits_neither_wrap_nor_panic() {
-        let p = placement(Some(i64::MIN), vec![workload("gpu_instance", 1, i64::MAX), workload("gpu_instance", 2, i64::MAX), workload("gpu_instance", 3, 2)]);
+        let p = placement(
+            Some(i64::MIN),
+            vec![
+                workload("gpu_instance", 1, i64::MAX),
+                workload("gpu_instance", 2, i64::MAX),
+                workload("gpu_instance", 3, 2),
+            ],
+        );
         let c = cells(i64::MAX, Some(&p));
         assert_eq!(c.cells.len(), MAX_CELLS);
         assert_eq!(c.clipped, usize::MAX - MAX_CELLS);

@@ -43,6 +43,9 @@ mod tests {
         let (member, ok) = billing_text(&on_demand, false);
         assert!(!member.contains("2.5") && !ok, "{member}");
         assert_eq!(member, "billing on_demand, an hourly rate applies (the account owner sees it)");
-        assert_eq!(billing_text(&launched("reserved", Some(0.0)), false), ("billed by reservation, $0/h".to_owned(), true));
+        assert_eq!(
+            billing_text(&launched("reserved", Some(0.0)), false),
+            ("billed by reservation, $0/h".to_owned(), true)
+        );
     }
 }
