@@ -5,6 +5,7 @@
 
 pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_NODES, MAX_WORKLOADS_PER_NODE};
 use super::models::{Charge, Node, Workload};
+use super::money::group_thousands;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -51,7 +52,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for AtMost<T> {
             if items.len() == self.max {
                 return Err(de::Error::custom(format!(
                     "more than {} {}, the most the console reads",
-                    thousands(self.max),
+                    group_thousands(self.max as u128),
                     self.what
                 )));
             }
@@ -59,18 +60,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for AtMost<T> {
         }
         Ok(items)
     }
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
