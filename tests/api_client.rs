@@ -60,7 +60,14 @@ async fn read_with_fault(conn: &Connection, mut fault: serde_json::Value, read: 
     fault["path_prefix"] = path.into();
     fault["count"] = 1.into();
     let hook = format!("{}/__sim/faults", conn.base_url());
-    let armed = gloo_net::http::Request::post(&hook).json(&fault).unwrap().send().await.expect("the fault hook");
+    // The header the simulator's hooks require (`reservations_sim::HOOK_HEADER`).
+    let armed = gloo_net::http::Request::post(&hook)
+        .header("x-sim-hook", "1")
+        .json(&fault)
+        .unwrap()
+        .send()
+        .await
+        .expect("the fault hook");
     assert!(armed.ok(), "fault hook answered {}", armed.status());
     let result = match read {
         Read::Detail => client::reservation(conn, r.id).await.map(drop),

@@ -46,7 +46,8 @@ fn attribute(host: &web_sys::HtmlElement, selector: &str, name: &str) -> Option<
 async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
     let host = connect_page().await;
     assert_eq!(attribute(&host, "#api-key", "type").as_deref(), Some("password"));
-    assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("off"));
+    // Not a login to save: "off" is ignored by password managers, "new-password" is not.
+    assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("new-password"));
     let base: web_sys::HtmlInputElement =
         wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
     assert_eq!(base.value(), "/api");
@@ -56,6 +57,27 @@ async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
     let page = text(&host);
     assert!(page.contains("Keep the key for this tab"), "{page}");
     assert!(page.contains("any script running on this page could read it there"), "the risk is explained: {page}");
+    assert!(page.contains("duplicating the tab copies it"), "{page}");
+    assert!(page.contains("restoring the browser's session can bring it back"), "{page}");
+}
+
+/// What the browser would send if the submit handler never ran (a native submission): the
+/// form's data set holds no key and goes by POST, so the key cannot reach a URL.
+#[wasm_bindgen_test]
+async fn a_native_submission_would_carry_no_key() {
+    let host = connect_page().await;
+    let input: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("#api-key").unwrap().unwrap());
+    input.set_value("eco_secret_native");
+    let form: web_sys::HtmlFormElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    assert_eq!(form.method(), "post");
+    let data = web_sys::FormData::new_with_form(&form).unwrap();
+    let entries = js_sys::Array::from(&data.entries().into());
+    for entry in entries.iter() {
+        let value = js_sys::Array::from(&entry).get(1).as_string().unwrap_or_default();
+        assert!(!value.contains("eco_secret_native"), "a native submission would send the key");
+    }
 }
 
 #[wasm_bindgen_test]

@@ -283,8 +283,17 @@ impl Browser {
 
     /// Runs a Chrome DevTools Protocol command through chromedriver and returns its result.
     pub async fn cdp(&self, command: &str, params: Value) -> Value {
-        let cmd = ChromedriverPost::cdp(command, params);
-        must(format!("CDP {command}"), self.client.issue_cmd(cmd).await)
+        must(format!("CDP {command}"), self.try_cdp(command, params).await)
+    }
+
+    /// [`Browser::cdp`] that hands the failure back (a measurement that may fail on its own).
+    pub async fn try_cdp(&self, command: &str, params: Value) -> Result<Value, CmdError> {
+        self.client.issue_cmd(ChromedriverPost::cdp(command, params)).await
+    }
+
+    /// [`Browser::script`] that hands the failure back.
+    pub async fn try_script(&self, body: &str) -> Result<Value, CmdError> {
+        self.client.execute(body, Vec::new()).await
     }
 
     /// Every console entry since the session started.

@@ -37,8 +37,21 @@ impl Response {
 /// Sends one request; `body`, when given, goes as JSON. An `Err` means no answer at all
 /// (nothing listening, connection dropped).
 pub async fn send(method: Method, url: &str, body: Option<&Value>) -> Result<Response, String> {
+    send_with(method, url, body, &[]).await
+}
+
+/// [`send`] with extra request headers (the simulator's hook header).
+pub async fn send_with(
+    method: Method,
+    url: &str,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> Result<Response, String> {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
     let mut request = Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
     let payload = match body {
         Some(json) => {
             request = request.header(CONTENT_TYPE, "application/json");

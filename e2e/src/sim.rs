@@ -135,7 +135,7 @@ impl Simulator {
     /// fails the test.
     pub async fn hook(&self, method: Method, path: &str, body: Option<Value>) -> Value {
         let url = format!("{}/api/__sim{path}", self.url());
-        let response = http::send(method.clone(), &url, body.as_ref())
+        let response = http::send_with(method.clone(), &url, body.as_ref(), &[(reservations_sim::HOOK_HEADER, "1")])
             .await
             .unwrap_or_else(|error| panic!("simulator hook {method} {path}: {error}"));
         let json = response.json(&url);

@@ -493,6 +493,34 @@ async fn the_nodes_page_survives_every_fault_and_recovers_by_itself() {
             .then(|| format!("cards kept, stale; banner “{}”", banner.lines().next().unwrap_or_default()))
     })
     .await;
+    // A hostile server: past the console's limits, an unreadable answer like any other.
+    for (fault, body) in [
+        ("40 MiB body (limit 32 MiB)", json!({ "kind": "huge_body" })),
+        ("GPU counts of u64::MAX", json!({ "kind": "huge_numbers" })),
+    ] {
+        failing_fault(&mut rig, fault, body, 2, "The answer could not be read", backoff_range).await;
+    }
+    // retry-after as an HTTP date (whole seconds, 1–2 s ahead), the body's error in `code`.
+    failing_fault(
+        &mut rig,
+        "503 retry-after as an HTTP date, error in `code`",
+        json!({ "kind": "retry_after_text" }),
+        2,
+        "The service is temporarily unavailable",
+        |_| (0.8, 2.0 + SLACK_S),
+    )
+    .await;
+    answered_fault(
+        &mut rig,
+        "duplicate node names (a, a#2, a, empty)",
+        json!({ "kind": "duplicate_names" }),
+        |_, p| {
+            let named_a = p.cards.iter().filter(|c| c.starts_with('a')).count();
+            (p.cards.len() == 4 && named_a == 3 && !p.stale_grid)
+                .then(|| "4 cards, one per node, none merged".to_owned())
+        },
+    )
+    .await;
     network_drop(&mut rig).await;
     revoked_key(&mut rig).await;
 

@@ -55,9 +55,14 @@ enum Fault {
     Unreachable,
     Drop,
     Revoked,
+    RetryAfterGarbage,
+    RetryAfterDate,
+    HugeBody,
+    HugeNumbers,
+    DuplicateNames,
 }
 
-const FAULTS: [Fault; 12] = [
+const FAULTS: [Fault; 17] = [
     Fault::Internal,
     Fault::BadGateway,
     Fault::Unavailable,
@@ -70,6 +75,11 @@ const FAULTS: [Fault; 12] = [
     Fault::Unreachable,
     Fault::Drop,
     Fault::Revoked,
+    Fault::RetryAfterGarbage,
+    Fault::RetryAfterDate,
+    Fault::HugeBody,
+    Fault::HugeNumbers,
+    Fault::DuplicateNames,
 ];
 
 impl Fault {
@@ -87,6 +97,12 @@ impl Fault {
             Fault::UnknownEnum => json!({ "kind": "unknown_enum" }),
             Fault::Unreachable => json!({ "kind": "unreachable" }),
             Fault::Revoked => json!({ "kind": "revoke_key", "key": OWNER_KEY }),
+            Fault::RetryAfterGarbage => json!({ "kind": "retry_after_text", "value": "soon" }),
+            // An HTTP date two seconds ahead.
+            Fault::RetryAfterDate => json!({ "kind": "retry_after_text" }),
+            Fault::HugeBody => json!({ "kind": "huge_body" }),
+            Fault::HugeNumbers => json!({ "kind": "huge_numbers" }),
+            Fault::DuplicateNames => json!({ "kind": "duplicate_names" }),
             Fault::Drop => return None,
         };
         let mut body = body;
@@ -126,6 +142,8 @@ impl Glance {
             Fault::UnknownEnum => self.unrecognised,
             Fault::Unreachable => self.unreachable && self.stale,
             Fault::Revoked => self.rejected,
+            // Not an error: every node keeps a card of its own.
+            Fault::DuplicateNames => self.cards > 0 && !self.error,
             _ => self.error && self.stale && self.cards > 0,
         }
     }
@@ -161,28 +179,34 @@ async fn glance(console: &Console) -> Glance {
     }
 }
 
-/// JS heap in use and the byte length of every `WebAssembly.Memory` in the page, through
-/// DevTools (a heap query, so no page script has to expose them).
-async fn memory(console: &Console) -> (f64, Vec<f64>, Value) {
+/// Keeps the console's `WebAssembly.Memory` where [`memory`] can read it, from trunk's start
+/// event on every document, as the bench's probe does (`bench/src/probe.js`). A heap query
+/// (`Runtime.queryObjects` on `WebAssembly.Memory.prototype`) crashed the tab in Chromium 156.
+const WASM_WATCH: &str =
+    "addEventListener('TrunkApplicationStarted', (e) => { window.__soakWasmMemory = e.detail.wasm.memory; });";
+const WASM_BYTES: &str = "return window.__soakWasmMemory ? window.__soakWasmMemory.buffer.byteLength : null";
+
+/// What one reading of memory found.
+struct Memory {
+    heap: f64,
+    wasm: f64,
+    dom: Value,
+}
+
+/// JS heap in use (after a collection), wasm linear memory and the DOM counters. A reading
+/// that fails says why: the soak then reports a failed measurement, not a crash.
+async fn memory(console: &Console) -> Result<Memory, String> {
     let browser = &console.browser;
-    let _ = browser.cdp("HeapProfiler.collectGarbage", json!({})).await;
-    let heap = browser.cdp("Runtime.getHeapUsage", json!({})).await;
-    let prototype = browser.cdp("Runtime.evaluate", json!({ "expression": "WebAssembly.Memory.prototype" })).await;
-    let found =
-        browser.cdp("Runtime.queryObjects", json!({ "prototypeObjectId": prototype["result"]["objectId"] })).await;
-    let sizes = browser
-        .cdp(
-            "Runtime.callFunctionOn",
-            json!({
-                "objectId": found["objects"]["objectId"],
-                "functionDeclaration": "function() { return this.map(m => m.buffer.byteLength); }",
-                "returnByValue": true,
-            }),
-        )
-        .await;
-    let wasm = sizes["result"]["value"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
-    let dom = browser.cdp("Memory.getDOMCounters", json!({})).await;
-    (heap["usedSize"].as_f64().unwrap_or(0.0), wasm, dom)
+    let cdp = |command: &'static str| async move {
+        browser.try_cdp(command, json!({})).await.map_err(|e| format!("CDP {command}: {e}"))
+    };
+    cdp("HeapProfiler.collectGarbage").await?;
+    let heap = cdp("Runtime.getHeapUsage").await?;
+    let heap = heap["usedSize"].as_f64().ok_or_else(|| format!("Runtime.getHeapUsage answered {heap}"))?;
+    let wasm = browser.try_script(WASM_BYTES).await.map_err(|e| format!("reading the wasm memory: {e}"))?;
+    let wasm = wasm.as_f64().ok_or("the console's wasm memory was never seen (no TrunkApplicationStarted)")?;
+    let dom = cdp("Memory.getDOMCounters").await?;
+    Ok(Memory { heap, wasm, dom })
 }
 
 fn mib(bytes: f64) -> String {
@@ -209,6 +233,7 @@ async fn soak_the_live_nodes_page_under_random_faults() {
 
     let console = Console::start().await;
     let mut gate = Gate::open(&console.sim.url()).await;
+    console.browser.cdp("Page.addScriptToEvaluateOnNewDocument", json!({ "source": WASM_WATCH })).await;
     connect_on(&console, &gate, &page).await;
     let wait_healthy = |limit: Duration| {
         let (console, page) = (&console, page.clone());
@@ -228,7 +253,7 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     };
     let first = wait_healthy(Duration::from_secs(30)).await.expect("the Nodes page is live at the start");
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let (heap_start, wasm_start, dom_start) = memory(&console).await;
+    let start_memory = memory(&console).await;
 
     let started = Instant::now();
     let mut injected: BTreeMap<String, u32> = BTreeMap::new();
@@ -289,7 +314,7 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     }
     let end = glance(&console).await;
     page_polls += (end.polls - last_polls).max(0);
-    let (heap_end, wasm_end, dom_end) = memory(&console).await;
+    let end_memory = memory(&console).await;
     let log = console.sim.requests(NODES_API).await;
     let in_flight = max_in_flight_on(&console.sim, NODES_API).await;
     let errors = unexplained_console_errors(&console.browser).await;
@@ -298,7 +323,10 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     let listed = |m: &BTreeMap<String, u32>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
     let counters =
         |d: &Value| format!("{} documents, {} nodes, {} listeners", d["documents"], d["nodes"], d["jsEventListeners"]);
-    let wasm = |sizes: &[f64]| sizes.iter().map(|s| mib(*s)).collect::<Vec<_>>().join(" + ");
+    let reading = |m: &Result<Memory, String>, part: &dyn Fn(&Memory) -> String| match m {
+        Ok(m) => part(m),
+        Err(why) => format!("not measured ({why})"),
+    };
     let report = format!(
         "Soak report: {minutes} min, seed {seed}, poll every {poll_ms} ms (ran {:.1} min)\n\
          polls counted by the page: {page_polls}; /nodes requests at the simulator: {} (log keeps the last 5,000)\n\
@@ -316,12 +344,12 @@ async fn soak_the_live_nodes_page_under_random_faults() {
         listed(&seen),
         if unrecovered.is_empty() { "none".to_owned() } else { unrecovered.join("; ") },
         log.max_in_flight_total,
-        mib(heap_start),
-        mib(heap_end),
-        wasm(&wasm_start),
-        wasm(&wasm_end),
-        counters(&dom_start),
-        counters(&dom_end),
+        reading(&start_memory, &|m| mib(m.heap)),
+        reading(&end_memory, &|m| mib(m.heap)),
+        reading(&start_memory, &|m| mib(m.wasm)),
+        reading(&end_memory, &|m| mib(m.wasm)),
+        reading(&start_memory, &|m| counters(&m.dom)),
+        reading(&end_memory, &|m| counters(&m.dom)),
         errors.len(),
         errors.iter().map(|e| format!("\n  {e}")).collect::<String>(),
     );
@@ -330,6 +358,11 @@ async fn soak_the_live_nodes_page_under_random_faults() {
     std::fs::create_dir_all(&dir).expect("target/e2e");
     std::fs::write(dir.join("soak-report.txt"), &report).expect("writing target/e2e/soak-report.txt");
     assert!(unrecovered.is_empty(), "every fault recovered by itself");
+    for (when, reading) in [("start", &start_memory), ("end", &end_memory)] {
+        if let Err(why) = reading {
+            panic!("the memory measurement failed at the {when} (the run itself went on): {why}");
+        }
+    }
     assert!(in_flight <= 1, "one /nodes request in flight at most");
     assert!(errors.is_empty(), "no unexplained console error");
 }

@@ -31,7 +31,7 @@ pub async fn allow_loopback_origins(request: Request, next: Next) -> Response<Bo
         let headers = preflight.headers_mut();
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("authorization, content-type, accept"),
+            HeaderValue::from_static("authorization, content-type, accept, x-sim-hook"),
         );
         headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, DELETE"));
         preflight

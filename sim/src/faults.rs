@@ -21,6 +21,7 @@ pub const HOOKS_PREFIX: &str = "/api/__sim";
 const DEFAULT_PREFIX: &str = "/api/";
 const DEFAULT_DELAY_MS: u64 = 15_000;
 const DEFAULT_UNAVAILABLE_RETRY_SECS: u64 = 2;
+const DEFAULT_HUGE_BODY_BYTES: usize = 40 * 1024 * 1024;
 /// What `unknown_enum` puts in place of a `status`, `state` or `kind`.
 pub const UNKNOWN_ENUM_VALUE: &str = "hibernating";
 
@@ -49,6 +50,21 @@ pub enum FaultKind {
     Unreachable,
     /// The key answers `401` until cleared.
     RevokeKey { key: String },
+    /// `503` whose `retry-after` is the text given, as sent (a huge number, a negative one,
+    /// garbage, an HTTP date in 2100), or by default an HTTP date two seconds ahead; its
+    /// body names the error in a `code` field, as some gateways do, not `error`.
+    RetryAfterText { value: Option<String> },
+    /// `200` with a JSON body of `bytes` bytes (40 MiB by default): a server gone wild.
+    HugeBody { bytes: usize },
+    /// `200` with the nodes renamed `a`, `a#2`, `a`, ``, `a`… (names that collide with
+    /// the console's own suffixes).
+    DuplicateNames,
+    /// `200` with every GPU count (a number field whose name holds `gpus`) set to `value`
+    /// (`u64::MAX` unless given).
+    HugeNumbers { value: u64 },
+    /// The request never answers (e.g. a page chunk under `/assets/`): the connection stays
+    /// open and silent.
+    Hang,
 }
 
 impl FaultKind {
@@ -65,6 +81,11 @@ impl FaultKind {
             FaultKind::UnknownEnum => "unknown_enum",
             FaultKind::Unreachable => "unreachable",
             FaultKind::RevokeKey { .. } => "revoke_key",
+            FaultKind::RetryAfterText { .. } => "retry_after_text",
+            FaultKind::HugeBody { .. } => "huge_body",
+            FaultKind::DuplicateNames => "duplicate_names",
+            FaultKind::HugeNumbers { .. } => "huge_numbers",
+            FaultKind::Hang => "hang",
         }
     }
 
@@ -75,11 +96,21 @@ impl FaultKind {
                 | FaultKind::BadGatewayHtml
                 | FaultKind::Unavailable { .. }
                 | FaultKind::RateLimited { .. }
+                | FaultKind::RetryAfterText { .. }
+                | FaultKind::HugeBody { .. }
         )
     }
 
     fn is_body_rewrite(&self) -> bool {
-        matches!(self, FaultKind::Truncated | FaultKind::Malformed | FaultKind::WrongType | FaultKind::UnknownEnum)
+        matches!(
+            self,
+            FaultKind::Truncated
+                | FaultKind::Malformed
+                | FaultKind::WrongType
+                | FaultKind::UnknownEnum
+                | FaultKind::DuplicateNames
+                | FaultKind::HugeNumbers { .. }
+        )
     }
 }
 
@@ -94,6 +125,10 @@ struct FaultRequest {
     key: Option<String>,
     /// Seconds of `retry-after` for `503` and `429`.
     retry_after: Option<u64>,
+    /// `retry_after_text`: the header as sent; `huge_numbers`: the number, as digits.
+    value: Option<String>,
+    /// Size of the `huge_body` answer.
+    bytes: Option<usize>,
 }
 
 struct Fault {
@@ -128,13 +163,37 @@ impl Faults {
             "revoke_key" => {
                 FaultKind::RevokeKey { key: request.key.ok_or_else(|| ApiError::invalid("revoke_key needs \"key\""))? }
             }
+            "retry_after_text" => {
+                if request.value.as_deref().is_some_and(|v| HeaderValue::from_str(v).is_err()) {
+                    return Err(ApiError::invalid("value must be sendable as a header"));
+                }
+                FaultKind::RetryAfterText { value: request.value.clone() }
+            }
+            "huge_body" => FaultKind::HugeBody { bytes: request.bytes.unwrap_or(DEFAULT_HUGE_BODY_BYTES) },
+            "duplicate_names" => FaultKind::DuplicateNames,
+            "huge_numbers" => FaultKind::HugeNumbers {
+                value: match request.value.as_deref() {
+                    None => u64::MAX,
+                    Some(digits) => {
+                        digits.parse().map_err(|_| ApiError::invalid("value must be digits up to u64::MAX"))?
+                    }
+                },
+            },
+            "hang" => FaultKind::Hang,
             other => {
                 return Err(ApiError::invalid(format!(
                     "Unknown fault kind {other:?}; one of 500, 502_html, 503, 429, slow, truncated, malformed, \
-                     wrong_type, unknown_enum, unreachable, revoke_key"
+                     wrong_type, unknown_enum, unreachable, revoke_key, retry_after_text, huge_body, \
+                     duplicate_names, huge_numbers, hang"
                 )))
             }
         };
+        let takes_value = matches!(kind, FaultKind::RetryAfterText { .. } | FaultKind::HugeNumbers { .. });
+        if (request.value.is_some() && !takes_value)
+            || (request.bytes.is_some() && !matches!(kind, FaultKind::HugeBody { .. }))
+        {
+            return Err(ApiError::invalid("value belongs to retry_after_text and huge_numbers, bytes to huge_body"));
+        }
         let takes_retry_after = matches!(kind, FaultKind::Unavailable { .. } | FaultKind::RateLimited { .. });
         if request.retry_after.is_some() && !takes_retry_after {
             return Err(ApiError::invalid("retry_after applies to the 503 and 429 faults only"));
@@ -164,6 +223,9 @@ impl Faults {
                     FaultKind::RevokeKey { key } => entry["key"] = json!(key),
                     FaultKind::Unavailable { retry_after_secs } => entry["retry_after"] = json!(retry_after_secs),
                     FaultKind::RateLimited { retry_after_secs: Some(secs) } => entry["retry_after"] = json!(secs),
+                    FaultKind::RetryAfterText { value: Some(value) } => entry["value"] = json!(value),
+                    FaultKind::HugeNumbers { value } => entry["value"] = json!(value.to_string()),
+                    FaultKind::HugeBody { bytes } => entry["bytes"] = json!(bytes),
                     _ => {}
                 }
                 entry
@@ -208,6 +270,16 @@ impl Faults {
     pub fn unreachable(&mut self, path: &str) -> bool {
         self.take_if(path, |kind| *kind == FaultKind::Unreachable).is_some()
     }
+}
+
+/// Outer layer of the whole app (static files included): a `hang` fault for the path keeps
+/// the request open without an answer, as a stuck proxy or CDN would.
+pub async fn hang(State(sim): State<Arc<Sim>>, request: Request, next: Next) -> Response {
+    let path = full_path(&request);
+    if !path.starts_with(HOOKS_PREFIX) && sim.faults().take_if(&path, |kind| *kind == FaultKind::Hang).is_some() {
+        std::future::pending::<()>().await;
+    }
+    next.run(request).await
 }
 
 /// The request's whole path: inside the `/api` router axum strips the prefix from the URI.
@@ -282,6 +354,24 @@ fn canned_response(kind: &FaultKind, verdict: Verdict) -> Response {
             Some(secs) => verdict.resetting_in(*secs).refusal(),
             None => verdict.refusal(),
         },
+        FaultKind::RetryAfterText { value } => {
+            let value = value.clone().unwrap_or_else(|| {
+                (chrono::Utc::now() + chrono::TimeDelta::seconds(2)).format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+            });
+            let body = json!({ "code": "service_unavailable", "message": "Try again later." });
+            let mut response = (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response();
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                response.headers_mut().insert("retry-after", value);
+            }
+            response
+        }
+        FaultKind::HugeBody { bytes } => {
+            let mut body = Vec::with_capacity(*bytes);
+            body.extend_from_slice(b"{\"padding\":\"");
+            body.resize(bytes.saturating_sub(2).max(body.len()), b'x');
+            body.extend_from_slice(b"\"}");
+            ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
         _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Simulated internal error; quote the request id to support.").into_response(),
     }
 }
@@ -304,7 +394,40 @@ fn rewrite(kind: &FaultKind, body: &[u8]) -> Option<(Vec<u8>, Option<String>)> {
         FaultKind::UnknownEnum => {
             rewrite_field(body, |key, value| value.is_string() && matches!(key, "status" | "state" | "kind"))
         }
+        FaultKind::DuplicateNames => {
+            let mut value: Value = serde_json::from_slice(body).ok()?;
+            let nodes = value.get_mut("nodes")?.as_array_mut()?;
+            const NAMES: [&str; 4] = ["a", "a#2", "a", ""];
+            for (i, node) in nodes.iter_mut().enumerate() {
+                *node.get_mut("display_name")? = json!(NAMES[i % NAMES.len()]);
+            }
+            Some((serde_json::to_vec(&value).ok()?, Some("/nodes".to_owned())))
+        }
+        FaultKind::HugeNumbers { value: huge } => {
+            let mut value: Value = serde_json::from_slice(body).ok()?;
+            let changed = set_numbers(&mut value, *huge);
+            (changed > 0).then(|| Some((serde_json::to_vec(&value).ok()?, None)))?
+        }
         _ => None,
+    }
+}
+
+/// Sets every number field whose name holds `gpus` to `to`; how many were set.
+fn set_numbers(value: &mut Value, to: u64) -> usize {
+    match value {
+        Value::Object(map) => map
+            .iter_mut()
+            .map(|(key, child)| {
+                if child.is_number() && key.contains("gpus") {
+                    *child = json!(to);
+                    1
+                } else {
+                    set_numbers(child, to)
+                }
+            })
+            .sum(),
+        Value::Array(items) => items.iter_mut().map(|child| set_numbers(child, to)).sum(),
+        _ => 0,
     }
 }
 

@@ -1,6 +1,13 @@
 //! Test and benchmark hooks under `/api/__sim`, for loopback peers only: faults, the request
 //! log, the simulated clock, workload churn and reset. Not authenticated, not rate limited,
 //! not logged, never faulted.
+//!
+//! A loopback peer is not enough: a web page open in the developer's browser is one too. So
+//! a hook also needs the [`HOOK_HEADER`] request header (a page can send a custom header
+//! cross-origin only after a CORS preflight, which the simulator does not grant but to
+//! loopback origins under `--cors-for-tests`) and a loopback `Host` (a DNS-rebound name
+//! such as `evil.example` resolving to 127.0.0.1 carries its own name there). The simulator
+//! must never be exposed through a proxy, which would make every peer loopback.
 
 use crate::assumptions::{node_presence, NodePresence};
 use crate::clock;
@@ -35,11 +42,36 @@ pub fn routes() -> Router<Arc<Sim>> {
         .route_layer(from_fn(loopback_only))
 }
 
-/// `403` unless the peer is 127.0.0.0/8 or ::1 (or the server was started without peer info).
+/// The request header every hook call must carry (any value).
+pub const HOOK_HEADER: &str = "x-sim-hook";
+
+/// Whether a `Host` header names the loopback: `localhost`, 127.0.0.0/8 or `[::1]`, with
+/// any port.
+fn loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => {
+            return rest
+                .split_once(']')
+                .is_some_and(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback()))
+        }
+        None => host.split_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `403` unless the peer is 127.0.0.0/8 or ::1 (a server started without peer info is
+/// refused), the request carries [`HOOK_HEADER`] and its `Host` is loopback.
 async fn loopback_only(request: Request, next: Next) -> Response {
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
     if !peer.is_some_and(|ip| ip.is_loopback()) {
         return ApiError::forbidden("Simulator hooks answer loopback peers only").into_response();
+    }
+    if !request.headers().contains_key(HOOK_HEADER) {
+        return ApiError::forbidden("Simulator hooks need the x-sim-hook request header").into_response();
+    }
+    let host = request.headers().get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(loopback_host) {
+        return ApiError::forbidden("Simulator hooks answer a loopback Host only").into_response();
     }
     next.run(request).await
 }

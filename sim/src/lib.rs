@@ -16,6 +16,7 @@ mod error;
 mod faults;
 mod hash;
 mod hooks;
+pub use hooks::HOOK_HEADER;
 mod launch;
 mod org;
 mod placement;
@@ -143,6 +144,7 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
         None => root.fallback(error::unknown_endpoint),
     };
+    let root = root.layer(from_fn_with_state(sim.clone(), faults::hang));
     let root = root.layer(from_fn_with_state(sim.clone(), requests::observe));
     let root = if cors { root.layer(axum::middleware::from_fn(cors::allow_loopback_origins)) } else { root };
     let router = root.with_state(sim.clone());

@@ -60,11 +60,10 @@ async fn the_503_and_429_faults_send_the_retry_after_they_are_given() {
     assert_eq!((reply.header("retry-after"), reply.header("x-ratelimit-reset")), (Some("3"), Some("3")));
     assert_eq!(reply.header("x-ratelimit-remaining"), Some("0"));
 
-    let refused = common::request(
+    let refused = common::hook_request(
         sim.addr(),
         "POST",
         "/api/__sim/faults",
-        None,
         Some(&json!({ "kind": "500", "retry_after": 3 }).to_string()),
     )
     .await;

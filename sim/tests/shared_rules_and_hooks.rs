@@ -140,7 +140,7 @@ async fn faults_apply_to_their_path_prefix_count_times_and_list_themselves() {
         assert_eq!(sim.get("/api/v1/orgs/org_acme/reservations", Some(OWNER)).await.status, 500);
     }
     assert_eq!(sim.get("/api/v1/orgs/org_acme/reservations", Some(OWNER)).await.status, 200);
-    let unknown = request(sim.addr(), "POST", "/api/__sim/faults", None, Some(r#"{"kind":"refuse"}"#)).await;
+    let unknown = hook_request(sim.addr(), "POST", "/api/__sim/faults", Some(r#"{"kind":"refuse"}"#)).await;
     assert_eq!(unknown.status, 400);
 }
 
@@ -199,7 +199,7 @@ async fn clock_hook_sets_advances_and_freezes_the_simulated_time() {
     let frozen_at = handle.now();
     handle.advance(Duration::from_secs(60));
     assert_eq!(handle.now() - frozen_at, chrono::TimeDelta::seconds(60));
-    assert_eq!(request(sim.addr(), "POST", "/api/__sim/clock", None, Some(r#"{"warp":1}"#)).await.status, 400);
+    assert_eq!(hook_request(sim.addr(), "POST", "/api/__sim/clock", Some(r#"{"warp":1}"#)).await.status, 400);
 }
 
 #[tokio::test]
@@ -228,9 +228,40 @@ async fn hooks_refuse_a_peer_they_cannot_verify_as_loopback() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let refused = request(addr, "GET", "/api/__sim/clock", None, None).await;
+    let refused = hook_request(addr, "GET", "/api/__sim/clock", None).await;
     assert_eq!((refused.status, &refused.json()["error"]), (403, &json!("forbidden")));
     assert_eq!(request(addr, "GET", "/api/gpu-reservations", Some(OWNER), None).await.status, 200);
+}
+
+/// A page in the developer's browser (CSRF) cannot add a custom header without a preflight,
+/// and a DNS-rebound page carries its own name as `Host`: both are refused.
+#[tokio::test]
+async fn hooks_need_their_header_and_a_loopback_host() {
+    let sim = sim().await;
+    let fault = r#"{"kind":"500"}"#;
+    let bare = request(sim.addr(), "POST", "/api/__sim/faults", None, Some(fault)).await;
+    assert_eq!(bare.status, 403, "{}", bare.text());
+    let rebound = request_with_headers(
+        sim.addr(),
+        "GET",
+        "/api/__sim/faults",
+        None,
+        None,
+        &[(reservations_sim::HOOK_HEADER, "1"), ("host", "evil.example:8080")],
+    )
+    .await;
+    assert_eq!(rebound.status, 403, "{}", rebound.text());
+    assert_eq!(sim.hook("GET", "/faults", None).await, json!({ "faults": [] }));
+    let localhost = request_with_headers(
+        sim.addr(),
+        "GET",
+        "/api/__sim/clock",
+        None,
+        None,
+        &[(reservations_sim::HOOK_HEADER, "1"), ("host", "localhost:1")],
+    )
+    .await;
+    assert_eq!(localhost.status, 200, "{}", localhost.text());
 }
 
 fn dist_dir() -> std::path::PathBuf {

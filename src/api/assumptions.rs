@@ -45,6 +45,15 @@ pub fn org_reservations_path(org_segment: &str) -> String {
     format!("/v1/orgs/{org_segment}/reservations")
 }
 
+/// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
+/// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above
+/// what the API sends (the largest scenario is 1,000 nodes of 8 GPUs; a term of monthly
+/// charges is dozens), low enough that decoding stays well under a second.
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+pub const MAX_NODES: usize = 100_000;
+pub const MAX_WORKLOADS_PER_NODE: usize = 10_000;
+pub const MAX_CHARGES: usize = 1_000;
+
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 

@@ -115,8 +115,13 @@ pub fn decode<T: DeserializeOwned>(
     body: &str,
     now: DateTime<Utc>,
 ) -> Result<T, ApiError> {
+    let too_large = super::limits::body_too_large(body.len());
     if !(200..300).contains(&status) {
-        return Err(ApiError::from_response(status, headers, body, now));
+        // An error answer too large to read still says its status.
+        return Err(ApiError::from_response(status, headers, if too_large.is_some() { "" } else { body }, now));
+    }
+    if let Some(detail) = too_large {
+        return Err(ApiError::undecodable(status, headers, detail));
     }
     serde_json::from_str(body).map_err(|e| undecodable(status, headers, body, &e))
 }

@@ -113,7 +113,7 @@ pub struct Payment {
     /// The earliest charge not yet paid, or null.
     #[serde(default)]
     pub next_charge: Option<Charge>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "super::limits::charges")]
     pub charges: Vec<Charge>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_invoice: Option<FirstInvoice>,
@@ -156,6 +156,7 @@ pub struct FirstInvoice {
 /// `GET /gpu-reservations/{id}/nodes`, read live from the region.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct NodesResponse {
+    #[serde(deserialize_with = "super::limits::nodes")]
     pub nodes: Vec<Node>,
     /// True when the region could not be reached: no workloads and no GPUs in use are sent,
     /// which means "unknown", never "idle".
@@ -171,7 +172,7 @@ pub struct Node {
     /// Omitted (or zero) while the region is unreachable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_in_use: Option<i64>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "super::limits::workloads")]
     pub workloads: Vec<Workload>,
 }
 

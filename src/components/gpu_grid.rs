@@ -19,6 +19,7 @@ use crate::components::html::Html;
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
+use crate::domain::text::visible_controls;
 use leptos::prelude::*;
 use std::collections::HashMap;
 
@@ -193,8 +194,8 @@ fn write_workload(html: &mut Html, index: usize, w: &Workload) {
 /// GPUs of a node that takes no launches (preparing, under maintenance) are not free to use.
 fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> String {
     match placement {
-        Some(p) if takes_launches => format!("{} of {gpus} in use · {} free", p.in_use(), gpus - p.in_use()),
-        Some(p) => format!("{} of {gpus} in use · {} idle, not taking launches", p.in_use(), gpus - p.in_use()),
+        Some(p) if takes_launches => format!("{} of {gpus} in use · {} free", p.in_use(), p.left_text(gpus)),
+        Some(p) => format!("{} of {gpus} in use · {} idle, not taking launches", p.in_use(), p.left_text(gpus)),
         None => format!("{gpus} GPUs · use unknown"),
     }
 }
@@ -260,7 +261,7 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
     view! {
         <article class="node-card">
             <header class="node-head">
-                <h3 class="node-name">{name}</h3>
+                <h3 class="node-name">{visible_controls(&name).into_owned()}</h3>
                 {badge}
             </header>
             <div class="node-body" prop:innerHTML=body></div>

@@ -2,6 +2,7 @@
 //! cannot be added unescaped: markup can only be a `&'static str`, which is the console's
 //! own code, and everything else goes through [`Html::text`].
 
+use crate::domain::text::visible_controls;
 use std::fmt::{self, Write};
 
 #[derive(Default)]
@@ -20,7 +21,8 @@ impl Html {
 
     /// Any text (the API's names, numbers, sentences built from them), escaped for element
     /// text and double-quoted attribute values alike, so that a name written like markup
-    /// shows as text.
+    /// shows as text, and with bidirectional controls shown, not obeyed
+    /// ([`visible_controls`]), so that a name cannot pose as another.
     pub fn text(&mut self, text: impl fmt::Display) -> &mut Self {
         // Writing into a String cannot fail.
         let _ = write!(Escaping(&mut self.0), "{text}");
@@ -36,7 +38,9 @@ impl Html {
 struct Escaping<'a>(&'a mut String);
 
 impl Write for Escaping<'_> {
-    fn write_str(&mut self, mut rest: &str) -> fmt::Result {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let visible = visible_controls(text);
+        let mut rest: &str = &visible;
         while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
             self.0.push_str(&rest[..at]);
             self.0.push_str(match rest.as_bytes()[at] {
@@ -69,6 +73,13 @@ mod tests {
             html.into_string(),
             r#"<a title="&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt; &amp; co">42</a>"#
         );
+    }
+
+    #[test]
+    fn bidirectional_controls_in_text_are_shown_not_obeyed() {
+        let mut html = Html::default();
+        html.text("\u{202E}gnp.exe");
+        assert_eq!(html.into_string(), "⟨RLO⟩gnp.exe");
     }
 
     #[test]

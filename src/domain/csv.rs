@@ -1,7 +1,9 @@
-//! CSV exports (RFC 4180: CRLF line ends, fields quoted when they hold a comma, a quote or
-//! a line break). A cell that a spreadsheet would run as a formula (starting with `=`,
-//! `+`, `-`, `@`, tab or carriage return) is prefixed with `'`; numbers are written by the
-//! console itself and never need it.
+//! CSV exports (RFC 4180: CRLF line ends). Every cell of API text is quoted, whatever it
+//! holds: a spreadsheet in a locale whose separator is `;` (or tab) splits unquoted fields on
+//! it, so `x;=HYPERLINK(…)` would become a formula cell there. A text cell that a spreadsheet
+//! would run as a formula (starting, after any blanks, with `=`, `+`, `-`, `@`, or with a
+//! tab, carriage return or line feed) is prefixed with `'`. Numbers and times are written by
+//! the console itself and are left bare, so they stay numbers.
 
 use super::capacity::in_use;
 use crate::api::models::{NodesResponse, Payment, Timestamp};
@@ -25,15 +27,18 @@ fn time(t: Option<Timestamp>) -> Cell {
     Cell::Number(t.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default())
 }
 
+/// Whether a spreadsheet could take the text as a formula (some trim leading blanks first).
+fn looks_like_formula(s: &str) -> bool {
+    s.starts_with(['\t', '\r', '\n']) || s.trim_start().starts_with(['=', '+', '-', '@', '＝', '＋', '－', '＠'])
+}
+
 fn escape(cell: &Cell) -> String {
-    let raw = match cell {
-        Cell::Text(s) if s.starts_with(['=', '+', '-', '@', '\t', '\r']) => format!("'{s}"),
-        Cell::Text(s) | Cell::Number(s) => s.clone(),
-    };
-    if raw.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", raw.replace('"', "\"\""))
-    } else {
-        raw
+    match cell {
+        Cell::Text(s) => {
+            let guarded = if looks_like_formula(s) { format!("'{s}") } else { s.clone() };
+            format!("\"{}\"", guarded.replace('"', "\"\""))
+        }
+        Cell::Number(s) => s.clone(),
     }
 }
 
@@ -144,7 +149,7 @@ mod tests {
         assert_eq!(
             charges_csv(&payment),
             "period_index,adjustment,period_start,period_end,status,gpu_amount_usd,storage_amount_usd,amount_usd,advance_applied_usd,due_at,paid_at\r\n\
-             1,false,2026-12-01T00:00:00Z,2027-01-01T00:00:00Z,paid,29760.00,0.00,29760.00,0.00,,2026-12-01T09:30:00Z\r\n"
+             1,false,2026-12-01T00:00:00Z,2027-01-01T00:00:00Z,\"paid\",29760.00,0.00,29760.00,0.00,,2026-12-01T09:30:00Z\r\n"
         );
     }
 
@@ -166,9 +171,9 @@ mod tests {
             lines,
             [
                 "node,state,gpus,gpus_in_use,workload_kind,workload_id,workload_name,workload_gpus,billing",
-                "node-1,ready,8,6,gpu_cluster,418,train-run-7,4,reserved",
-                "node-1,ready,8,6,gpu_instance,902,notebook,2,",
-                "node-2,under_maintenance,8,0,,,,,",
+                r#""node-1","ready",8,6,"gpu_cluster",418,"train-run-7",4,"reserved""#,
+                r#""node-1","ready",8,6,"gpu_instance",902,"notebook",2,"""#,
+                r#""node-2","under_maintenance",8,0,"","","","","""#,
                 ""
             ]
         );
@@ -180,7 +185,7 @@ mod tests {
             r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"gpus_in_use":0}],"workloads_unknown":true}"#,
         )
         .unwrap();
-        assert!(placement_csv(&nodes).contains("\r\nn,ready,8,unknown,,,,,\r\n"));
+        assert!(placement_csv(&nodes).contains("\r\n\"n\",\"ready\",8,\"unknown\",\"\",\"\",\"\",\"\",\"\"\r\n"));
     }
 
     #[test]
@@ -193,8 +198,28 @@ mod tests {
         }))
         .unwrap();
         let csv = placement_csv(&nodes);
-        assert!(csv.contains("\"'=HYPERLINK(\"\"x\"\")\",ready,-1,0,gpu_instance,-3,\"a,b\nc\",1,"), "{csv}");
-        assert!(csv.contains(",4,'@sum,1,"), "{csv}");
-        assert!(csv.contains(",5,'-2+3,1,"), "{csv}");
+        assert!(csv.contains("\"'=HYPERLINK(\"\"x\"\")\",\"ready\",-1,0,\"gpu_instance\",-3,\"a,b\nc\",1,"), "{csv}");
+        assert!(csv.contains(",4,\"'@sum\",1,"), "{csv}");
+        assert!(csv.contains(",5,\"'-2+3\",1,"), "{csv}");
+    }
+
+    #[test]
+    fn text_is_quoted_for_semicolon_locales_and_blank_led_formulas_are_guarded() {
+        let nodes: NodesResponse = serde_json::from_value(json!({
+            "nodes": [{ "display_name": "x;=HYPERLINK(1)", "state": "ready", "gpus": 1, "gpus_in_use": 0, "workloads": [
+                { "kind": "gpu_instance", "id": 1, "name": " =1+1", "gpus": 1 },
+                { "kind": "gpu_instance", "id": 2, "name": "\n=1+1", "gpus": 1 },
+                { "kind": "gpu_instance", "id": 3, "name": "a\tb", "gpus": 1 } ] }]
+        }))
+        .unwrap();
+        let csv = placement_csv(&nodes);
+        // In a `;` locale an unquoted `x;=HYPERLINK(1)` splits into a formula cell.
+        assert!(csv.contains("\r\n\"x;=HYPERLINK(1)\",\"ready\","), "{csv}");
+        assert!(csv.contains(",1,\"' =1+1\",1,"), "{csv}");
+        assert!(csv.contains(",2,\"'\n=1+1\",1,"), "{csv}");
+        assert!(csv.contains(",3,\"a\tb\",1,"), "{csv}");
+        for line in csv.split("\r\n").skip(1).filter(|l| !l.is_empty()) {
+            assert!(line.starts_with('"'), "{line}");
+        }
     }
 }

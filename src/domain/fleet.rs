@@ -33,11 +33,27 @@ pub struct GpuSplit {
     pub not_available: i64,
     /// Not read yet, or the region could not be reached.
     pub unknown: i64,
+    /// A sum of the API's counts went past `i64`: the figures are capped at `i64::MAX` and
+    /// must be shown as "value out of range", never as a number.
+    pub out_of_range: bool,
+}
+
+/// `a + b`, or `i64::MAX` with `flag` set when the sum overflows (the parts are never
+/// negative here).
+fn add_flagged(a: i64, b: i64, flag: &mut bool) -> i64 {
+    a.checked_add(b).unwrap_or_else(|| {
+        *flag = true;
+        i64::MAX
+    })
 }
 
 impl GpuSplit {
-    pub fn reserved(&self) -> i64 {
-        self.in_use + self.free + self.not_available + self.unknown
+    /// The sum of the parts, `None` when it (or any part) is out of range.
+    pub fn reserved(&self) -> Option<i64> {
+        if self.out_of_range {
+            return None;
+        }
+        self.in_use.checked_add(self.free)?.checked_add(self.not_available)?.checked_add(self.unknown)
     }
 
     /// A reservation never read: all of its reserved GPUs are unknown.
@@ -50,18 +66,19 @@ impl GpuSplit {
     /// such figures; here they must not break the sums).
     pub fn of(response: &NodesResponse) -> Self {
         let mut split = GpuSplit::default();
+        let flag = &mut split.out_of_range;
         for node in &response.nodes {
             let gpus = node.gpus.max(0);
             if node.state != NodeState::Ready {
-                split.not_available += gpus;
+                split.not_available = add_flagged(split.not_available, gpus, flag);
                 continue;
             }
             match super::capacity::in_use(node, response.workloads_unknown) {
-                None => split.unknown += gpus,
+                None => split.unknown = add_flagged(split.unknown, gpus, flag),
                 Some(used) => {
                     let used = used.clamp(0, gpus);
-                    split.in_use += used;
-                    split.free += gpus - used;
+                    split.in_use = add_flagged(split.in_use, used, flag);
+                    split.free = add_flagged(split.free, gpus - used, flag);
                 }
             }
         }
@@ -70,7 +87,7 @@ impl GpuSplit {
 
     /// In use of the GPUs whose use is known (unknown ones left out), `None` when none is.
     pub fn utilization(&self) -> Option<f64> {
-        let known = self.reserved() - self.unknown;
+        let known = self.reserved()? - self.unknown;
         (known > 0).then(|| self.in_use as f64 / known as f64)
     }
 }
@@ -78,11 +95,14 @@ impl GpuSplit {
 impl Add for GpuSplit {
     type Output = GpuSplit;
     fn add(self, o: GpuSplit) -> GpuSplit {
+        let mut out_of_range = self.out_of_range || o.out_of_range;
+        let flag = &mut out_of_range;
         GpuSplit {
-            in_use: self.in_use + o.in_use,
-            free: self.free + o.free,
-            not_available: self.not_available + o.not_available,
-            unknown: self.unknown + o.unknown,
+            in_use: add_flagged(self.in_use, o.in_use, flag),
+            free: add_flagged(self.free, o.free, flag),
+            not_available: add_flagged(self.not_available, o.not_available, flag),
+            unknown: add_flagged(self.unknown, o.unknown, flag),
+            out_of_range,
         }
     }
 }
@@ -219,14 +239,14 @@ pub(crate) mod tests {
             false,
         );
         let s = GpuSplit::of(&r);
-        assert_eq!(s, GpuSplit { in_use: 6, free: 2, not_available: 16, unknown: 0 });
-        assert_eq!(s.reserved(), 24);
+        assert_eq!(s, GpuSplit { in_use: 6, free: 2, not_available: 16, unknown: 0, out_of_range: false });
+        assert_eq!(s.reserved(), Some(24));
     }
 
     #[test]
     fn an_unreachable_region_is_unknown_never_free_or_zero() {
         let s = GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(0)), node(NodeState::Ready, 8, None)], true));
-        assert_eq!(s, GpuSplit { in_use: 0, free: 0, not_available: 0, unknown: 16 });
+        assert_eq!(s, GpuSplit { in_use: 0, free: 0, not_available: 0, unknown: 16, out_of_range: false });
         assert_eq!(s.utilization(), None);
     }
 
@@ -234,7 +254,23 @@ pub(crate) mod tests {
     fn absurd_counts_are_clamped_so_the_parts_add_up_to_the_node() {
         let s =
             GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(11)), node(NodeState::Ready, -4, Some(0))], false));
-        assert_eq!(s, GpuSplit { in_use: 8, free: 0, not_available: 0, unknown: 0 });
+        assert_eq!(s, GpuSplit { in_use: 8, free: 0, not_available: 0, unknown: 0, out_of_range: false });
+    }
+
+    #[test]
+    fn sums_past_i64_are_flagged_out_of_range_never_wrapped_or_panicked() {
+        let huge = || node(NodeState::Ready, i64::MAX, Some(0));
+        let s = GpuSplit::of(&nodes(vec![huge(), huge()], false));
+        assert!(s.out_of_range);
+        assert_eq!((s.free, s.reserved(), s.utilization()), (i64::MAX, None, None));
+        let one = GpuSplit::of(&nodes(vec![huge()], false));
+        assert!(!one.out_of_range);
+        assert_eq!(one.reserved(), Some(i64::MAX));
+        let sum = one + one;
+        assert!(sum.out_of_range && sum.free == i64::MAX);
+        let mixed = GpuSplit::of(&nodes(vec![huge(), node(NodeState::Preparing, i64::MAX, None)], false));
+        assert!(!mixed.out_of_range);
+        assert_eq!(mixed.reserved(), None, "the parts fit, their sum does not");
     }
 
     #[test]
@@ -253,14 +289,20 @@ pub(crate) mod tests {
         ];
         let f = Fleet::of(&members);
         assert_eq!(f.per_reservation.len(), 3, "ended has no nodes and is left out");
-        assert_eq!(f.total, GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 16 });
-        assert_eq!(f.total.reserved(), 32);
+        assert_eq!(f.total, GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 16, out_of_range: false });
+        assert_eq!(f.total.reserved(), Some(32));
         for groups in [&f.by_region, &f.by_gpu_type] {
             let sum = groups.values().fold(GpuSplit::default(), |s, g| s + *g);
             assert_eq!(sum, f.total);
         }
-        assert_eq!(f.by_region["atl"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8 });
-        assert_eq!(f.by_gpu_type["B200"], GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8 });
+        assert_eq!(
+            f.by_region["atl"],
+            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+        );
+        assert_eq!(
+            f.by_gpu_type["B200"],
+            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+        );
         assert_eq!(f.cost, CostView::Member);
     }
 

@@ -62,8 +62,15 @@ impl Placement {
         self.gpus_in_use.unwrap_or_else(|| self.listed())
     }
 
+    /// GPUs of a node of `gpus` left by this use, as text: "value out of range" when the
+    /// difference does not fit (counts near the integer limits), never a wrapped number.
+    pub fn left_text(&self, gpus: i64) -> String {
+        gpus.checked_sub(self.in_use()).map_or_else(|| "value out of range".to_owned(), |n| n.to_string())
+    }
+
+    /// Saturating: a sum of absurd counts stays `i64::MAX` (drawn clipped), never wraps.
     fn listed(&self) -> i64 {
-        self.workloads.iter().map(|w| w.gpus.max(0)).sum()
+        self.workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0)))
     }
 }
 
@@ -107,13 +114,13 @@ pub fn cells(gpus: i64, placement: Option<&Placement>) -> Cells {
             for (index, w) in p.workloads.iter().enumerate() {
                 uses.push((Use::Workload(index), usize::try_from(w.gpus).unwrap_or(0)));
             }
-            let unlisted = p.in_use() - p.listed();
+            let unlisted = p.in_use().saturating_sub(p.listed());
             uses.push((Use::Unlisted, usize::try_from(unlisted).unwrap_or(0)));
             let used = usize::try_from(p.in_use().max(p.listed())).unwrap_or(0);
             uses.push((Use::Free, gpus.saturating_sub(used)));
         }
     }
-    let total: usize = uses.iter().map(|(_, n)| n).sum();
+    let total = uses.iter().fold(0usize, |sum, (_, n)| sum.saturating_add(*n));
     let cells = uses
         .into_iter()
         .flat_map(|(usage, n)| std::iter::repeat_n(usage, n))
@@ -125,19 +132,21 @@ pub fn cells(gpus: i64, placement: Option<&Placement>) -> Cells {
 }
 
 /// A unique, stable key per node: its `display_name`, with `#2`, `#3`… appended to a name
-/// the API lists more than once (so that each keeps its own card).
+/// the API lists more than once (so that each keeps its own card). A suffixed key skips any
+/// key already given, so that names which look like suffixes (`a`, `a#2`, `a`) cannot collide.
 pub fn node_keys(nodes: &[Node]) -> Vec<String> {
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     nodes
         .iter()
         .map(|n| {
-            let count = seen.entry(n.display_name.as_str()).or_insert(0);
-            *count += 1;
-            if *count == 1 {
-                n.display_name.clone()
-            } else {
-                format!("{}#{}", n.display_name, count)
+            let count = counts.entry(n.display_name.as_str()).or_insert(0);
+            let mut key = n.display_name.clone();
+            while !taken.insert(key.clone()) {
+                *count += 1;
+                key = format!("{}#{}", n.display_name, *count + 1);
             }
+            key
         })
         .collect()
 }
@@ -196,6 +205,23 @@ mod tests {
     }
 
     #[test]
+    fn counts_near_the_integer_limits_neither_wrap_nor_panic() {
+        let p = placement(
+            Some(i64::MIN),
+            vec![
+                workload("gpu_instance", 1, i64::MAX),
+                workload("gpu_instance", 2, i64::MAX),
+                workload("gpu_instance", 3, 2),
+            ],
+        );
+        let c = cells(i64::MAX, Some(&p));
+        assert_eq!(c.cells.len(), MAX_CELLS);
+        assert_eq!(c.clipped, usize::MAX - MAX_CELLS);
+        assert_eq!(placement(Some(-1), vec![]).left_text(i64::MAX), "value out of range");
+        assert_eq!(placement(Some(6), vec![]).left_text(8), "2");
+    }
+
+    #[test]
     fn known_kinds_link_to_their_page_and_unknown_ones_are_marked() {
         assert_eq!(workload_page_path(&WorkloadKind::GpuCluster, 418).as_deref(), Some("/gpu-clusters/418"));
         assert_eq!(workload_page_path(&WorkloadKind::FineTune, 7).as_deref(), Some("/fine-tunes/7"));
@@ -217,5 +243,7 @@ mod tests {
             workloads: vec![],
         };
         assert_eq!(node_keys(&[node("a"), node("b"), node("a")]), ["a", "b", "a#2"]);
+        let keys = node_keys(&[node("a"), node("a#2"), node("a"), node(""), node(""), node("a")]);
+        assert_eq!(keys, ["a", "a#2", "a#3", "", "#2", "a#4"]);
     }
 }

@@ -13,9 +13,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 /// What keeping the key costs, said where the choice is made.
+/// Exact about sessionStorage: closing the tab is not a sure end (a duplicated tab gets a copy,
+/// and restoring a closed tab or a session brings the storage back with it).
 const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
-    it is removed when you disconnect or close the tab. The risk: any script running on this page \
-    could read it there. Leave this off on a shared or untrusted computer.";
+    it is removed when you disconnect. Closing the tab may not remove it: duplicating the tab copies it, \
+    and reopening a closed tab or restoring the browser's session can bring it back. The risk: \
+    any script running on this page could read it there. Leave this off on a shared or untrusted computer.";
 
 #[component]
 pub fn ConnectPage() -> impl IntoView {
@@ -87,7 +90,16 @@ fn ConnectForm() -> impl IntoView {
                         .filter(|_| failure.with(Option::is_none))
                         .map(|rejection| view! { <RejectedNotice rejection/> })
                 }}
-                <form class="connect-form" on:submit=submit novalidate=true aria-busy=move || busy.get().to_string()>
+                // Should the handler ever not run, a native submission must not carry the key:
+                // the fields have no `name` (a form sends only named fields) and the method is
+                // POST, so nothing lands in the address bar or the history.
+                <form
+                    class="connect-form"
+                    method="post"
+                    on:submit=submit
+                    novalidate=true
+                    aria-busy=move || busy.get().to_string()
+                >
                     <Field
                         label="API base URL"
                         id="base-url"
@@ -98,7 +110,7 @@ fn ConnectForm() -> impl IntoView {
                             ". The key is sent only there."
                         }
                     >
-                        <input name="base_url" type="text" inputmode="url" autocomplete="url" spellcheck="false" bind:value=base_url/>
+                        <input type="text" inputmode="url" autocomplete="url" spellcheck="false" bind:value=base_url/>
                     </Field>
                     <Field
                         label="API key"
@@ -107,9 +119,8 @@ fn ConnectForm() -> impl IntoView {
                         error=Signal::derive(move || key_error.get().map(str::to_owned))
                     >
                         <input
-                            name="api_key"
                             type="password"
-                            autocomplete="off"
+                            autocomplete="new-password"
                             autocapitalize="off"
                             spellcheck="false"
                             placeholder="eco_…"

@@ -3,7 +3,7 @@
 //! launch once (no double submit) and shows the mapped error or the new instance.
 
 use crate::api::client;
-use crate::api::enums::{Billing, WorkloadKind};
+use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
@@ -13,7 +13,9 @@ use crate::components::reservation_route::{for_reservation_id, read_reservation,
 use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
 use crate::domain::explain::ErrorContext;
 use crate::domain::grid::workload_page_path;
-use crate::state::use_connection;
+use crate::domain::launched::billing_text;
+use crate::domain::text::visible_controls;
+use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -100,7 +102,7 @@ fn free_now(response: &NodesResponse) -> impl IntoView {
         .map(|(free, gpus, name)| {
             view! {
                 <li>
-                    <span class="free-node">{name.to_owned()}</span>
+                    <span class="free-node">{visible_controls(name).into_owned()}</span>
                     <span class="num">{format!("{free} free of {gpus}")}</span>
                 </li>
             }
@@ -274,28 +276,19 @@ pub fn LaunchForm(
 }
 
 /// The new instance, and how it is billed: by the reservation at $0/h, or — should the
-/// answer say otherwise — what it says, flagged.
+/// answer say otherwise — what it says, flagged (a rate only to the owner).
 #[component]
 fn Launched(instance: LaunchedInstance) -> impl IntoView {
-    let reserved = instance.billing == Some(Billing::Reserved);
-    let free = instance.rate_usd_per_hour.is_none_or(|rate| rate.is_zero());
-    let billing = match (&instance.billing, &instance.rate_usd_per_hour) {
-        (Some(Billing::Reserved), _) if free => "billed by reservation, $0/h".to_owned(),
-        (billing, rate) => format!(
-            "billing {}, {}",
-            billing.as_ref().map_or("not stated", |b| b.as_str()),
-            rate.as_ref().map_or_else(|| "no rate stated".to_owned(), |r| format!("{r}/h"))
-        ),
-    };
+    let (billing, expected) = billing_text(&instance, use_connection().role() == Role::Owner);
     let gpus = gpus_text(instance.gpus);
     view! {
-        <div class=if reserved && free { "banner tone-ok launched" } else { "banner tone-warning launched" } role="status">
+        <div class=if expected { "banner tone-ok launched" } else { "banner tone-warning launched" } role="status">
             <strong class="banner-title">"Launched"</strong>
             " "
             <span class="banner-body">
-                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{instance.name.clone()}</a>
+                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
                 {format!(" (#{}) · {gpus} · {billing}", instance.id)}
-                {(!(reserved && free)).then_some(" — not what a launch on the reservation should answer.")}
+                {(!expected).then_some(" — not what a launch on the reservation should answer.")}
             </span>
         </div>
     }

@@ -54,6 +54,9 @@ impl ApiOrigin {
         } else if !port.is_empty() {
             return Err(problem("nothing may follow the host but a port"));
         }
+        if scheme == "http" && !is_loopback(host) {
+            return Err(problem("plain http is allowed only for a loopback host (localhost, 127.0.0.0/8, [::1]): the key would cross the network in clear"));
+        }
         Ok(ApiOrigin(lower))
     }
 
@@ -65,6 +68,14 @@ impl ApiOrigin {
             _ => Err("usage: cargo xtask dist [--api-origin https://api.example.com]".to_owned()),
         }
     }
+}
+
+/// `localhost` (and its subdomains, which resolve to loopback by RFC 6761), 127.0.0.0/8, ::1.
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+        || host.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The directives, in the order they are written. `frame_ancestors` only for the header.
@@ -308,7 +319,14 @@ mod tests {
 
     #[test]
     fn an_api_origin_is_a_bare_origin_or_refused() {
-        for ok in ["https://api.ecohash.com", "http://127.0.0.1:8080", "https://[::1]:8443", "https://a-b.example/"] {
+        for ok in [
+            "https://api.ecohash.com",
+            "http://127.0.0.1:8080",
+            "http://localhost:3000",
+            "http://[::1]:8080",
+            "https://[::1]:8443",
+            "https://a-b.example/",
+        ] {
             assert!(ApiOrigin::parse(ok).is_ok(), "{ok}");
         }
         for bad in [
@@ -322,6 +340,11 @@ mod tests {
             "https://api.ecohash.com:99999",
             "https://",
             "https://[zz]",
+            "http://api.ecohash.com",
+            "http://10.0.0.1:8080",
+            "http://127.0.0.1.example.com",
+            "http://localhost.example.com",
+            "http://[::2]",
         ] {
             assert!(ApiOrigin::parse(bad).is_err(), "{bad}");
         }

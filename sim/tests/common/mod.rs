@@ -83,7 +83,7 @@ impl Sim {
     /// A hook call (`/api/__sim/…`) that must answer 200.
     pub async fn hook(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let body = body.map(|b| b.to_string());
-        let reply = request(self.addr(), method, &format!("/api/__sim{path}"), None, body.as_deref()).await;
+        let reply = hook_request(self.addr(), method, &format!("/api/__sim{path}"), body.as_deref()).await;
         assert_eq!(reply.status, 200, "{method} {path}: {}", reply.text());
         reply.json()
     }
@@ -106,6 +106,11 @@ pub async fn request(addr: SocketAddr, method: &str, path: &str, key: Option<&st
     request_with_headers(addr, method, path, key, body, &[]).await
 }
 
+/// A request to a hook (`/api/__sim/…`), with the header hooks require.
+pub async fn hook_request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Reply {
+    request_with_headers(addr, method, path, None, body, &[(reservations_sim::HOOK_HEADER, "1")]).await
+}
+
 /// [`request`] with extra request headers (e.g. `origin` for the CORS test).
 pub async fn request_with_headers(
     addr: SocketAddr,
@@ -116,7 +121,10 @@ pub async fn request_with_headers(
     extra: &[(&str, &str)],
 ) -> Reply {
     let mut stream = TcpStream::connect(addr).await.unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nconnection: close\r\n");
+    if !extra.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("host: {addr}\r\n"));
+    }
     for (name, value) in extra {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

@@ -1,0 +1,139 @@
+//! How much of an answer the console reads: a server gone wild (or hostile) must not make
+//! the tab decode without end or run out of memory. Past a limit the answer is refused with
+//! an explained decode error, so the page keeps its last good data, marked stale.
+//! The sizes are assumptions, in [`super::assumptions`].
+
+pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_NODES, MAX_WORKLOADS_PER_NODE};
+use super::models::{Charge, Node, Workload};
+use super::money::group_thousands;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Why an answer of `len` bytes is not read, or `None` when it may be.
+pub fn body_too_large(len: usize) -> Option<String> {
+    (len > MAX_BODY_BYTES).then(|| {
+        format!(
+            "The answer is {:.1} MiB, more than the {} MiB the console reads; it was not decoded.",
+            len as f64 / (1024.0 * 1024.0),
+            MAX_BODY_BYTES / (1024 * 1024)
+        )
+    })
+}
+
+/// A JSON list of at most `max` items, refused as soon as it has one more (so a huge list
+/// is not built first). With `null_ok`, `null` reads as the empty list.
+struct AtMost<T> {
+    max: usize,
+    what: &'static str,
+    null_ok: bool,
+    item: PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for AtMost<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a list of {}", self.what)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+        if self.null_ok {
+            Ok(Vec::new())
+        } else {
+            Err(E::invalid_type(de::Unexpected::Unit, &self))
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(self.max).min(1024));
+        while let Some(item) = seq.next_element()? {
+            if items.len() == self.max {
+                return Err(de::Error::custom(format!(
+                    "more than {} {}, the most the console reads",
+                    group_thousands(self.max as u128),
+                    self.what
+                )));
+            }
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+fn at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+    max: usize,
+    what: &'static str,
+    null_ok: bool,
+) -> Result<Vec<T>, D::Error> {
+    deserializer.deserialize_any(AtMost { max, what, null_ok, item: PhantomData })
+}
+
+/// `nodes` of a `/nodes` answer (required, not `null`).
+pub(crate) fn nodes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Node>, D::Error> {
+    at_most(deserializer, MAX_NODES, "nodes", false)
+}
+
+/// `workloads` of a node; `null` means none.
+pub(crate) fn workloads<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Workload>, D::Error> {
+    at_most(deserializer, MAX_WORKLOADS_PER_NODE, "workloads on one node", true)
+}
+
+/// `charges` of a payment; `null` means none.
+pub(crate) fn charges<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Charge>, D::Error> {
+    at_most(deserializer, MAX_CHARGES, "charges", true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::client::decode;
+    use crate::api::error::ResponseHeaders;
+    use crate::api::models::{NodesResponse, ReservationDetail};
+
+    fn now() -> chrono::DateTime<chrono::Utc> {
+        "2026-12-17T10:00:00Z".parse().unwrap()
+    }
+
+    fn node_json(workloads: usize) -> String {
+        let workload = r#"{"kind":"gpu_instance","id":1,"name":"w","gpus":0}"#;
+        let list = vec![workload; workloads].join(",");
+        format!(r#"{{"display_name":"n","state":"ready","gpus":8,"workloads":[{list}]}}"#)
+    }
+
+    fn read_nodes(nodes: usize, workloads: usize) -> Result<NodesResponse, String> {
+        let node = node_json(workloads);
+        let body = format!(r#"{{"nodes":[{}]}}"#, vec![node.as_str(); nodes].join(","));
+        decode::<NodesResponse>(200, &ResponseHeaders::default(), &body, now()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn lists_at_their_limit_are_read_and_one_more_is_an_explained_error() {
+        assert_eq!(read_nodes(MAX_NODES, 0).unwrap().nodes.len(), MAX_NODES);
+        let error = read_nodes(MAX_NODES + 1, 0).unwrap_err();
+        assert!(error.contains("more than 100,000 nodes, the most the console reads"), "{error}");
+        assert_eq!(read_nodes(1, MAX_WORKLOADS_PER_NODE).unwrap().nodes[0].workloads.len(), MAX_WORKLOADS_PER_NODE);
+        let error = read_nodes(1, MAX_WORKLOADS_PER_NODE + 1).unwrap_err();
+        assert!(error.contains("more than 10,000 workloads on one node"), "{error}");
+    }
+
+    #[test]
+    fn more_than_a_thousand_charges_is_an_explained_error() {
+        let mut detail: serde_json::Value =
+            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+        let charge = detail["payment"]["charges"][0].clone();
+        detail["payment"]["charges"] = serde_json::Value::Array(vec![charge; MAX_CHARGES + 1]);
+        let body = detail.to_string();
+        let error = decode::<ReservationDetail>(200, &ResponseHeaders::default(), &body, now()).unwrap_err();
+        assert!(error.to_string().contains("more than 1,000 charges"), "{error}");
+    }
+
+    #[test]
+    fn a_body_over_32_mib_is_not_decoded() {
+        let body = format!(r#"{{"nodes":[],"padding":"{}"}}"#, "x".repeat(MAX_BODY_BYTES));
+        let error = decode::<NodesResponse>(200, &ResponseHeaders::default(), &body, now()).unwrap_err();
+        assert!(error.to_string().contains("more than the 32 MiB the console reads"), "{error}");
+    }
+}
