@@ -14,7 +14,7 @@ use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
 use pages::{
     connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage, reservation::ReservationPage,
-    reservations::ReservationsPage,
+    reservations::ReservationsPage, workload::WorkloadPage,
 };
 use router::{use_location, Route, Router};
 use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice};
@@ -48,6 +48,7 @@ fn Pages() -> impl IntoView {
         Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
         Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
         Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
+        Route::Workload { .. } => connected(|| lazy(workload::preload, workload::load)).into_any(),
         Route::Orgs | Route::Org(_) => connected(|| lazy(org::preload, org::load)).into_any(),
         Route::NotFound => view! { <NotFound/> }.into_any(),
     }
@@ -57,6 +58,7 @@ fn Pages() -> impl IntoView {
 lazy_page!(detail, ReservationPage);
 lazy_page!(nodes, NodesPage, style = "style-nodes");
 lazy_page!(launch, LaunchPage, style = "style-nodes");
+lazy_page!(workload, WorkloadPage);
 lazy_page!(org, OrgPage, style = "style-org");
 
 /// Shows `page` while connected; otherwise sends the user to Connect, which comes back here.

@@ -19,6 +19,12 @@ pub enum Route {
     Reservation(String),
     Nodes(String),
     Launch(String),
+    /// A workload on a reservation: reservation id, kind as the API spells it, workload id.
+    Workload {
+        reservation: String,
+        kind: String,
+        id: String,
+    },
     Orgs,
     Org(String),
     NotFound,
@@ -36,6 +42,9 @@ impl Route {
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
             ["reservations", id, "launch"] => Route::Launch((*id).to_owned()),
+            ["reservations", id, "workloads", kind, wid] => {
+                Route::Workload { reservation: (*id).to_owned(), kind: (*kind).to_owned(), id: (*wid).to_owned() }
+            }
             ["orgs"] => Route::Orgs,
             ["orgs", org] => Route::Org((*org).to_owned()),
             _ => Route::NotFound,
@@ -46,6 +55,7 @@ impl Route {
     pub fn reservation_id(&self) -> Option<&str> {
         match self {
             Route::Reservation(id) | Route::Nodes(id) | Route::Launch(id) => Some(id),
+            Route::Workload { reservation, .. } => Some(reservation),
             _ => None,
         }
     }
@@ -241,6 +251,11 @@ mod tests {
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));
         assert_eq!(Route::parse("/reservations/12/nodes"), Route::Nodes("12".into()));
         assert_eq!(Route::parse("/reservations/12/launch"), Route::Launch("12".into()));
+        assert_eq!(
+            Route::parse("/reservations/12/workloads/gpu_cluster/418"),
+            Route::Workload { reservation: "12".into(), kind: "gpu_cluster".into(), id: "418".into() }
+        );
+        assert_eq!(Route::parse("/reservations/12/workloads/batch%20job/7").reservation_id(), Some("12"));
         assert_eq!(Route::parse("/orgs"), Route::Orgs);
         assert_eq!(Route::parse("/orgs/org_acme"), Route::Org("org_acme".into()));
     }

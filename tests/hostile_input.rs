@@ -136,7 +136,7 @@ async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wrap
         provide_console(Role::Owner);
         let model = NodesModel::default();
         model.receive(Ok(hostile_nodes()), now());
-        view! { <NodesBoard model/> }
+        view! { <NodesBoard model reservation=12/> }
     });
     settle().await;
     assert_inert(&host);
@@ -151,8 +151,13 @@ async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wrap
     let hrefs: Vec<String> = all(&host, "a[href]").iter().map(|a| a.get_attribute("href").unwrap()).collect();
     assert_eq!(
         hrefs,
-        ["/gpu-instances/7", "/gpu-clusters/8", "/inference-instances/9"],
-        "ids, not names, make the links; an unknown kind gets none"
+        [
+            "/reservations/12/workloads/gpu_instance/7",
+            "/reservations/12/workloads/gpu_cluster/8",
+            "/reservations/12/workloads/inference_instance/9",
+            "/reservations/12/workloads/%3Cb%3Ebatch%3C%2Fb%3E/10"
+        ],
+        "ids and kinds, not names, make the links to the console's workload page, escaped"
     );
     assert_contained_and_isolated(&host, ".workload-name");
     assert_contained_and_isolated(&host, ".node-name");
@@ -174,7 +179,7 @@ async fn absurd_gpu_counts_are_shown_as_reported_and_flagged_never_corrected() {
         provide_console(Role::Owner);
         let model = NodesModel::default();
         model.receive(Ok(absurd), now());
-        view! { <NodesBoard model/> }
+        view! { <NodesBoard model reservation=12/> }
     });
     settle().await;
     let shown = text(&host);

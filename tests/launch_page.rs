@@ -214,7 +214,7 @@ async fn the_new_instance_is_billed_by_the_reservation_at_zero_an_hour() {
     let page = text(&f.host);
     assert!(page.contains("Launched nb-1 (#5001) · 2 GPUs · billed by reservation, $0/h"), "{page}");
     let link = f.host.query_selector(".launched a").unwrap().unwrap();
-    assert_eq!(link.get_attribute("href").as_deref(), Some("/gpu-instances/5001"));
+    assert_eq!(link.get_attribute("href").as_deref(), Some("/reservations/12/workloads/gpu_instance/5001"));
 }
 
 #[wasm_bindgen_test]

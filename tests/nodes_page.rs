@@ -121,7 +121,7 @@ async fn board_of(results: Vec<Result<NodesResponse, ApiError>>) -> web_sys::Htm
         for (i, result) in results.into_iter().enumerate() {
             model.receive(result, at(count - i as i64));
         }
-        view! { <NodesBoard model/> }
+        view! { <NodesBoard model reservation=12/> }
     });
     settle().await;
     host
@@ -166,7 +166,7 @@ async fn every_gpu_is_a_cell_labelled_by_its_workload_and_free_cells_show() {
     let hrefs: Vec<String> = (0..links.length())
         .map(|i| links.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("href").unwrap())
         .collect();
-    assert_eq!(hrefs, ["/gpu-clusters/418", "/gpu-instances/902"]);
+    assert_eq!(hrefs, ["/reservations/12/workloads/gpu_cluster/418", "/reservations/12/workloads/gpu_instance/902"]);
     let node_text = node.text_content().unwrap();
     assert!(node_text.contains("6 of 8 in use · 2 free"), "{node_text}");
     assert!(node_text.contains("GPU instance #902 · 2 GPUs"), "{node_text}");
@@ -300,7 +300,7 @@ async fn a_poll_that_changes_one_node_of_fifty_touches_only_that_card() {
     let host = mount(move || {
         provide_console(Role::Member);
         store.apply(&fifty(None));
-        view! { <GpuGrid store stale=false/> }
+        view! { <GpuGrid reservation=12 store stale=false/> }
     });
     settle().await;
     let grid = host.query_selector(".node-grid").unwrap().unwrap();
@@ -416,7 +416,7 @@ where
         let model = NodesModel::default();
         let live =
             Live::start(Interval::for_page(Some("20"), "localhost"), fetch, move |result| model.receive(result, now()));
-        (live, view! { <LiveBar live model/> <NodesBoard model/> })
+        (live, view! { <LiveBar live model/> <NodesBoard model reservation=12/> })
     })
 }
 

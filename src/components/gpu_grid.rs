@@ -18,8 +18,9 @@ use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::html::Html;
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
-use crate::domain::grid::{self, kind_label, node_keys, state_label, workload_page_path, Cell, Placement, Use};
+use crate::domain::grid::{self, kind_label, node_keys, state_label, Cell, Placement, Use};
 use crate::domain::text::visible_controls;
+use crate::domain::workload::workload_page_path;
 use leptos::prelude::*;
 use std::collections::HashMap;
 
@@ -173,7 +174,7 @@ fn write_cell(html: &mut Html, index: usize, cell: Cell, gpus: i64, workloads: &
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
-fn write_workload(html: &mut Html, index: usize, w: &Workload) {
+fn write_workload(html: &mut Html, reservation: i64, index: usize, w: &Workload) {
     // Reserved billing is the norm on these nodes (and `/nodes` may omit the field): only
     // a value the console does not know is worth a word.
     let billing = match &w.billing {
@@ -184,10 +185,13 @@ fn write_workload(html: &mut Html, index: usize, w: &Workload) {
     let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
     html.markup(r#"<li class="workload"><span class="swatch "#).markup(kind_class(&w.kind));
     html.markup(r#"" aria-hidden="true">"#).text(index + 1).markup(r#"</span><a class="workload-name""#);
-    if let Some(path) = workload_page_path(&w.kind, w.id) {
-        html.markup(r#" href=""#).text(path).markup(r#"""#);
-    }
-    html.markup(">").text(&w.name).markup(r#"</a><span class="workload-meta">"#).text(meta).markup("</span></li>");
+    html.markup(r#" href=""#)
+        .text(workload_page_path(reservation, &w.kind, w.id))
+        .markup(r#"">"#)
+        .text(&w.name)
+        .markup(r#"</a><span class="workload-meta">"#)
+        .text(meta)
+        .markup("</span></li>");
 }
 
 /// "6 of 8 in use · 2 free", as reported; "use unknown" before the first read. The free
@@ -201,7 +205,14 @@ fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> S
 }
 
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
-fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placement>, repeated: bool) -> String {
+fn node_body(
+    reservation: i64,
+    name: &str,
+    state: &NodeState,
+    gpus: i64,
+    placement: Option<&Placement>,
+    repeated: bool,
+) -> String {
     let node = Node {
         display_name: name.to_owned(),
         state: state.clone(),
@@ -223,7 +234,7 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
     }
     html.markup(r#"</ol><ol class="node-workloads">"#);
     for (i, w) in workloads.iter().enumerate() {
-        write_workload(&mut html, i, w);
+        write_workload(&mut html, reservation, i, w);
     }
     html.markup("</ol>");
     let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
@@ -241,7 +252,7 @@ fn node_body(name: &str, state: &NodeState, gpus: i64, placement: Option<&Placem
 }
 
 #[component]
-fn NodeCard(row: NodeRow) -> impl IntoView {
+fn NodeCard(reservation: i64, row: NodeRow) -> impl IntoView {
     let NodeRow { name, repeated, state, gpus, placement, .. } = row;
     let badge = {
         let state = state.clone();
@@ -256,7 +267,7 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
     // wasm memory to compare with the next.
     let body = {
         let name = name.clone();
-        move || placement.with(|p| state.with(|s| node_body(&name, s, gpus.get(), p.as_ref(), repeated)))
+        move || placement.with(|p| state.with(|s| node_body(reservation, &name, s, gpus.get(), p.as_ref(), repeated)))
     };
     view! {
         <article class="node-card">
@@ -274,6 +285,8 @@ fn NodeCard(row: NodeRow) -> impl IntoView {
 /// `compact` hides the workload lists (cells only) the same way.
 #[component]
 pub fn GpuGrid(
+    /// The reservation whose nodes these are: workload links lead under it.
+    reservation: i64,
     store: NodeStore,
     #[prop(into)] stale: Signal<bool>,
     #[prop(into, optional)] compact: Signal<bool>,
@@ -281,7 +294,7 @@ pub fn GpuGrid(
     view! {
         <div class="node-grid" class:stale=move || stale.get() class:compact=move || compact.get()>
             <For each=move || store.rows.get() key=|row| row.key.clone() let(row)>
-                <NodeCard row/>
+                <NodeCard reservation row/>
             </For>
         </div>
     }
@@ -305,15 +318,21 @@ mod tests {
             gpus_in_use: Some(3),
             workloads: vec![workload("gpu_cluster", 418, "a<b", 2), workload("batch_job", 7, "odd", 1)],
         };
-        let html = node_body("node-1", &NodeState::Ready, 4, Some(&placement), false);
+        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false);
         assert_eq!(html.matches(r#"<li class="gpu-cell "#).count(), 4, "{html}");
         assert!(
             html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#),
             "{html}"
         );
         assert!(html.contains(r#"<li class="gpu-cell free" title="GPU 4 · free"></li>"#), "{html}");
-        assert!(html.contains(r#"<a class="workload-name" href="/gpu-clusters/418">a&lt;b</a>"#), "{html}");
-        assert!(html.contains(r#"<a class="workload-name">odd</a>"#), "an unknown kind has no link: {html}");
+        assert!(
+            html.contains(r#"<a class="workload-name" href="/reservations/12/workloads/gpu_cluster/418">a&lt;b</a>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a class="workload-name" href="/reservations/12/workloads/batch_job/7">odd</a>"#),
+            "an unknown kind has its page too: {html}"
+        );
         assert!(!html.contains("node-flags"), "{html}");
     }
 }

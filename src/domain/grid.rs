@@ -9,20 +9,6 @@ use super::status::Tone;
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::api::models::{Node, Workload};
 
-/// **assumption**: the console page of a workload, by kind. Seed 004 says only that "the id
-/// is the one the matching endpoint and console page use"; these paths follow the API's
-/// collection names. A kind the console does not know gets no link.
-pub fn workload_page_path(kind: &WorkloadKind, id: i64) -> Option<String> {
-    let collection = match kind {
-        WorkloadKind::GpuInstance => "gpu-instances",
-        WorkloadKind::GpuCluster => "gpu-clusters",
-        WorkloadKind::InferenceInstance => "inference-instances",
-        WorkloadKind::FineTune => "fine-tunes",
-        WorkloadKind::Unknown(_) => return None,
-    };
-    Some(format!("/{collection}/{id}"))
-}
-
 /// "GPU cluster"; an unknown kind as sent, marked unrecognised.
 pub fn kind_label(kind: &WorkloadKind) -> String {
     match kind {
@@ -221,11 +207,7 @@ mod tests {
         assert_eq!(placement(Some(6), vec![]).left_text(8), "2");
     }
 
-    #[test]
-    fn known_kinds_link_to_their_page_and_unknown_ones_are_marked() {
-        assert_eq!(workload_page_path(&WorkloadKind::GpuCluster, 418).as_deref(), Some("/gpu-clusters/418"));
-        assert_eq!(workload_page_path(&WorkloadKind::FineTune, 7).as_deref(), Some("/fine-tunes/7"));
-        assert_eq!(workload_page_path(&WorkloadKind::from("batch_job"), 1), None);
+    fn unknown_kinds_and_states_are_marked_unrecognised() {
         assert_eq!(kind_label(&WorkloadKind::from("batch_job")), "batch_job (unrecognised)");
         assert_eq!(
             state_label(&NodeState::from("hibernating")),

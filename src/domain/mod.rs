@@ -16,3 +16,4 @@ pub mod status;
 pub mod text;
 pub mod time;
 pub mod words;
+pub mod workload;

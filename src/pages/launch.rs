@@ -12,9 +12,9 @@ use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
 use crate::domain::explain::ErrorContext;
-use crate::domain::grid::workload_page_path;
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
+use crate::domain::workload::workload_page_path;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -163,6 +163,7 @@ pub fn LaunchForm(
 ) -> impl IntoView {
     let r = StoredValue::new(reservation);
     let per_node = r.with_value(|r| r.gpus_per_node);
+    let reservation_id = r.with_value(|r| r.id);
     let gpus = RwSignal::new("1".to_owned());
     let name = RwSignal::new(String::new());
     let interruptible = RwSignal::new(false);
@@ -261,7 +262,7 @@ pub fn LaunchForm(
                 </button>
             </form>
             {move || outcome.get().map(|result| match result {
-                Ok(instance) => view! { <Launched instance/> }.into_any(),
+                Ok(instance) => view! { <Launched reservation=reservation_id instance/> }.into_any(),
                 Err(error) => {
                     let retry = Callback::new(move |()| {
                         if let Some(request) = last_request.get_value().filter(|_| !pending.get_untracked()) {
@@ -278,7 +279,7 @@ pub fn LaunchForm(
 /// The new instance, and how it is billed: by the reservation at $0/h, or — should the
 /// answer say otherwise — what it says, flagged (a rate only to the owner).
 #[component]
-fn Launched(instance: LaunchedInstance) -> impl IntoView {
+fn Launched(reservation: i64, instance: LaunchedInstance) -> impl IntoView {
     let (billing, expected) = billing_text(&instance, use_connection().role() == Role::Owner);
     let gpus = gpus_text(instance.gpus);
     view! {
@@ -286,7 +287,7 @@ fn Launched(instance: LaunchedInstance) -> impl IntoView {
             <strong class="banner-title">"Launched"</strong>
             " "
             <span class="banner-body">
-                <a href=workload_page_path(&WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
+                <a href=workload_page_path(reservation, &WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
                 {format!(" (#{}) · {gpus} · {billing}", instance.id)}
                 {(!expected).then_some(" — not what a launch on the reservation should answer.")}
             </span>

@@ -6,3 +6,4 @@ pub mod nodes;
 pub mod org;
 pub mod reservation;
 pub mod reservations;
+pub mod workload;

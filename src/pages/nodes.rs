@@ -138,7 +138,7 @@ fn NodesLive(id: i64) -> impl IntoView {
                     view! { <ErrorPanel error context=context.get() retry=Callback::new(move |()| live.resume())/> }
                 })
             }}
-            <NodesBoard model/>
+            <NodesBoard model reservation=id/>
         </section>
     }
 }
@@ -233,7 +233,7 @@ pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
 /// Everything drawn from the model: the unreachable notice, the totals, the key and the
 /// grid. Tests mount this on fixture answers.
 #[component]
-pub fn NodesBoard(model: NodesModel) -> impl IntoView {
+pub fn NodesBoard(model: NodesModel, reservation: i64) -> impl IntoView {
     // Cells only (no workload lists) unless asked otherwise, once there are more nodes than
     // a screen holds cards of.
     let chosen = RwSignal::new(None::<bool>);
@@ -290,7 +290,7 @@ pub fn NodesBoard(model: NodesModel) -> impl IntoView {
                 </label>
             </div>
             <Key/>
-            <GpuGrid store=model.store stale=Signal::derive(move || model.stale()) compact/>
+            <GpuGrid reservation store=model.store stale=Signal::derive(move || model.stale()) compact/>
         </section>
     }
 }

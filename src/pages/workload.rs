@@ -1,0 +1,120 @@
+//! One workload on a reservation: every node it runs on, its GPUs there and the total,
+//! from the reservation's placement polled like the Nodes page (see `crate::live`). The
+//! workload links of Nodes and the launch banner lead here.
+
+use crate::api::client;
+use crate::api::enums::WorkloadKind;
+use crate::api::error::ApiError;
+use crate::api::models::NodesResponse;
+use crate::components::error_panel::ErrorPanel;
+use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
+use crate::domain::capacity::gpus_text;
+use crate::domain::explain::ErrorContext;
+use crate::domain::grid::kind_label;
+use crate::domain::workload::locate;
+use crate::live::{page_interval, Live};
+use crate::router::{use_location, Route};
+use crate::state::use_connection;
+use leptos::prelude::*;
+
+#[component]
+pub fn WorkloadPage() -> impl IntoView {
+    for_reservation_id(|id| {
+        let route = use_location().route().read_untracked().clone();
+        let Route::Workload { kind, id: raw_workload, .. } = route else {
+            return view! { <ErrorPanel error=ApiError::invalid_request("Not a workload page.")/> }.into_any();
+        };
+        match raw_workload.parse::<i64>() {
+            Ok(workload) => view! { <WorkloadLive id kind=WorkloadKind::from(kind.as_str()) workload/> }.into_any(),
+            Err(_) => {
+                let error = ApiError::invalid_request(format!("“{raw_workload}” is not a workload id."));
+                view! { <ErrorPanel error/> }.into_any()
+            }
+        }
+    })
+}
+
+#[component]
+fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
+    let state = use_connection();
+    let reservation = read_reservation(id);
+    let latest = RwSignal::new(None::<NodesResponse>);
+    let error = RwSignal::new(None::<ApiError>);
+    let live = Live::start(
+        page_interval(),
+        move || state.send(move |c| async move { client::nodes(&c, id).await }),
+        move |result| {
+            if latest.is_disposed() {
+                return;
+            }
+            match result {
+                Ok(response) => {
+                    latest.set(Some(response));
+                    error.set(None);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        },
+    );
+    let context = Signal::derive(move || {
+        reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
+    });
+    let title = format!("{} #{workload}", kind_label(&kind));
+    let placement =
+        move || latest.with(|l| l.as_ref().map(|nodes| (nodes.workloads_unknown, locate(nodes, &kind, workload))));
+    view! {
+        <section class="workload-page" data-poll-count=move || live.polls().to_string()>
+            <ReservationCrumbs id here="Workload"/>
+            <div class="page-head">
+                <h1 class="workload-title">{title}</h1>
+            </div>
+            {move || {
+                error.get().filter(|e| !e.is_unauthorized()).map(|error| {
+                    view! { <ErrorPanel error context=context.get() retry=Callback::new(move |()| live.resume())/> }
+                })
+            }}
+            {move || match placement() {
+                None => view! { <p class="muted">"Reading where it runs…"</p> }.into_any(),
+                Some((true, _)) => view! {
+                    <p class="banner tone-warning" role="status">
+                        "The region cannot be reached: where this workload runs is unknown until it answers."
+                    </p>
+                }
+                .into_any(),
+                Some((false, None)) => view! {
+                    <p class="banner tone-info" role="status">
+                        {format!(
+                            "No node of reservation #{id} lists this workload now: it has ended, or runs elsewhere."
+                        )}
+                    </p>
+                }
+                .into_any(),
+                Some((false, Some(found))) => {
+                    let total = gpus_text(found.total_gpus);
+                    let node_count = found.nodes.len();
+                    view! {
+                        <p class="workload-name" title=found.name.clone()>{found.name.clone()}</p>
+                        <table class="workload-nodes">
+                            <caption>{format!("Where it runs on reservation #{id}")}</caption>
+                            <thead><tr><th scope="col">"Node"</th><th scope="col" class="num">"GPUs"</th></tr></thead>
+                            <tbody>
+                                {found
+                                    .nodes
+                                    .into_iter()
+                                    .map(|(node, gpus)| view! { <tr><td>{node}</td><td class="num">{gpus}</td></tr> })
+                                    .collect_view()}
+                            </tbody>
+                            <tfoot>
+                                <tr>
+                                    <th scope="row">{format!("Total on {node_count} node{}", if node_count == 1 { "" } else { "s" })}</th>
+                                    <td class="num workload-total">{total}</td>
+                                </tr>
+                            </tfoot>
+                        </table>
+                    }
+                    .into_any()
+                }
+            }}
+        </section>
+    }
+}
