@@ -340,6 +340,15 @@ enum Step {
     Failed { error: ApiError, dry_run: bool },
 }
 
+impl Step {
+    /// What Retry sends after a failure: the chosen units, as a dry run. After a failed
+    /// confirmed reclaim too: other spot VMs may have landed on those units since the
+    /// last dry run, so a real reclaim is sent only after a fresh list is confirmed.
+    fn retry(&self, chosen: Vec<String>) -> Option<(Vec<String>, bool)> {
+        matches!(self, Step::Failed { .. }).then(|| (chosen, true))
+    }
+}
+
 fn vm_list(ids: &[String]) -> String {
     if ids.is_empty() {
         "none".to_owned()
@@ -475,8 +484,15 @@ fn ReclaimPanel(
         }
         .into_any(),
         Step::Failed { error, dry_run } => {
-            let retry = Callback::new(move |()| send(chosen.get_untracked(), dry_run));
-            view! { <ErrorPanel error retry/> }.into_any()
+            let retry = Callback::new(move |()| {
+                if let Some((units, dry_run)) = step.get_untracked().retry(chosen.get_untracked()) {
+                    send(units, dry_run);
+                }
+            });
+            let fresh = (!dry_run).then_some(view! {
+                <p class="field-help">"Retry runs a new dry run first: spot VMs may have landed on these units since."</p>
+            });
+            view! { <ErrorPanel error retry/> {fresh} }.into_any()
         }
     };
     view! {
@@ -493,7 +509,18 @@ fn ReclaimPanel(
 
 #[cfg(test)]
 mod tests {
-    use super::org_id_problem;
+    use super::{org_id_problem, Step};
+    use crate::api::error::ApiError;
+
+    #[test]
+    fn retrying_a_failed_reclaim_runs_a_new_dry_run() {
+        let units = vec!["u3".to_owned()];
+        for dry_run in [true, false] {
+            let failed = Step::Failed { error: ApiError::invalid_request("x"), dry_run };
+            assert_eq!(failed.retry(units.clone()), Some((units.clone(), true)), "after dry_run={dry_run}");
+        }
+        assert_eq!(Step::Choosing.retry(units), None);
+    }
 
     #[test]
     fn org_ids_that_are_safe_in_an_address_pass() {
