@@ -68,7 +68,10 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             "Not covered by your reservation",
             format!("The region or GPU type asked for is not in your reservation. Your reservation is{}.{server_says}",
                 if at.is_empty() { " elsewhere".to_owned() } else { at.clone() }),
-            "Launch in your reservation's region with its GPU type, or launch elsewhere without the reservation.".to_owned(),
+            match (&ctx.region_id, &ctx.gpu_type) {
+                (Some(region), Some(gpu)) => format!("While the account has a reservation, launches are allowed only in region {region} with {gpu} GPUs; any other region or GPU type is refused. Launch there, on the reservation's capacity."),
+                _ => "While the account has a reservation, launches are allowed only in its region with its GPU type; any other region or GPU type is refused. Launch there, as the server's message names it.".to_owned(),
+            },
         ),
         (_, _, Some(codes::RESERVATION_PAYMENT_DUE)) => text(
             "Payment overdue: launches paused",
@@ -202,7 +205,11 @@ mod tests {
             x.explanation,
             "The region or GPU type asked for is not in your reservation. Your reservation is in region atl with NVIDIA-B200 GPUs. The server says: “your reservation is in atl (NVIDIA-B200)”."
         );
-        assert!(x.remedy.starts_with("Launch in your reservation's region with its GPU type"));
+        assert_eq!(
+            x.remedy,
+            "While the account has a reservation, launches are allowed only in region atl with NVIDIA-B200 GPUs; any other region or GPU type is refused. Launch there, on the reservation's capacity."
+        );
+        assert!(!x.remedy.contains("elsewhere"), "the remedy must not send the user to the same refusal");
     }
 
     #[test]
@@ -214,6 +221,7 @@ mod tests {
             "{}",
             x.explanation
         );
+        assert!(x.remedy.contains("allowed only in its region with its GPU type"), "{}", x.remedy);
     }
 
     #[test]
