@@ -18,7 +18,7 @@ use crate::api::models::{Node, NodesResponse, Workload};
 use crate::components::html::Html;
 use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
-use crate::domain::grid::{self, kind_label, node_keys, state_label, Cell, Placement, Use};
+use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use leptos::prelude::*;
@@ -223,6 +223,9 @@ fn node_body(
     let takes_launches = accepts_launches(&node);
     let workloads = &node.workloads[..];
     let mut html = Html::with_capacity(1024);
+    if let Some(meaning) = state_meaning(state) {
+        html.markup(r#"<p class="node-state-meaning">"#).text(meaning).markup("</p>");
+    }
     html.markup(r#"<p class="node-use num">"#).text(use_text(gpus, placement, takes_launches));
     html.markup(r#"</p><ol class="gpu-cells" aria-hidden="true">"#);
     let drawn = grid::cells(gpus, placement);
@@ -334,5 +337,17 @@ mod tests {
             "an unknown kind has its page too: {html}"
         );
         assert!(!html.contains("node-flags"), "{html}");
+        assert!(!html.contains("node-state-meaning"), "a ready node needs no gloss: {html}");
+    }
+
+    #[test]
+    fn preparing_and_maintenance_nodes_say_what_their_state_means() {
+        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false);
+        assert!(preparing.contains(r#"<p class="node-state-meaning">GPUs available shortly</p>"#), "{preparing}");
+        let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false);
+        assert!(
+            maintenance.contains(r#"<p class="node-state-meaning">capacity kept on a replacement node</p>"#),
+            "{maintenance}"
+        );
     }
 }

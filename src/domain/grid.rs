@@ -20,6 +20,15 @@ pub fn kind_label(kind: &WorkloadKind) -> String {
     }
 }
 
+/// What a node state means for launches, as seed 004 documents it; shown beside the badge.
+pub fn state_meaning(state: &NodeState) -> Option<&'static str> {
+    match state {
+        NodeState::Preparing => Some("GPUs available shortly"),
+        NodeState::UnderMaintenance => Some("capacity kept on a replacement node"),
+        NodeState::Ready | NodeState::Unknown(_) => None,
+    }
+}
+
 /// A node's state as a badge: label and tone.
 pub fn state_label(state: &NodeState) -> (String, Tone) {
     match state {
