@@ -65,6 +65,17 @@ impl LaunchAccess {
     }
 }
 
+/// The Capacity panel's note beside the free figures when the status rules launches out:
+/// free GPUs there are not GPUs one can launch on now.
+pub fn closed_capacity_note(access: LaunchAccess) -> Option<String> {
+    match access {
+        LaunchAccess::Closed(words) => {
+            Some(format!("Launches are closed on this reservation, so free GPUs cannot be launched on now. {words}"))
+        }
+        LaunchAccess::Open(_) | LaunchAccess::Unrecognised(_) => None,
+    }
+}
+
 pub fn launch_access(status: &ReservationStatus) -> LaunchAccess {
     use LaunchAccess::{Closed, Open, Unrecognised};
     match status {
@@ -254,6 +265,18 @@ pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_capacity_panel_says_when_launches_are_closed() {
+        let note = closed_capacity_note(launch_access(&ReservationStatus::PastDue)).unwrap();
+        assert!(
+            note.starts_with("Launches are closed on this reservation, so free GPUs cannot be launched on now."),
+            "{note}"
+        );
+        assert!(note.contains("overdue payment"), "{note}");
+        assert_eq!(closed_capacity_note(launch_access(&ReservationStatus::Active)), None);
+        assert_eq!(closed_capacity_note(launch_access(&ReservationStatus::from("frozen"))), None);
+    }
     use crate::domain::time::tests::{at, seed_reservation};
 
     fn with_status(status: ReservationStatus) -> Reservation {

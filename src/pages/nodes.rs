@@ -16,7 +16,7 @@ use crate::components::time::Time;
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
 use crate::domain::explain::ErrorContext;
-use crate::domain::status::reservation_status;
+use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
 use crate::domain::time::{ago_seconds, relative};
 use crate::domain::words::{self, figure};
 use crate::live::{page_interval, Live, LiveStatus};
@@ -138,7 +138,13 @@ fn NodesLive(id: i64) -> impl IntoView {
                     view! { <ErrorPanel error context=context.get() retry=Callback::new(move |()| live.resume())/> }
                 })
             }}
-            <NodesBoard model reservation=id/>
+            <NodesBoard
+                model
+                reservation=id
+                closed=Signal::derive(move || {
+                    reservation.data().and_then(|d| closed_capacity_note(launch_access(&d.reservation.status)))
+                })
+            />
         </section>
     }
 }
@@ -233,7 +239,13 @@ pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
 /// Everything drawn from the model: the unreachable notice, the totals, the key and the
 /// grid. Tests mount this on fixture answers.
 #[component]
-pub fn NodesBoard(model: NodesModel, reservation: i64) -> impl IntoView {
+pub fn NodesBoard(
+    model: NodesModel,
+    reservation: i64,
+    /// The reservation's note when its status closes launches (said in the Capacity panel).
+    #[prop(into, optional)]
+    closed: Signal<Option<String>>,
+) -> impl IntoView {
     // Cells only (no workload lists) unless asked otherwise, once there are more nodes than
     // a screen holds cards of.
     let chosen = RwSignal::new(None::<bool>);
@@ -274,7 +286,7 @@ pub fn NodesBoard(model: NodesModel, reservation: i64) -> impl IntoView {
         // Mounted once, when the first answer arrives; each poll then updates its figures in
         // place, so an unchanged total costs no DOM change.
         {move || has_totals.get().then(|| view! {
-            <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since/>
+            <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since closed/>
         })}
         {move || match model.latest.with(|l| l.as_ref().map(|f| f.value.nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
@@ -311,6 +323,7 @@ fn TotalsPanel(
     flagged: Memo<usize>,
     /// When the figures shown were received, while the latest poll failed.
     stale_since: Signal<Option<DateTime<Utc>>>,
+    closed: Signal<Option<String>>,
 ) -> impl IntoView {
     let read = move |field: fn(&Totals) -> String| move || totals.with(|t| t.as_ref().map(field).unwrap_or_default());
     let sum = move |t: &Totals| match (t.in_use, t.free, t.unavailable) {
@@ -364,6 +377,7 @@ fn TotalsPanel(
                     <dd class="num">{read(|t| t.largest_fit.map_or_else(|| "unknown".to_owned(), gpus_text))}</dd>
                 </div>
             </dl>
+            {move || closed.get().map(|note| view! { <p class="totals-closed" role="note">{note}</p> })}
             <p class="totals-sum num">{read(sum)}</p>
             {last}
             {move || {
