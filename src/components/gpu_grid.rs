@@ -245,11 +245,12 @@ fn node_body(
         flags.push(format!("The API lists a node named {name} more than once."));
     }
     if !flags.is_empty() {
-        html.markup(r#"<ul class="node-flags" role="note">"#);
+        // The role on a wrapper: on the list itself it would hide the items' list semantics.
+        html.markup(r#"<div class="node-flags" role="note"><ul>"#);
         for flag in &flags {
             html.markup("<li>").text(flag).markup("</li>");
         }
-        html.markup("</ul>");
+        html.markup("</ul></div>");
     }
     html.into_string()
 }
@@ -338,6 +339,13 @@ mod tests {
         );
         assert!(!html.contains("node-flags"), "{html}");
         assert!(!html.contains("node-state-meaning"), "a ready node needs no gloss: {html}");
+    }
+
+    #[test]
+    fn flags_keep_their_list_inside_a_note_wrapper() {
+        let html = node_body(12, "n", &NodeState::Ready, 8, None, true);
+        assert!(html.contains(r#"<div class="node-flags" role="note"><ul><li>"#), "{html}");
+        assert!(!html.contains(r#"<ul class="node-flags" role="note">"#), "{html}");
     }
 
     #[test]

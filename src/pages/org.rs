@@ -321,7 +321,7 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
             </dl>
             <p class="org-role">{role}</p>
             {(!flags.is_empty()).then(|| view! {
-                <ul class="node-flags" role="note">{flags.into_iter().map(|f| view! { <li>{f}</li> }).collect::<Vec<_>>()}</ul>
+                <div class="node-flags" role="note"><ul>{flags.into_iter().map(|f| view! { <li>{f}</li> }).collect::<Vec<_>>()}</ul></div>
             })}
             {(!reclaim_units.is_empty()).then(|| view! {
                 <ReclaimPanel org_id=org_id.clone() reservation_id units=reclaim_units on_reclaimed/>
