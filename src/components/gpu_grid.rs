@@ -184,7 +184,9 @@ fn write_workload(html: &mut Html, reservation: i64, index: usize, w: &Workload)
     let gpus = gpus_text(w.gpus);
     let meta = format!("{} #{} · {gpus}{billing}", kind_label(&w.kind), w.id);
     html.markup(r#"<li class="workload"><span class="swatch "#).markup(kind_class(&w.kind));
-    html.markup(r#"" aria-hidden="true">"#).text(index + 1).markup(r#"</span><a class="workload-name""#);
+    html.markup(r#"" aria-hidden="true">"#).text(index + 1).markup(r#"</span><a class="workload-name" title=""#);
+    // The full name in the title: the card shows at most three lines of it.
+    html.text(&w.name).markup(r#"""#);
     html.markup(r#" href=""#)
         .text(workload_page_path(reservation, &w.kind, w.id))
         .markup(r#"">"#)
@@ -330,11 +332,13 @@ mod tests {
         );
         assert!(html.contains(r#"<li class="gpu-cell free" title="GPU 4 · free"></li>"#), "{html}");
         assert!(
-            html.contains(r#"<a class="workload-name" href="/reservations/12/workloads/gpu_cluster/418">a&lt;b</a>"#),
+            html.contains(r#"<a class="workload-name" title="a&lt;b" href="/reservations/12/workloads/gpu_cluster/418">a&lt;b</a>"#),
             "{html}"
         );
         assert!(
-            html.contains(r#"<a class="workload-name" href="/reservations/12/workloads/batch_job/7">odd</a>"#),
+            html.contains(
+                r#"<a class="workload-name" title="odd" href="/reservations/12/workloads/batch_job/7">odd</a>"#
+            ),
             "an unknown kind has its page too: {html}"
         );
         assert!(!html.contains("node-flags"), "{html}");
