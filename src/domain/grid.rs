@@ -216,6 +216,7 @@ mod tests {
         assert_eq!(placement(Some(6), vec![]).left_text(8), "2");
     }
 
+    #[test]
     fn unknown_kinds_and_states_are_marked_unrecognised() {
         assert_eq!(kind_label(&WorkloadKind::from("batch_job")), "batch_job (unrecognised)");
         assert_eq!(
