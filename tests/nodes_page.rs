@@ -244,9 +244,9 @@ async fn an_unknown_state_and_kind_are_shown_as_sent_and_marked_unrecognised() {
     let node_text = node.text_content().unwrap();
     assert!(node_text.contains("hibernating (unrecognised)"), "{node_text}");
     assert!(node_text.contains("batch_job (unrecognised) #5"), "{node_text}");
-    // No console page is known for the kind: its name is not a link.
+    // The console's own workload page shows any kind, so the name links there.
     let name = node.query_selector("a.workload-name").unwrap().unwrap();
-    assert!(!name.has_attribute("href"));
+    assert_eq!(name.get_attribute("href").as_deref(), Some("/reservations/12/workloads/batch_job/5"));
     assert_eq!(node.query_selector_all("li.gpu-cell.k-unknown").unwrap().length(), 2);
 }
 
