@@ -5,9 +5,9 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, settle, text};
+use console_fixtures::{mount, settle, sleep, text};
 use leptos::prelude::*;
-use reservations_console::components::lazy_page::{lazy, page_style, ChunkUnavailable};
+use reservations_console::components::lazy_page::{lazy, lazy_within, page_style, ChunkUnavailable};
 use std::cell::RefCell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -85,6 +85,33 @@ async fn a_failed_fetch_is_explained_and_retry_fetches_the_code_again() {
     retry.click();
     settle().await;
     assert_eq!(FETCHES.load(Ordering::SeqCst), 2);
+    assert_eq!(text(&host), "Nodes of reservation #12");
+}
+
+static STALLED_FETCHES: AtomicU32 = AtomicU32::new(0);
+
+/// Never answers the first time, as a stalled connection would, then succeeds.
+async fn code_stalled_once() -> Result<(), ChunkUnavailable> {
+    if STALLED_FETCHES.fetch_add(1, Ordering::SeqCst) == 0 {
+        std::future::pending().await
+    } else {
+        Ok(())
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_fetch_that_never_answers_fails_after_its_timeout_with_a_retry() {
+    let host = mount(|| lazy_within(std::time::Duration::from_millis(50), code_stalled_once, build_the_page));
+    settle().await;
+    assert_eq!(text(&host), "Loading the page…");
+    sleep(150).await;
+    let alert = host.query_selector("[role=alert]").unwrap().expect("a stalled fetch is a failure in the end");
+    assert!(alert.text_content().unwrap().contains("This page could not be loaded"));
+
+    let retry: web_sys::HtmlElement = alert.query_selector("button").unwrap().expect("a Retry").unchecked_into();
+    retry.click();
+    settle().await;
+    assert_eq!(STALLED_FETCHES.load(Ordering::SeqCst), 2);
     assert_eq!(text(&host), "Nodes of reservation #12");
 }
 

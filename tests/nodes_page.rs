@@ -366,7 +366,7 @@ async fn polled(live: &Live, n: u64) -> i32 {
     waited
 }
 
-/// A loop polling `api` at the loopback test interval (20 ms), each request taking `ms` and
+/// A loop polling `api` at the loopback test interval (100 ms, the floor), each request taking `ms` and
 /// answered `answer`, nothing delivered anywhere.
 fn poll_fake(
     api: &Rc<FakeApi>,
@@ -375,7 +375,7 @@ fn poll_fake(
 ) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
     let api = Rc::clone(api);
     start_live(move || {
-        Live::start(Interval::for_page(Some("20"), "localhost"), move || api.fetch(ms, answer.clone()), |_| ())
+        Live::start(Interval::for_page(Some("100"), "localhost"), move || api.fetch(ms, answer.clone()), |_| ())
     })
 }
 
@@ -403,7 +403,7 @@ fn start_live_showing<V: IntoView + 'static>(
     (slot.get().expect("started"), host, handle)
 }
 
-/// The page as `NodesLive` builds it, polling `fetch` every 20 ms: the model, the loop
+/// The page as `NodesLive` builds it, polling `fetch` every 100 ms: the model, the loop
 /// feeding it, the live bar and the board.
 fn live_page<Fut>(
     fetch: impl Fn() -> Fut + 'static,
@@ -414,8 +414,9 @@ where
     start_live_showing(move || {
         provide_console(Role::Member);
         let model = NodesModel::default();
-        let live =
-            Live::start(Interval::for_page(Some("20"), "localhost"), fetch, move |result| model.receive(result, now()));
+        let live = Live::start(Interval::for_page(Some("100"), "localhost"), fetch, move |result| {
+            model.receive(result, now())
+        });
         (live, view! { <LiveBar live model/> <NodesBoard model reservation=12/> })
     })
 }
@@ -446,7 +447,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
     assert_eq!(live_bar(&host), ("Live".to_owned(), "updated 0 s ago".to_owned()));
 
     failing.set(true);
-    sleep(100).await;
+    sleep(250).await;
     let (region, age) = live_bar(&host);
     assert!(
         region.starts_with("Retrying — the latest poll failed, shown as stale; attempt 1 failed, next in "),
@@ -460,7 +461,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
 
     failing.set(false);
     live.resume();
-    sleep(100).await;
+    sleep(250).await;
     assert_eq!(live_bar(&host), ("Live".to_owned(), "updated 0 s ago".to_owned()), "recovered");
     drop(page);
 }
@@ -469,7 +470,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
 async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() {
     let api = fake_api();
     let (live, page) = poll_fake(&api, 40, Ok(seed_nodes()));
-    // Four polls take about 240 ms.
+    // Four polls take about 560 ms.
     let waited = polled(&live, 4).await;
     let polls = live.polls();
     assert!(polls >= 4, "{polls} polls in {waited} ms");
@@ -539,7 +540,7 @@ async fn an_answer_arriving_after_the_page_was_left_is_not_delivered() {
         let (api, delivered) = (Rc::clone(&api), Rc::clone(&delivered));
         move || {
             Live::start(
-                Interval::for_page(Some("20"), "localhost"),
+                Interval::for_page(Some("100"), "localhost"),
                 move || api.fetch(100, Ok(seed_nodes())),
                 move |_| delivered.set(delivered.get() + 1),
             )
@@ -584,7 +585,7 @@ async fn a_hidden_tab_fetches_nothing_and_polls_again_once_shown() {
     let (live, page) = poll_fake(&api, 1, Ok(seed_nodes()));
     polled(&live, 2).await;
     set_tab_hidden(true);
-    sleep(100).await;
+    sleep(250).await;
     assert_eq!(live.status(), LiveStatus::Hidden);
     let calls = api.calls.get();
     sleep(200).await;
@@ -631,7 +632,7 @@ async fn thirty_minutes_without_activity_stop_polling_and_a_key_press_counts_as_
 
     // Another half hour without anything: it stops and offers to resume.
     clock_ahead_by(62);
-    sleep(100).await;
+    sleep(300).await;
     assert_eq!(live.status(), LiveStatus::Idle);
     let calls = api.calls.get();
     sleep(200).await;

@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, settle, text};
+use console_fixtures::{mount, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -59,6 +59,47 @@ async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry
 
     click(&host, ".error-panel button").await;
     assert_eq!(calls.get(), 3, "Retry asks again");
+}
+
+/// The panel's Retry button: its label, and whether it can be pressed.
+fn retry_button(host: &web_sys::HtmlElement) -> (String, bool) {
+    let button: web_sys::HtmlButtonElement =
+        host.query_selector(".error-panel button").unwrap().expect("a Retry").unchecked_into();
+    (button.text_content().unwrap(), button.disabled())
+}
+
+#[wasm_bindgen_test]
+async fn retry_waits_out_the_retry_after_it_shows_and_is_off_while_its_read_runs() {
+    let calls = Rc::new(Cell::new(0));
+    let counter = calls.clone();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        let read = Remote::new(move |_conn: Connection| {
+            counter.set(counter.get() + 1);
+            let attempt = counter.get();
+            async move {
+                if attempt == 1 {
+                    let headers = ResponseHeaders::from_pairs([("retry-after", "1")]);
+                    Err::<String, _>(ApiError::from_response(503, &headers, "", now()))
+                } else {
+                    std::future::pending().await
+                }
+            }
+        });
+        view! { <RemoteStatus remote=read what="reservations"/> }
+    });
+    settle().await;
+    assert_eq!(retry_button(&host), ("Retry in 1 s".to_owned(), true), "the server asked for 1 s");
+    click(&host, ".error-panel button").await;
+    assert_eq!(calls.get(), 1, "no Retry before the retry-after");
+
+    sleep(1_100).await;
+    assert_eq!(retry_button(&host), ("Retry".to_owned(), false));
+    click(&host, ".error-panel button").await;
+    assert_eq!(calls.get(), 2);
+    assert_eq!(retry_button(&host), ("Retrying…".to_owned(), true), "one read in flight");
+    click(&host, ".error-panel button").await;
+    assert_eq!(calls.get(), 2, "a second press while the read runs asks nothing");
 }
 
 #[wasm_bindgen_test]

@@ -30,8 +30,8 @@ usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
   --runs N          runs per timing, at least 5 (default 5)
   --polls N         polls of the long run (default 2000)
   --long-run-secs N the long run (the console's) stops here even short of its polls,
-                    and the report says so (default 240: 2,000 polls take 80 s on an
-                    idle machine)
+                    and the report says so (default 480: 2,000 polls at the 100 ms
+                    floor of ?poll_ms= take about 240 s on an idle machine)
   --out DIR         where report.md and report.json go (default: target/bench/)
   --leak-case DIR   instead, measure the reduced case of Leptos's keyed <For> built in
                     DIR ((cd bench/for-leak && trunk build --release --offline) builds
@@ -63,7 +63,7 @@ impl Options {
             dist: root.join("dist"),
             runs: 5,
             polls: 2000,
-            long_run: Duration::from_secs(240),
+            long_run: Duration::from_secs(480),
             out: root.join("target/bench"),
             leak_case: None,
         };
@@ -181,7 +181,7 @@ async fn run(options: &Options, root: &Path) -> Report {
     let plan = LongRunPlan {
         polls: options.polls,
         first_reading: 100,
-        poll_ms: 20,
+        poll_ms: 100,
         churn_nodes: 10,
         churn_every: Duration::from_millis(100),
         max_duration: options.long_run,
@@ -389,7 +389,7 @@ mod tests {
                 dist: "/repo/dist".into(),
                 runs: 5,
                 polls: 2000,
-                long_run: Duration::from_secs(240),
+                long_run: Duration::from_secs(480),
                 out: "/repo/target/bench".into(),
                 leak_case: None,
             }

@@ -3,19 +3,40 @@
 
 use crate::api::error::ApiError;
 use crate::domain::explain::{explain, ErrorContext};
+use crate::domain::polling::server_wait;
 use leptos::prelude::*;
+use std::time::Duration;
 
 #[component]
 pub fn ErrorPanel(
     error: ApiError,
     #[prop(optional)] context: ErrorContext,
     /// Shown as a Retry button when given.
+    /// The Retry is disabled while true: its read is under way (one read in flight).
     #[prop(optional, into)]
-    retry: Option<Callback<()>>,
+    busy: Signal<bool>,
+    #[prop(optional, into)] retry: Option<Callback<()>>,
 ) -> impl IntoView {
     let text = explain(&error, &context);
     let status = error.status.map(|s| s.to_string());
     let wait = error.retry_after().map(|d| format!("{} s", d.as_secs().max(1)));
+    // A Retry before the server's retry-after (obeyed up to the same cap as the live
+    // loop) would only be refused again: it waits, counting down.
+    let countdown = RwSignal::new(error.retry_after().map_or(0, |d| server_wait(d).as_secs_f64().ceil() as u64));
+    if retry.is_some() && countdown.get_untracked() > 0 {
+        let tick = set_interval_with_handle(
+            move || {
+                countdown.try_update(|n| *n = n.saturating_sub(1));
+            },
+            Duration::from_secs(1),
+        )
+        .ok();
+        on_cleanup(move || {
+            if let Some(tick) = tick {
+                tick.clear();
+            }
+        });
+    }
     view! {
         <section class="error-panel" role="alert">
             <h2 class="error-title">{text.title}</h2>
@@ -39,8 +60,17 @@ pub fn ErrorPanel(
                 </div>
             </dl>
             {retry.map(|retry| view! {
-                <button type="button" class="button" on:click=move |_| retry.run(())>
-                    "Retry"
+                <button
+                    type="button"
+                    class="button"
+                    on:click=move |_| retry.run(())
+                    disabled=move || { busy.get() || countdown.get() > 0 }
+                >
+                    {move || match countdown.get() {
+                        _ if busy.get() => "Retrying…".to_owned(),
+                        0 => "Retry".to_owned(),
+                        n => format!("Retry in {n} s"),
+                    }}
                 </button>
             })}
         </section>

@@ -9,6 +9,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use leptos::prelude::*;
 
@@ -23,6 +24,11 @@ impl From<wasm_split_helpers::SplitLoaderError> for ChunkUnavailable {
         ChunkUnavailable
     }
 }
+
+/// How long a page's code and stylesheet may take before the fetch counts as failed and a
+/// Retry is offered: a connection that stalls must not leave "Loading the page…" forever.
+/// A chunk is tens of kilobytes; 20 s is long even on a slow mobile link.
+pub const PAGE_LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// `lazy_page!(chunk, Page)` declares the module `chunk` with `preload()`, which fetches
 /// `Page`'s code, and `load()`, which builds the page once it is here: the split point
@@ -76,17 +82,47 @@ where
     E: Into<ChunkUnavailable>,
     L: Future<Output = Result<AnyView, ChunkUnavailable>> + 'static,
 {
+    lazy_within(PAGE_LOAD_TIMEOUT, preload, load)
+}
+
+/// [`lazy`], a fetch still under way after `timeout` failing with a Retry. A late answer
+/// of an earlier attempt is taken only if it brings the code (never a late failure over
+/// the attempt the Retry started).
+pub fn lazy_within<P, E, L>(timeout: Duration, preload: fn() -> P, load: fn() -> L) -> impl IntoView
+where
+    P: Future<Output = Result<(), E>> + 'static,
+    E: Into<ChunkUnavailable>,
+    L: Future<Output = Result<AnyView, ChunkUnavailable>> + 'static,
+{
     let fetched = RwSignal::new(None::<Result<(), ChunkUnavailable>>);
+    let attempt = StoredValue::new(0_u32);
     let fetch = move || {
         let fetching = preload();
         match poll_once(fetching) {
             Ok(done) => fetched.set(Some(done.map_err(Into::into))),
             Err(fetching) => {
                 fetched.set(None);
+                let this = attempt.get_value().wrapping_add(1);
+                attempt.set_value(this);
+                let current = move || attempt.try_get_value() == Some(this);
+                let timer = set_timeout_with_handle(
+                    move || {
+                        if current() && fetched.try_get_untracked().flatten().is_none() {
+                            let _ = fetched.try_set(Some(Err(ChunkUnavailable)));
+                        }
+                    },
+                    timeout,
+                )
+                .ok();
                 leptos::task::spawn_local(async move {
                     let done = fetching.await.map_err(Into::into);
+                    if let Some(timer) = timer {
+                        timer.clear();
+                    }
                     // The page may have been left while its code was on its way.
-                    let _ = fetched.try_set(Some(done));
+                    if done.is_ok() || current() {
+                        let _ = fetched.try_set(Some(done));
+                    }
                 });
             }
         }

@@ -188,7 +188,9 @@ pub fn RemoteStatus<T: Clone + 'static>(
                 remote
                     .error()
                     .filter(|e| !e.is_unauthorized())
-                    .map(|error| view! { <ErrorPanel error context=context.get_value() retry/> })
+                    .map(|error| {
+                        view! { <ErrorPanel error context=context.get_value() busy=Signal::derive(move || remote.loading()) retry/> }
+                    })
             }}
         </div>
     }

@@ -17,6 +17,9 @@ pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(10 * 60);
 /// A backoff delay is shortened by up to this fraction, at random, so that many clients
 /// that failed together do not retry together.
 pub const JITTER_FRACTION: f64 = 0.25;
+/// The shortest test interval `?poll_ms=` may ask for, even on loopback: a typo such as
+/// `poll_ms=1` must not turn the page into a request loop against the simulator.
+pub const MIN_TEST_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How often to poll while all is well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +41,12 @@ impl Interval {
     }
 
     /// The interval for a page at `host`, honouring a test-only `?poll_ms=` value only
-    /// when the console is served from a loopback host (the simulator, end-to-end tests).
+    /// when the console is served from a loopback host (the simulator, end-to-end tests),
+    /// and never below [`MIN_TEST_INTERVAL`].
     pub fn for_page(poll_ms: Option<&str>, host: &str) -> Self {
         match poll_ms.and_then(|v| v.trim().parse::<u64>().ok()) {
             Some(ms) if ms > 0 && is_loopback(host) => {
-                let every = Duration::from_millis(ms);
+                let every = Duration::from_millis(ms).max(MIN_TEST_INTERVAL);
                 Interval { every, floor: every.min(MIN_INTERVAL) }
             }
             _ => Interval::default(),
@@ -278,18 +282,29 @@ mod tests {
 
     #[test]
     fn a_test_interval_is_honoured_only_on_loopback_hosts() {
-        let fast = Interval::for_page(Some("50"), "127.0.0.1:8080");
-        assert_eq!(fast.get(), Duration::from_millis(50));
+        let fast = Interval::for_page(Some("150"), "127.0.0.1:8080");
+        assert_eq!(fast.get(), Duration::from_millis(150));
         let state = PollState { interval: fast, retry_after: Some(Duration::ZERO), ..failing(1) };
-        assert_eq!(wait(&state, 0.0), Duration::from_millis(50));
+        assert_eq!(wait(&state, 0.0), Duration::from_millis(150));
         for host in ["localhost:8080", "[::1]:8080", "127.1.2.3", "LOCALHOST"] {
-            assert_eq!(Interval::for_page(Some("50"), host).get(), Duration::from_millis(50), "{host}");
+            assert_eq!(Interval::for_page(Some("150"), host).get(), Duration::from_millis(150), "{host}");
         }
         for host in ["console.ecohash.com", "10.0.0.5:8080", "localhost.evil.com", "127.0.0.1.nip.io"] {
-            assert_eq!(Interval::for_page(Some("50"), host), Interval::default(), "{host}");
+            assert_eq!(Interval::for_page(Some("150"), host), Interval::default(), "{host}");
         }
         assert_eq!(Interval::for_page(Some("0"), "localhost"), Interval::default());
         assert_eq!(Interval::for_page(Some("fast"), "localhost"), Interval::default());
         assert_eq!(Interval::for_page(None, "localhost"), Interval::default());
+    }
+
+    #[test]
+    fn a_test_interval_has_a_floor_of_a_hundred_milliseconds_even_on_loopback() {
+        for ms in ["1", "20", "99"] {
+            let fast = Interval::for_page(Some(ms), "localhost");
+            assert_eq!(fast.get(), MIN_TEST_INTERVAL, "{ms}");
+            let state = PollState { interval: fast, retry_after: Some(Duration::ZERO), ..failing(1) };
+            assert_eq!(wait(&state, 0.0), MIN_TEST_INTERVAL, "{ms}: nor below it after a failure");
+        }
+        assert_eq!(Interval::for_page(Some("100"), "localhost").get(), MIN_TEST_INTERVAL);
     }
 }
