@@ -21,7 +21,12 @@ pub enum LiveStatus {
     /// Polling on schedule (a request may be in flight).
     Live,
     /// The latest requests failed transiently; the next attempt is after `wait`.
-    Retrying { failures: u32, wait: Duration },
+    Retrying {
+        failures: u32,
+        wait: Duration,
+        /// The server's `retry-after`, as it asked (the wait is capped at 10 minutes).
+        asked: Option<Duration>,
+    },
     /// The tab is hidden: nothing is fetched until it shows again.
     Hidden,
     /// Paused by the user.
@@ -136,7 +141,9 @@ impl Loop {
         let t = self.timing.get();
         match t.failures {
             0 => LiveStatus::Live,
-            failures => LiveStatus::Retrying { failures, wait: wait_until(t.due_ms, t.last_end_ms) },
+            failures => {
+                LiveStatus::Retrying { failures, wait: wait_until(t.due_ms, t.last_end_ms), asked: t.retry_after }
+            }
         }
     }
 

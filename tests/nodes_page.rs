@@ -644,3 +644,26 @@ async fn thirty_minutes_without_activity_stop_polling_and_a_key_press_counts_as_
     assert!(api.calls.get() > calls, "resumed");
     drop(page);
 }
+
+#[wasm_bindgen_test]
+async fn a_retry_after_of_a_billion_seconds_is_said_and_capped_and_polling_goes_on() {
+    let headers = ResponseHeaders::from_pairs([("retry-after", "1000000000")]);
+    let (live, host, page) = live_page(move || {
+        let error = ApiError::from_response(503, &headers, "", now());
+        async move { Err::<NodesResponse, _>(error) }
+    });
+    polled(&live, 1).await;
+    settle().await;
+    let (region, _) = live_bar(&host);
+    assert!(
+        region.contains("attempt 1 failed; the server asked to wait 11,574 days; next try at ")
+            && region.ends_with("(the console waits 10 min at most)"),
+        "{region}"
+    );
+    assert!(
+        matches!(live.status(), LiveStatus::Retrying { wait, .. } if wait == std::time::Duration::from_secs(600)),
+        "still polling, ten minutes from now: {:?}",
+        live.status()
+    );
+    drop(page);
+}

@@ -125,6 +125,38 @@ pub fn next_delay(state: &PollState, random: f64) -> PollDecision {
     PollDecision::Wait(delay)
 }
 
+/// The live status's words for a retry: the attempt that failed and, when the server sent a
+/// `retry-after`, what it asked for and when the next try is (`next_at`, a time of day), with
+/// the cap said when the console will not wait that long.
+pub fn retry_words(failures: u32, wait: Duration, asked: Option<Duration>, next_at: &str) -> String {
+    match asked {
+        Some(asked) if asked > MAX_SERVER_WAIT => format!(
+            "attempt {failures} failed; the server asked to wait {}; next try at {next_at} \
+             (the console waits {} at most)",
+            duration_words(asked),
+            duration_words(MAX_SERVER_WAIT)
+        ),
+        Some(asked) => {
+            format!(
+                "attempt {failures} failed; the server asked to wait {}; next try at {next_at}",
+                duration_words(asked)
+            )
+        }
+        None => format!("attempt {failures} failed, next in {}", duration_words(wait.max(Duration::from_secs(1)))),
+    }
+}
+
+/// "9 s", "10 min", "3 h", "11,574 days": the largest unit that keeps a whole number above 1.
+fn duration_words(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7_200 => format!("{} min", secs / 60),
+        7_200..172_800 => format!("{} h", secs / 3_600),
+        _ => super::words::count(secs / 86_400, "day"),
+    }
+}
+
 /// How long a `retry-after` is obeyed: as sent, up to [`MAX_SERVER_WAIT`]. The one rule for
 /// every reader (the live loop, the overview, the list's placement reads).
 pub fn server_wait(retry_after: Duration) -> Duration {
@@ -229,6 +261,23 @@ mod tests {
         let now = chrono::DateTime::parse_from_rfc3339("2026-12-02T14:05:00Z").unwrap().to_utc();
         let in_2100 = crate::api::error::parse_retry_after("Fri, 01 Jan 2100 00:00:00 GMT", now);
         assert_eq!(wait(&PollState { retry_after: in_2100, ..failing(1) }, 0.0), MAX_SERVER_WAIT);
+    }
+
+    #[test]
+    fn a_retry_says_what_the_server_asked_for_and_when_the_next_try_is() {
+        assert_eq!(retry_words(2, Duration::from_millis(3_400), None, "14:05:09"), "attempt 2 failed, next in 3 s");
+        assert_eq!(
+            retry_words(1, Duration::from_secs(9), Some(Duration::from_secs(9)), "14:05:15"),
+            "attempt 1 failed; the server asked to wait 9 s; next try at 14:05:15"
+        );
+        assert_eq!(
+            retry_words(1, MAX_SERVER_WAIT, Some(Duration::from_secs(1_000_000_000)), "14:15:06"),
+            "attempt 1 failed; the server asked to wait 11,574 days; next try at 14:15:06 (the console waits 10 min at most)"
+        );
+        assert_eq!(
+            retry_words(3, MAX_SERVER_WAIT, Some(Duration::from_secs(3_600)), "15:05:06"),
+            "attempt 3 failed; the server asked to wait 60 min; next try at 15:05:06 (the console waits 10 min at most)"
+        );
     }
 
     #[test]

@@ -31,6 +31,19 @@ pub fn format_time(t: Timestamp, zone: Zone) -> String {
     }
 }
 
+/// `14:05:09` in the zone (`14:05:09 UTC` when the zone is UTC): a time within the next
+/// minutes, such as the next try of a poll.
+pub fn format_time_of_day(t: Timestamp, zone: Zone) -> String {
+    fn hms(t: impl Timelike) -> String {
+        format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second())
+    }
+    match zone {
+        Zone::Local(offset) => hms(t.with_timezone(&offset)),
+        Zone::System => hms(t.with_timezone(&chrono::Local)),
+        Zone::Utc => format!("{} UTC", hms(t)),
+    }
+}
+
 /// `1 Dec 2026`: the UTC date, for billing periods.
 pub fn format_utc_date(t: Timestamp) -> String {
     day_month_year(&t)
@@ -235,6 +248,14 @@ pub(crate) mod tests {
 
     pub(crate) fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> Timestamp {
         chrono::Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap()
+    }
+
+    #[test]
+    fn a_time_of_day_is_shown_in_the_zone_and_marked_when_utc() {
+        let t = at(2026, 12, 2, 14, 5);
+        assert_eq!(format_time_of_day(t, Zone::Utc), "14:05:00 UTC");
+        let cet = chrono::FixedOffset::east_opt(3600).unwrap();
+        assert_eq!(format_time_of_day(t, Zone::Local(cet)), "15:05:00");
     }
 
     /// Seed 004's list item: active, 1 Nov 2026 – 1 Nov 2027.

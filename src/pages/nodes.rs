@@ -12,15 +12,16 @@ use crate::components::launch_link::LaunchLink;
 use crate::components::remote::Fetched;
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
-use crate::components::time::Time;
+use crate::components::time::{zone, Time};
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
 use crate::domain::explain::ErrorContext;
+use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
-use crate::domain::time::{ago_seconds, relative};
+use crate::domain::time::{ago_seconds, format_time_of_day, relative};
 use crate::domain::words::{self, figure};
 use crate::live::{page_interval, Live, LiveStatus};
-use crate::state::{use_clock, use_connection};
+use crate::state::{use_clock, use_connection, use_time_zone};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -181,6 +182,7 @@ fn updated_ago(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
 /// poll, stopped and why, recovered); the data's age ticks beside it, unannounced.
 #[component]
 pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
+    let time_zone = use_time_zone();
     let clock = use_clock();
     let words = move || match live.status() {
         LiveStatus::Live => ("live", "Live"),
@@ -199,8 +201,10 @@ pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
         } else {
             String::new()
         };
-        if let LiveStatus::Retrying { failures, wait } = live.status() {
-            text.push_str(&format!("; attempt {} failed, next in {} s", failures, wait.as_secs().max(1)));
+        if let LiveStatus::Retrying { failures, wait, asked } = live.status() {
+            let next = clock.now_untracked() + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
+            let next_at = format_time_of_day(next, zone(time_zone.get()));
+            text.push_str(&format!("; {}", retry_words(failures, wait, asked, &next_at)));
         }
         text
     };
