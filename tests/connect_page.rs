@@ -94,6 +94,14 @@ async fn an_empty_key_is_refused_before_anything_is_sent() {
 }
 
 #[wasm_bindgen_test]
+async fn connect_says_what_viewing_needs_and_that_launch_and_reclaim_change_things() {
+    let page = text(&connect_page().await);
+    assert!(!page.contains("nothing is changed"), "Launch and Reclaim do change things: {page}");
+    assert!(page.contains("Viewing needs a key with Read-only Compute access."), "{page}");
+    assert!(page.contains("Launching a workload and reclaiming org units change things"), "{page}");
+}
+
+#[wasm_bindgen_test]
 async fn each_field_is_labelled_and_described_by_its_help() {
     let host = connect_page().await;
     for (id, label) in [("base-url", "API base URL"), ("api-key", "API key")] {

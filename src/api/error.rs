@@ -73,6 +73,9 @@ pub struct ApiError {
     pub code: Option<String>,
     /// The server's human text, or the console's description of an unreadable answer.
     pub message: Option<String>,
+    /// `message` is the console's description of a body that was not the documented JSON
+    /// (a proxy's web page), not the server's words: it is never quoted as theirs.
+    pub described: bool,
     /// `x-ecolink-request-id`, which users quote to support.
     pub request_id: Option<String>,
     pub retry_after: Option<Duration>,
@@ -86,6 +89,7 @@ impl ApiError {
             status: None,
             code: None,
             message: Some(message.into()),
+            described: true,
             request_id: None,
             retry_after: None,
             rate_limit: None,
@@ -143,12 +147,16 @@ impl ApiError {
     /// The error for a response with status `status` whose body is not the expected value.
     /// `now` resolves a `retry-after` given as an HTTP date.
     pub fn from_response(status: u16, headers: &ResponseHeaders, body: &str, now: DateTime<Utc>) -> Self {
-        let (code, message) = parse_error_body(status, headers, body);
+        let (code, message, described) = match parse_error_body(status, headers, body) {
+            Body::Fields { code, message } => (code, message, false),
+            Body::Described(description) => (None, Some(description), true),
+        };
         ApiError {
             kind: ErrorKind::Http,
             status: Some(status),
             code,
             message,
+            described,
             request_id: headers.get("x-ecolink-request-id").filter(|v| !v.is_empty()).map(str::to_owned),
             retry_after: headers.get("retry-after").and_then(|v| parse_retry_after(v, now)),
             rate_limit: parse_rate_limit(headers),
@@ -193,23 +201,31 @@ impl std::error::Error for ApiError {}
 /// Short code and message from an error body of either documented shape
 /// (`{"error":"short_code","message":"…"}` or `{"error":"free text"}`), a `code` field,
 /// or a body that is not JSON at all.
-fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> (Option<String>, Option<String>) {
+fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> Body {
+    let nothing = Body::Fields { code: None, message: None };
     let trimmed = body.trim();
     if trimmed.is_empty() {
-        return (None, None);
+        return nothing;
     }
     let fields = match serde_json::from_str::<ErrorFields>(trimmed) {
         Ok(fields) => fields,
         // JSON, but not an error object: nothing more to say than the status.
-        Err(e) if e.is_data() => return (None, None),
-        Err(_) => return (None, Some(non_json_description(status, headers, trimmed))),
+        Err(e) if e.is_data() => return nothing,
+        Err(_) => return Body::Described(non_json_description(status, headers, trimmed)),
     };
     let text = |name: &str| fields.text(name).map(str::trim).filter(|s| !s.is_empty());
     let code = CODE_FIELDS.iter().filter_map(|f| text(f)).find(|t| is_short_code(t)).map(str::to_owned);
     // Free text in `error` (or `code`) is the message when no `message` says more.
     let free_text = CODE_FIELDS.iter().rev().filter_map(|f| text(f)).find(|t| !is_short_code(t));
     let message = text("message").or(free_text).map(str::to_owned);
-    (code, message)
+    Body::Fields { code, message }
+}
+
+/// What an error body says: the server's fields, or the console's description of a body
+/// that is not JSON.
+enum Body {
+    Fields { code: Option<String>, message: Option<String> },
+    Described(String),
 }
 
 /// The fields of an error body that can say something; each is read only if it is text,

@@ -36,10 +36,21 @@ impl ErrorContext {
     }
 }
 
+/// " The server says: “…”." — the server's sentence quoted, its own full stop kept instead of
+/// a second one after the quote.
+fn server_says(message: &str) -> String {
+    let ends_a_sentence = message.trim_end().ends_with(['.', '!', '?']);
+    format!(" The server says: “{}”{}", message.trim_end(), if ends_a_sentence { "" } else { "." })
+}
+
 /// Title, explanation and remedy for any failure; the launch codes of seed 004 first, then
 /// the generic statuses.
 pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
-    let server_says = err.message.as_deref().map(|m| format!(" The server says: “{m}”.")).unwrap_or_default();
+    let server_says = match err.message.as_deref() {
+        Some(description) if err.described => format!(" {description}"),
+        Some(message) => server_says(message),
+        None => String::new(),
+    };
     let at = ctx.where_phrase();
     let text =
         |title: &str, explanation: String, remedy: String| Explanation { title: title.to_owned(), explanation, remedy };
@@ -320,6 +331,15 @@ mod tests {
         let x = explain(&ApiError::from_response(429, &h, "", now()), &ErrorContext::default());
         assert_eq!(x.remedy, "Wait 41 s, then try again.");
         assert_eq!(explain(&error(429, ""), &ErrorContext::default()).remedy, "Wait a minute, then try again.");
+    }
+
+    #[test]
+    fn a_quoted_sentence_keeps_its_own_full_stop_and_a_proxy_page_is_never_quoted() {
+        let x =
+            explain(&error(404, r#"{"error":"not_found","message":"Reservation 9 not found."}"#), &Default::default());
+        assert!(x.explanation.ends_with("The server says: “Reservation 9 not found.”"), "{}", x.explanation);
+        let x = explain(&error(502, "<html><body><h1>502 Bad Gateway</h1>nginx.</body></html>"), &Default::default());
+        assert!(!x.explanation.contains("The server says") && !x.explanation.contains(".."), "{}", x.explanation);
     }
 
     #[test]

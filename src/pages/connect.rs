@@ -80,8 +80,8 @@ fn ConnectForm() -> impl IntoView {
             <section class="panel connect-card" aria-labelledby="connect-title">
                 <h1 id="connect-title">"Connect to your account"</h1>
                 <p class="subtitle">
-                    "Use an API key with Read-only Compute access. The console reads your "
-                    "reservations with it; nothing is changed."
+                    "Viewing needs a key with Read-only Compute access. Launching a workload and "
+                    "reclaiming org units change things: they need a key allowed to."
                 </p>
                 // Once the user tries again, the new attempt's answer replaces the old rejection.
                 {move || {
