@@ -73,8 +73,7 @@ pub struct ApiError {
     pub code: Option<String>,
     /// The server's human text, or the console's description of an unreadable answer.
     pub message: Option<String>,
-    /// `message` is the console's description of a body that was not the documented JSON
-    /// (a proxy's web page), not the server's words: it is never quoted as theirs.
+    /// `message` describes a body that was not JSON (a proxy's page): never quoted as the server's.
     pub described: bool,
     /// `x-ecolink-request-id`, which users quote to support.
     pub request_id: Option<String>,
@@ -202,8 +201,7 @@ impl std::error::Error for ApiError {}
 /// (`{"error":"short_code","message":"…"}` or `{"error":"free text"}`), a `code` field,
 /// or a body that is not JSON at all.
 fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> Body {
-    let nothing = Body::Fields { code: None, message: None };
-    let trimmed = body.trim();
+    let (nothing, trimmed) = (Body::Fields { code: None, message: None }, body.trim());
     if trimmed.is_empty() {
         return nothing;
     }
@@ -221,8 +219,7 @@ fn parse_error_body(status: u16, headers: &ResponseHeaders, body: &str) -> Body 
     Body::Fields { code, message }
 }
 
-/// What an error body says: the server's fields, or the console's description of a body
-/// that is not JSON.
+/// An error body's fields, or the console's description of a body that is not JSON.
 enum Body {
     Fields { code: Option<String>, message: Option<String> },
     Described(String),
