@@ -22,26 +22,35 @@ fn server_error() -> ApiError {
     ApiError::from_response(500, &headers, r#"{"error":"internal","message":"boom"}"#, now())
 }
 
-#[wasm_bindgen_test]
-async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry() {
+/// A read's status line and data, mounted; attempt `n` (from 1) is answered by `answer(n)`.
+/// Returns the host and the number of attempts so far.
+fn mount_read<Fut>(answer: impl Fn(u32) -> Fut + 'static) -> (web_sys::HtmlElement, Rc<Cell<u32>>)
+where
+    Fut: std::future::Future<Output = Result<String, ApiError>> + 'static,
+{
     let calls = Rc::new(Cell::new(0));
     let counter = calls.clone();
     let host = mount(move || {
         provide_console(Role::Member);
         let read = Remote::new(move |_conn: Connection| {
             counter.set(counter.get() + 1);
-            let attempt = counter.get();
-            async move {
-                if attempt == 1 {
-                    Ok("twelve reservations".to_owned())
-                } else {
-                    Err(server_error())
-                }
-            }
+            answer(counter.get())
         });
         view! {
             <RemoteStatus remote=read what="reservations"/>
             <p class="data">{move || read.data()}</p>
+        }
+    });
+    (host, calls)
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry() {
+    let (host, calls) = mount_read(|attempt| async move {
+        if attempt == 1 {
+            Ok("twelve reservations".to_owned())
+        } else {
+            Err(server_error())
         }
     });
     settle().await;
@@ -70,23 +79,13 @@ fn retry_button(host: &web_sys::HtmlElement) -> (String, bool) {
 
 #[wasm_bindgen_test]
 async fn retry_waits_out_the_retry_after_it_shows_and_is_off_while_its_read_runs() {
-    let calls = Rc::new(Cell::new(0));
-    let counter = calls.clone();
-    let host = mount(move || {
-        provide_console(Role::Member);
-        let read = Remote::new(move |_conn: Connection| {
-            counter.set(counter.get() + 1);
-            let attempt = counter.get();
-            async move {
-                if attempt == 1 {
-                    let headers = ResponseHeaders::from_pairs([("retry-after", "1")]);
-                    Err::<String, _>(ApiError::from_response(503, &headers, "", now()))
-                } else {
-                    std::future::pending().await
-                }
-            }
-        });
-        view! { <RemoteStatus remote=read what="reservations"/> }
+    let (host, calls) = mount_read(|attempt| async move {
+        if attempt == 1 {
+            let headers = ResponseHeaders::from_pairs([("retry-after", "1")]);
+            Err(ApiError::from_response(503, &headers, "", now()))
+        } else {
+            std::future::pending().await
+        }
     });
     settle().await;
     assert_eq!(retry_button(&host), ("Retry in 1 s".to_owned(), true), "the server asked for 1 s");

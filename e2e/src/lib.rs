@@ -105,6 +105,15 @@ impl Console {
         self.browser.wait_for("main#main").await;
     }
 
+    /// Connects with `key`, disconnecting first whatever key the tab holds.
+    pub async fn connect_instead(&self, key: &str) {
+        if self.browser.exists("header .session").await {
+            self.browser.click("header .session button").await;
+            self.browser.wait_for("#api-key").await;
+        }
+        self.connect(key).await;
+    }
+
     /// Fills the Connect page with the default base URL and `key`, and submits it.
     pub async fn submit_key(&self, key: &str) {
         self.open("/").await;

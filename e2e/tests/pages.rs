@@ -19,11 +19,7 @@ async fn every_page_renders_for_the_owner_and_then_a_member_without_console_erro
     let console = Console::start().await;
     let browser = &console.browser;
     for (role, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
-        if browser.exists("header .session").await {
-            browser.click("header .session button").await;
-            browser.wait_for("#api-key").await;
-        }
-        console.connect(key).await;
+        console.connect_instead(key).await;
         for (name, path, ready) in PAGES {
             console.navigate(path).await;
             browser.wait_for(ready).await;
@@ -44,11 +40,7 @@ async fn a_workload_name_on_nodes_opens_the_workload_view_for_the_owner_and_a_me
     let console = Console::start().await;
     let browser = &console.browser;
     for (role, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
-        if browser.exists("header .session").await {
-            browser.click("header .session button").await;
-            browser.wait_for("#api-key").await;
-        }
-        console.connect(key).await;
+        console.connect_instead(key).await;
         console.navigate("/reservations/12/nodes").await;
         let link = ".node-body a.workload-name[href]";
         let name = browser.wait_for_text(link, "").await;
