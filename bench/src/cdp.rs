@@ -21,6 +21,15 @@ pub async fn disable_cache(browser: &Browser) {
     send(browser, "Network.setCacheDisabled", json!({ "cacheDisabled": true })).await;
 }
 
+/// Turns the HTTP cache on or off for the loads that follow (it is off for the timings);
+/// `fresh` empties it first, as for a first visit.
+pub async fn use_cache(browser: &Browser, on: bool, fresh: bool) {
+    if fresh {
+        send(browser, "Network.clearBrowserCache", json!({})).await;
+    }
+    send(browser, "Network.setCacheDisabled", json!({ "cacheDisabled": !on })).await;
+}
+
 /// Bytes in use on the page's JS heap after a full garbage collection.
 pub async fn js_heap_after_gc(browser: &Browser) -> f64 {
     send(browser, "HeapProfiler.collectGarbage", json!({})).await;

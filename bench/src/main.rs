@@ -21,6 +21,7 @@ use e2e::{Browser, Config, Scenario, Simulator};
 use measure::{Expected, LongRunPlan, Page, PollSession};
 use report::{Pair, PollRow, Report};
 use stats::Spread;
+use weight::Wire;
 
 const USAGE: &str = "\
 usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
@@ -219,6 +220,10 @@ async fn run(options: &Options, root: &Path) -> Report {
         baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
     };
 
+    progress.say("console on the wire: first and repeat load of Connect");
+    let (first_load, repeat_load) = measure::wire_loads(&browser, &console).await;
+    report.wire = Some(Wire { first_load, repeat_load, poll_json: None });
+
     progress.say("connecting both pages");
     let mut expected = Vec::new();
     for page in [&console, &baseline] {
@@ -232,6 +237,10 @@ async fn run(options: &Options, root: &Path) -> Report {
             return report;
         }
     };
+    let poll_json = keep(missing, "one poll on the wire", measure::poll_transfer(&browser, &expected[0].1, KEY).await);
+    if let Some(wire) = report.wire.as_mut() {
+        wire.poll_json = poll_json;
+    }
     measure::install_probe(&browser, &expected).await;
 
     progress.say(format!("first render of the reservations table, {} runs each", options.runs));

@@ -143,6 +143,36 @@ pub async fn weight(browser: &Browser, page: &Page) -> Result<Weight, String> {
     Ok(Weight::new(files))
 }
 
+/// What Connect costs on the wire on a first and on a repeat visit (the HTTP cache on for
+/// these two loads only), before connecting: a connected tab would leave Connect.
+pub async fn wire_loads(browser: &Browser, page: &Page) -> (u64, u64) {
+    let connect_load = || async {
+        browser.goto(&page.url("/")).await;
+        browser.wait_for("#api-key").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        browser.transferred_bytes().await
+    };
+    cdp::use_cache(browser, true, true).await;
+    let first = connect_load().await;
+    let repeat = connect_load().await;
+    cdp::use_cache(browser, false, true).await;
+    (first, repeat)
+}
+
+/// Bytes on the wire of one read of the large reservation's nodes, as the page polls it.
+pub async fn poll_transfer(browser: &Browser, expected: &Expected, key: &str) -> Result<u64, String> {
+    const POLL: &str = "const [path, key, done] = arguments;
+        const url = new URL(path, location.href).href;
+        fetch(path, { headers: { Authorization: 'Bearer ' + key } })
+          .then((r) => r.arrayBuffer())
+          .then(() => {
+            const entries = performance.getEntriesByName(url, 'resource');
+            done(entries.length ? entries[entries.length - 1].transferSize : { error: 'no resource timing for ' + url });
+          }, (e) => done({ error: String(e) }));";
+    let poll = run_async(browser, POLL, vec![json!(nodes_api_path(expected)), json!(key)]).await;
+    poll.as_u64().ok_or_else(|| format!("one poll of the nodes: {poll}"))
+}
+
 /// Loads `path` afresh and waits for the probe's watch `name`: milliseconds from
 /// navigation start to the frame after the batch that completed it.
 async fn time_to(browser: &Browser, url: &str, name: &str) -> Result<f64, String> {

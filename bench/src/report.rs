@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::stats::{ratio, Spread};
-use crate::weight::Weight;
+use crate::weight::{Weight, Wire};
 
 /// One figure for each page, measured in the same run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -64,6 +64,8 @@ pub struct Report {
     /// How the figures were taken, in a sentence or two, printed above the table.
     pub conditions: String,
     pub weight: Pair<Figure<Weight>>,
+    /// The console's alone: the baseline has no precompressed files nor cache headers.
+    pub wire: Figure<Wire>,
     pub first_render_ms: Pair<Figure<Spread>>,
     pub nodes_first_render_ms: Pair<Figure<Spread>>,
     pub polls: Vec<PollRow>,
@@ -87,6 +89,10 @@ impl Report {
         put("raw_total_bytes".into(), total(&self.weight.console, |w| w.total.raw));
         put("brotli_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.brotli));
         put("gzip_total_baseline_bytes".into(), total(&self.weight.baseline, |w| w.total.gzip));
+        let wire = self.wire.as_ref();
+        put("wire_first_load_bytes".into(), wire.map(|w| w.first_load as f64));
+        put("wire_repeat_load_bytes".into(), wire.map(|w| w.repeat_load as f64));
+        put("wire_poll_1000_nodes_bytes".into(), wire.and_then(|w| w.poll_json).map(|b| b as f64));
         let median = |figure: &Figure<Spread>| figure.map(|s| s.median);
         put("first_render_ms".into(), median(&self.first_render_ms.console));
         put("first_render_baseline_ms".into(), median(&self.first_render_ms.baseline));
@@ -121,6 +127,13 @@ impl Report {
         rows.push(amount_row("Weight, brotli (total)", weight(|w| w.total.brotli), bytes, "≤ 150 KB"));
         rows.push(amount_row("Weight, gzip (total)", weight(|w| w.total.gzip), bytes, ""));
         rows.push(amount_row("Weight, raw (total)", weight(|w| w.total.raw), bytes, ""));
+        let wire = |pick: fn(&Wire) -> Option<u64>| Pair {
+            console: self.wire.as_ref().and_then(pick).map(|b| b as f64),
+            baseline: None,
+        };
+        rows.push(amount_row("On the wire: first load", wire(|w| Some(w.first_load)), bytes, ""));
+        rows.push(amount_row("On the wire: repeat load", wire(|w| Some(w.repeat_load)), bytes, "< 3 KB"));
+        rows.push(amount_row("On the wire: one 1,000-node poll", wire(|w| w.poll_json), bytes, ""));
         rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", "≤ 1.5×"));
         rows.push(spread_row("Nodes 1,000 × 8: first full grid", &self.nodes_first_render_ms, "ms", ""));
         for row in &self.polls {
@@ -271,6 +284,7 @@ mod tests {
                     brotli: 2_500,
                 }])),
             },
+            wire: Some(Wire { first_load: 130_000, repeat_load: 900, poll_json: None }),
             first_render_ms: Pair { console: spread(90.0), baseline: spread(60.0) },
             polls: vec![PollRow {
                 k: 10,
@@ -287,6 +301,9 @@ mod tests {
         let json = sample().to_json();
         assert_eq!(json["brotli_total_bytes"], json!(120_000.0));
         assert_eq!(json["first_render_ms"], json!(90.0));
+        assert_eq!(json["wire_first_load_bytes"], json!(130_000.0));
+        assert_eq!(json["wire_repeat_load_bytes"], json!(900.0));
+        assert_eq!(json["wire_poll_1000_nodes_bytes"], Value::Null);
         assert_eq!(json["first_render_baseline_ms"], json!(60.0));
         assert_eq!(json["poll_k10_mutations"], json!(31.0));
         assert_eq!(json["nodes_first_render_ms"], Value::Null);

@@ -67,3 +67,16 @@ mod tests {
         assert_eq!(weight.files[0].path, "/b.wasm");
     }
 }
+
+/// Bytes on the wire (resource timing's `transferSize`: headers and the encoded body) as
+/// Chromium fetched them from the simulator, which serves the precompressed files.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Wire {
+    /// Connect, HTTP cache empty.
+    pub first_load: u64,
+    /// Connect again, HTTP cache kept: only what revalidating `no-cache` files costs.
+    pub repeat_load: u64,
+    /// One read of the large reservation's nodes (1,000 nodes × 8 GPUs), as the page polls
+    /// it; `None` when the connected part of the run did not happen.
+    pub poll_json: Option<u64>,
+}
