@@ -48,6 +48,8 @@ pub enum Scenario {
     Demo,
     /// The demo data plus reservation 20: 1,000 nodes of 8 GPUs, for benchmarks.
     Large,
+    /// Reservation 20 with 10,000 nodes of 8 GPUs instead: the console at cluster scale.
+    Huge,
 }
 
 impl std::str::FromStr for Scenario {
@@ -56,7 +58,8 @@ impl std::str::FromStr for Scenario {
         match text {
             "demo" => Ok(Scenario::Demo),
             "large" => Ok(Scenario::Large),
-            other => Err(format!("unknown scenario {other:?} (demo or large)")),
+            "huge" => Ok(Scenario::Huge),
+            other => Err(format!("unknown scenario {other:?} (demo, large or huge)")),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N]
+//! `reservations-sim [--port N] [--dist DIR] [--scenario demo|large|huge] [--seed N]
 //! [--rate-limit N] [--now RFC3339] [--cors-for-tests]`: serves the simulator on 127.0.0.1 until Ctrl-C.
 //! Flags are parsed by hand to keep the build small.
 
@@ -7,7 +7,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: reservations-sim [--port N] [--dist DIR] [--scenario demo|large] [--seed N] \
+const USAGE: &str = "usage: reservations-sim [--port N] [--dist DIR] [--scenario demo|large|huge] [--seed N] \
 [--rate-limit N] [--now RFC3339] [--cors-for-tests]";
 
 struct Options {
@@ -105,10 +105,12 @@ mod tests {
         .unwrap();
         assert_eq!((options.port, options.config.seed, options.config.rate_limit_per_min), (9000, 7, 5));
         assert_eq!(options.config.scenario, reservations_sim::Scenario::Large);
+        let huge = parse_args(&["--scenario", "huge"]).unwrap();
+        assert_eq!(huge.config.scenario, reservations_sim::Scenario::Huge);
         assert_eq!(options.config.now.unwrap().to_rfc3339(), "2027-01-10T08:00:00+00:00");
         for bad in [
             &["--port", "80808"][..],
-            &["--scenario", "huge"],
+            &["--scenario", "enormous"],
             &["--now", "tomorrow"],
             &["--dist", "/no/such/dir"],
             &["--seed"],

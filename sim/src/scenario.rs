@@ -16,7 +16,8 @@
 //!   first invoice not issued yet
 //!
 //! Other account (`eco_demo_other`): 11 active, atl, 1×8 H100. Scenario `large` adds 20:
-//! active, iad, 1,000 nodes of 8 B200.
+//! active, iad, 1,000 nodes of 8 B200; scenario `huge` adds the same reservation 20 with
+//! 10,000 nodes (storage and quotas scaled with it).
 
 use crate::assumptions::STOPS_AFTER;
 use crate::billing::{ChargeStatus, Usd};
@@ -35,6 +36,8 @@ const H100: &str = "NVIDIA-H100-80GB-HBM3";
 const B200: &str = "NVIDIA-B200";
 /// Nodes of the `large` scenario's reservation.
 pub const LARGE_NODES: u32 = 1_000;
+/// Nodes of the `huge` scenario's reservation (the same id 20, ten times the nodes).
+pub const HUGE_NODES: u32 = 10_000;
 
 pub struct Data {
     pub reservations: Vec<Reservation>,
@@ -44,8 +47,10 @@ pub struct Data {
 pub fn build(scenario: Scenario, seed: u64, start: DateTime<Utc>) -> Data {
     let base = month_start(start);
     let mut specs = demo_reservations(base, start);
-    if scenario == Scenario::Large {
-        specs.push(large_reservation(base));
+    match scenario {
+        Scenario::Demo => {}
+        Scenario::Large => specs.push(large_reservation(base, LARGE_NODES)),
+        Scenario::Huge => specs.push(large_reservation(base, HUGE_NODES)),
     }
     specs.sort_by_key(|spec| spec.id);
     Data {
@@ -241,7 +246,10 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
     ]
 }
 
-fn large_reservation(base: DateTime<Utc>) -> Spec {
+/// Reservation 20 with `nodes` nodes of 8 B200; storage use and quotas grow with the node
+/// count so that the drive and file-system figures keep the same proportions.
+fn large_reservation(base: DateTime<Utc>, nodes: u32) -> Spec {
+    let scale = nodes / LARGE_NODES;
     let state = |i: u32| match (i % 50, i % 125) {
         (49, _) => NodeState::UnderMaintenance,
         (_, 7) => NodeState::Preparing,
@@ -254,9 +262,9 @@ fn large_reservation(base: DateTime<Utc>) -> Spec {
         starts_at: Some(add_months(base, -1)),
         contract_ref: "MSA-2026-200".into(),
         rate: Usd(320),
-        initial: terms(LARGE_NODES, 50_000, 200_000),
-        storage_used: (21_000, 90_000),
-        node_states: (0..LARGE_NODES).map(state).collect(),
+        initial: terms(nodes, 50_000 * scale, 200_000 * scale),
+        storage_used: (21_000 * scale, 90_000 * scale),
+        node_states: (0..nodes).map(state).collect(),
         ..Spec::default()
     }
 }

@@ -371,3 +371,23 @@ async fn churn_changes_exactly_k_nodes_of_the_large_reservation_cheaply() {
     let small = sim.get("/api/gpu-reservations", Some(OWNER)).await.json();
     assert!(small.as_array().unwrap().iter().any(|r| r["id"] == 12), "the demo data is still there");
 }
+
+#[tokio::test]
+async fn the_huge_scenario_serves_ten_thousand_nodes_whose_figures_add_up_and_whose_placement_changes() {
+    let sim = sim_with(Config { scenario: Scenario::Huge, ..config() }).await;
+    sim.freeze().await;
+    let before = sim.read("/api/gpu-reservations/20/nodes").await;
+    let nodes = before["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 10_000);
+    assert!(nodes.iter().all(|n| n["gpus"] == 8), "10,000 nodes × 8 GPUs");
+    assert_consistent(&before);
+    let answer = sim.hook("POST", "/churn", Some(json!({ "reservation_id": 20, "nodes": 100 }))).await;
+    assert_eq!(answer["changed"].as_array().unwrap().len(), 100);
+    let after = sim.read("/api/gpu-reservations/20/nodes").await;
+    assert_consistent(&after);
+    assert_eq!((0..10_000).filter(|&i| before["nodes"][i] != after["nodes"][i]).count(), 100);
+    let reservation = sim.read("/api/gpu-reservations/20").await;
+    assert_eq!(reservation["node_count"], 10_000);
+    let small = sim.get("/api/gpu-reservations", Some(OWNER)).await.json();
+    assert!(small.as_array().unwrap().iter().any(|r| r["id"] == 12), "the demo data is still there");
+}

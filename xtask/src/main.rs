@@ -33,7 +33,7 @@ usage: cargo xtask <command>
            install missing tools, build the console in release into dist/
            with its Content-Security-Policy (connect-src adds the API origin),
            a .br and a .gz beside every text and wasm file, and print their weights
-  serve [--port N] [--scenario demo|large] [SIMULATOR FLAGS…]
+  serve [--port N] [--scenario demo|large|huge] [SIMULATOR FLAGS…]
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
            --now RFC3339) go to the simulator unchanged

@@ -31,7 +31,7 @@ impl Options {
                     let value = args.next().ok_or("--port needs a number")?;
                     options.port = value.parse().map_err(|_| format!("--port {value}: not a port number"))?;
                 }
-                "--scenario" => options.scenario = args.next().ok_or("--scenario needs demo or large")?.clone(),
+                "--scenario" => options.scenario = args.next().ok_or("--scenario needs demo, large or huge")?.clone(),
                 _ => options.simulator_flags.push(arg.clone()),
             }
         }
