@@ -10,6 +10,7 @@ pub mod fleet;
 pub mod fleet_poll;
 pub mod grid;
 pub mod launched;
+pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
 pub mod status;
