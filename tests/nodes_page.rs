@@ -9,9 +9,11 @@ use chrono::{DateTime, Utc};
 use console_fixtures::{mount, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
+use reservations_console::api::enums::NodeState;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
 use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
+use reservations_console::domain::node_filter::NodeFilter;
 use reservations_console::domain::polling::Interval;
 use reservations_console::live::{Live, LiveStatus};
 use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel};
@@ -666,4 +668,49 @@ async fn a_retry_after_of_a_billion_seconds_is_said_and_capped_and_polling_goes_
         live.status()
     );
     drop(page);
+}
+
+/// The board with the finding bar, on the seed answer, filtered by `filter`.
+async fn filtered_board(filter: NodeFilter) -> (web_sys::HtmlElement, RwSignal<NodeFilter>) {
+    let signal = RwSignal::new(filter);
+    let host = mount(move || {
+        provide_console(Role::Member);
+        let model = NodesModel::default();
+        model.receive(Ok(seed_nodes()), at(1));
+        view! { <NodesBoard model reservation=12 filter=signal/> }
+    });
+    settle().await;
+    (host, signal)
+}
+
+fn text_of(host: &web_sys::HtmlElement, selector: &str) -> String {
+    text(&host.query_selector(selector).unwrap().unwrap().unchecked_into())
+}
+
+fn card_names(host: &web_sys::HtmlElement) -> Vec<String> {
+    let names = host.query_selector_all(".node-card .node-name").unwrap();
+    (0..names.length()).map(|i| names.item(i).unwrap().text_content().unwrap()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_filters_keep_only_matching_cards_and_say_how_many_of_all_are_shown() {
+    let (host, filter) = filtered_board(NodeFilter::default()).await;
+    assert_eq!(card_names(&host), ["node-1", "node-2"]);
+    assert_eq!(text_of(&host, ".node-count"), "2 nodes");
+    filter.update(|f| f.state = Some(NodeState::UnderMaintenance));
+    settle().await;
+    assert_eq!(card_names(&host), ["node-2"]);
+    assert_eq!(text_of(&host, ".node-count"), "showing 1 of 2 nodes");
+    filter.set(NodeFilter { min_free: Some(3), ..NodeFilter::default() });
+    settle().await;
+    assert_eq!(card_names(&host), ["node-2"], "node-1 has 2 free");
+}
+
+#[wasm_bindgen_test]
+async fn a_search_finds_a_workload_once_with_its_gpus_and_nodes_linked_to_its_view() {
+    let (host, _) = filtered_board(NodeFilter { search: "TRAIN".into(), ..NodeFilter::default() }).await;
+    assert_eq!(card_names(&host), ["node-1"]);
+    assert_eq!(text_of(&host, ".found-workload"), "train-run-7 · GPU cluster #418 · 4 GPUs on 1 node: node-1");
+    let link = host.query_selector(".found-workload a").unwrap().unwrap();
+    assert_eq!(link.get_attribute("href").unwrap(), "/reservations/12/workloads/gpu_cluster/418");
 }

@@ -296,10 +296,19 @@ pub fn GpuGrid(
     store: NodeStore,
     #[prop(into)] stale: Signal<bool>,
     #[prop(into, optional)] compact: Signal<bool>,
+    /// Indices of the nodes shown, in order (see `domain::node_filter`); all when absent.
+    #[prop(optional_no_strip)]
+    shown: Option<Memo<Vec<usize>>>,
 ) -> impl IntoView {
+    let rows = move || match shown {
+        Some(shown) => {
+            shown.with(|at| store.rows.with(|rows| at.iter().filter_map(|&i| rows.get(i).cloned()).collect()))
+        }
+        None => store.rows.get(),
+    };
     view! {
         <div class="node-grid" class:stale=move || stale.get() class:compact=move || compact.get()>
-            <For each=move || store.rows.get() key=|row| row.key.clone() let(row)>
+            <For each=rows key=|row| row.key.clone() let(row)>
                 <NodeCard reservation row/>
             </For>
         </div>

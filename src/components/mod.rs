@@ -13,6 +13,7 @@ pub mod html;
 pub mod launch_link;
 pub mod lazy_page;
 pub mod money;
+pub mod node_filters;
 pub mod placements;
 pub mod remote;
 pub mod reservation_route;

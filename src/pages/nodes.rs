@@ -9,6 +9,7 @@ use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
 use crate::components::launch_link::LaunchLink;
+use crate::components::node_filters::{url_node_filter, FoundWorkloads, NodeFilters};
 use crate::components::remote::Fetched;
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
@@ -16,6 +17,7 @@ use crate::components::time::{zone, Time};
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
 use crate::domain::explain::ErrorContext;
+use crate::domain::node_filter::{found_workloads, NodeFilter};
 use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
 use crate::domain::time::{ago_seconds, format_time_of_day, relative};
@@ -120,6 +122,7 @@ fn NodesLive(id: i64) -> impl IntoView {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
     });
     let csv = Callback::new(move |()| model.csv());
+    let filter = url_node_filter();
     view! {
         <section class="nodes-page" data-poll-count=move || live.polls().to_string()>
             <ReservationCrumbs id here="Nodes"/>
@@ -142,6 +145,7 @@ fn NodesLive(id: i64) -> impl IntoView {
             <NodesBoard
                 model
                 reservation=id
+                filter
                 closed=Signal::derive(move || {
                     reservation.data().and_then(|d| closed_capacity_note(launch_access(&d.reservation.status)))
                 })
@@ -249,7 +253,26 @@ pub fn NodesBoard(
     /// The reservation's note when its status closes launches (said in the Capacity panel).
     #[prop(into, optional)]
     closed: Signal<Option<String>>,
+    /// The finding bar's filter (kept in the address by the page); none shows every node.
+    #[prop(optional)]
+    filter: Option<RwSignal<NodeFilter>>,
 ) -> impl IntoView {
+    let nodes_of =
+        move |pick: &dyn Fn(&NodesResponse) -> usize| model.latest.with(|l| l.as_ref().map_or(0, |f| pick(&f.value)));
+    let shown = filter.map(|filter| {
+        Memo::new(move |_| {
+            model.latest.with(|l| l.as_ref().map(|f| filter.with(|flt| flt.apply(&f.value.nodes))).unwrap_or_default())
+        })
+    });
+    let finding = filter.zip(shown).map(|(filter, shown)| {
+        let found = Signal::derive(move || {
+            model.latest.with(|l| l.as_ref().map(|f| filter.with(|flt| found_workloads(&f.value.nodes, &flt.search))).unwrap_or_default())
+        });
+        view! {
+            <NodeFilters filter shown=Signal::derive(move || shown.with(Vec::len)) total=Signal::derive(move || nodes_of(&|r| r.nodes.len()))/>
+            <FoundWorkloads reservation found/>
+        }
+    });
     // Cells only (no workload lists) unless asked otherwise, once there are more nodes than
     // a screen holds cards of.
     let chosen = RwSignal::new(None::<bool>);
@@ -305,8 +328,9 @@ pub fn NodesBoard(
                     <span>"Cells only"</span>
                 </label>
             </div>
+            {finding}
             <Key/>
-            <GpuGrid reservation store=model.store stale=Signal::derive(move || model.stale()) compact/>
+            <GpuGrid reservation store=model.store stale=Signal::derive(move || model.stale()) compact shown/>
         </section>
     }
 }
