@@ -7,9 +7,13 @@
 //!   charges, from the last backwards, as they are charged; a charge it pays entirely is
 //!   `covered_by_advance`. An active reservation's `advance_remaining_usd` is therefore the
 //!   whole advance; an ended one's is what the last periods did not use.
+//! - **assumption** (`billing::lay_out`): `period_index` counts from 0, the period that
+//!   starts at `starts_at` and that the first invoice pays ("the advance plus period 1" in
+//!   seed 004's words is the first period); seed 004's example, a reservation starting
+//!   1 Nov 2026, has 1 Dec – 1 Jan as `period_index: 1`. An adjustment carries its period's index.
 //! - **assumption** (`billing::settle`): wallet periods are paid from credit when they start
 //!   (`paid_at` = start, no `due_at`); invoice periods are invoiced at their start and due
-//!   [`INVOICE_TERM_MONTHS`] later, paid [`PAID_BEFORE_DUE`] before that; period 1 of a
+//!   [`INVOICE_TERM_MONTHS`] later, paid [`PAID_BEFORE_DUE`] before that; period 0 of a
 //!   reservation with a first invoice is paid by it; an adjustment is charged when its
 //!   amendment takes effect. Waived charges carry neither `due_at` nor `paid_at`.
 //! - **assumption** (`scenario`): reservation data (statuses, schedules) is fixed when the
@@ -111,7 +115,7 @@ pub const INVOICE_TERM_MONTHS: i32 = 1;
 pub const PAID_BEFORE_DUE: TimeDelta = TimeDelta::days(2);
 
 /// **assumption**: while awaiting payment a reservation has no dates, so its first invoice
-/// prices period 1 at an average month (730 h) per month of the period.
+/// prices its first period (index 0) at an average month (730 h) per month of the period.
 pub const UNSTARTED_HOURS_PER_MONTH: i64 = 730;
 
 /// **assumption**: storage quota changes take effect with the next period; a prorated

@@ -139,7 +139,7 @@ pub fn schedule(spec: &Spec, as_of: DateTime<Utc>) -> Schedule {
     let advance = spec.rate.times(ADVANCE_HOURS * gpus(spec, spec.initial.node_count));
     let months = spec.billing_period.months();
     let Some(start) = spec.starts_at else {
-        // Not started: no schedule yet; the first invoice prices period 1 without dates.
+        // Not started: no schedule yet; the first invoice prices the first period without dates.
         let period_one = spec
             .rate
             .times(assumptions::UNSTARTED_HOURS_PER_MONTH * i64::from(months) * gpus(spec, spec.initial.node_count))
@@ -189,12 +189,14 @@ fn charge(
 }
 
 /// Every period of the term at the terms in force at its start, each followed by the
-/// adjustments of amendments that take effect inside it.
+/// adjustments of amendments that take effect inside it. Index 0 is the period starting at
+/// `starts_at` (the one the first invoice pays), as in seed 004's example (see
+/// `assumptions`).
 fn lay_out(spec: &Spec, start: DateTime<Utc>, months: u32) -> Vec<Charge> {
     let periods = spec.term_months.div_ceil(months);
     let mut charges = Vec::new();
-    for index in 1..=periods {
-        let period = (add_months(start, ((index - 1) * months) as i32), add_months(start, (index * months) as i32));
+    for index in 0..periods {
+        let period = (add_months(start, (index * months) as i32), add_months(start, ((index + 1) * months) as i32));
         let terms = spec.terms_at(period.0);
         let gpu = spec.rate.times(hours(period.0, period.1) * gpus(spec, terms.node_count));
         charges.push(charge(index, false, period, gpu, storage_cost(spec, terms, months), period.0));
@@ -213,7 +215,7 @@ fn settle(spec: &Spec, charge: &mut Charge, as_of: DateTime<Utc>) {
     if charge.charged_at > as_of {
         return;
     }
-    let paid_by_first_invoice = charge.period_index == 1 && !charge.adjustment;
+    let paid_by_first_invoice = charge.period_index == 0 && !charge.adjustment;
     match (spec.funding, spec.first_invoice) {
         (_, Some(first)) if paid_by_first_invoice => {
             charge.status = ChargeStatus::Paid;

@@ -106,7 +106,8 @@ pub struct Spec {
     pub amendments: Vec<Amendment>,
     /// Drive and filesystem GiB in use.
     pub storage_used: (u32, u32),
-    /// Charges whose status is not the one the calendar implies (an unpaid or waived period).
+    /// Charges whose status is not the one the calendar implies (an unpaid or waived period),
+    /// by `period_index` (0 = the first period).
     pub overrides: Vec<(u32, ChargeStatus)>,
     pub first_invoice: Option<FirstInvoiceTerms>,
     pub stops_at: Option<DateTime<Utc>>,

@@ -96,7 +96,7 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             contract_ref: "MSA-2025-031".into(),
             rate: Usd(210),
             initial: ord_h100,
-            overrides: vec![(2, ChargeStatus::Waived)],
+            overrides: vec![(1, ChargeStatus::Waived)],
             ended_at: Some(ended),
             ..Spec::default()
         },
@@ -112,7 +112,7 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             rate: Usd(340),
             initial: terms(2, 2000, 8000),
             storage_used: (800, 3000),
-            overrides: vec![(2, ChargeStatus::PastDue)],
+            overrides: vec![(1, ChargeStatus::PastDue)],
             first_invoice: paid_first_invoice(month(-5)),
             node_states: vec![Ready, Ready],
             ..Spec::default()
@@ -141,7 +141,7 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             rate: Usd(130),
             initial: terms(1, 500, 2000),
             storage_used: (120, 900),
-            overrides: vec![(3, ChargeStatus::PastDue)],
+            overrides: vec![(2, ChargeStatus::PastDue)],
             first_invoice: paid_first_invoice(month(-3)),
             stops_at: Some(today + STOPS_AFTER),
             node_states: vec![Ready],

@@ -84,6 +84,10 @@ async fn reservation_12_is_seed_004s_example() {
         payment["charges"].as_array().unwrap().iter().find(|c| c["period_start"] == "2026-12-01T00:00:00Z").unwrap();
     assert_eq!((&december["gpu_amount_usd"], &december["amount_usd"]), (&json!(29760), &json!(29760)));
     assert_eq!(payment["next_charge"], *december);
+    // Index 0 is the period starting at starts_at (paid by the first invoice); December is 1.
+    assert_eq!((&december["period_index"], &december["adjustment"]), (&json!(1), &json!(false)));
+    let november = &payment["charges"][0];
+    assert_eq!((&november["period_start"], &november["period_index"]), (&json!("2026-11-01T00:00:00Z"), &json!(0)));
     let amendment = &r["amendments"][0];
     assert_eq!((&amendment["node_count_before"], &amendment["node_count_after"]), (&json!(4), &json!(6)));
     assert!(time(&amendment["effective_at"]) > time(&json!("2026-12-17T10:00:00Z")), "a future amendment");
