@@ -32,7 +32,7 @@ fn the_owner_sees_rates_advance_and_checked_charges() {
     assert!(page.contains("InvoiceEach period is invoiced; pay it under Billing → Invoices."), "{page}");
     assert!(page.contains("$29,200.00"), "advance: {page}");
     assert!(page.contains("One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00."), "{page}");
-    assert!(page.contains("Period 1 · 1 Dec 2026 – 31 Dec 2026 · $29,760.00"), "next charge: {page}");
+    assert!(page.contains("1 Dec 2026 – 31 Dec 2026 (period_index 1 as sent) · $29,760.00"), "next charge: {page}");
     assert!(page.contains("31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00."), "{page}");
     assert!(host.query_selector(".charges-table .check-ok").unwrap().is_some());
     assert!(host.query_selector(".charges-table .check-off").unwrap().is_none());
@@ -108,9 +108,49 @@ fn a_first_invoice_still_being_created_says_so() {
         }
     });
     let page = text(&host);
-    assert!(page.contains("First invoice (advance + period 1)$2.34Being created"), "{page}");
+    assert!(page.contains("First invoice (advance + first period)$2.34Being created"), "{page}");
     assert!(page.contains("No charges yet"), "{page}");
     assert!(page.contains("Set when the first invoice is paid"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn a_null_next_charge_while_awaiting_payment_is_none_until_the_first_invoice_is_paid() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! {
+            <ReservationView detail=owner_detail(json!({
+                "status": "awaiting_payment", "starts_at": null, "ends_at": null,
+                "payment": { "charges": [], "next_charge": null,
+                             "first_invoice": { "amount_usd": 2.34, "issued": true } }
+            }))/>
+        }
+    });
+    let page = text(&host);
+    assert!(page.contains("Next chargeNone until the first invoice is paid"), "{page}");
+    assert!(!page.contains("every charge is paid"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn a_next_charge_that_is_not_the_earliest_unpaid_one_is_flagged_with_both() {
+    let mut january = december_charge("scheduled");
+    january["period_index"] = json!(2);
+    january["period_start"] = json!("2027-01-01T00:00:00Z");
+    january["period_end"] = json!("2027-02-01T00:00:00Z");
+    let host = mount(move || {
+        provide_console(Role::Owner);
+        view! {
+            <ReservationView detail=owner_detail(json!({
+                "payment": { "charges": [december_charge("invoiced"), january.clone()], "next_charge": january }
+            }))/>
+        }
+    });
+    let page = text(&host);
+    assert!(
+        page.contains(
+            "⚠ The API sends period 2 (1 Jan 2027 – 31 Jan 2027, $29,760.00) as next, but the earliest unpaid charge is period 1 (1 Dec 2026 – 31 Dec 2026, $29,760.00)."
+        ),
+        "{page}"
+    );
 }
 
 #[wasm_bindgen_test]

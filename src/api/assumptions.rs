@@ -57,6 +57,10 @@ pub const MAX_CHARGES: usize = 1_000;
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 
+/// **assumption**: an `advance_usd` of 0 is "no advance taken" (e.g. wallet funding), shown
+/// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
+pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its own.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
 use super::time::format_utc_date;
-use crate::api::enums::ChargeStatus;
+use crate::api::enums::{ChargeStatus, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
 
@@ -175,6 +175,10 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
         None => Terms { gpus: detail.reservation.reserved_gpus, rate: payment.rate_usd_per_gpu_hour },
     };
     let expected = gpu_cost(terms.rate, terms.gpus, ADVANCE_HOURS * 3600);
+    if payment.advance_usd.is_zero() {
+        let note = crate::api::assumptions::ZERO_ADVANCE.to_string();
+        return ChargeCheck { expected: Usd::ZERO, hours: 0, gpus: terms.gpus, matches: true, note };
+    }
     let difference = payment.advance_usd - expected;
     let how =
         format!("One average month: {ADVANCE_HOURS} h × {} GPUs × {}/GPU-hour = {expected}.", terms.gpus, terms.rate);
@@ -188,6 +192,48 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
         )
     };
     ChargeCheck { expected, hours: ADVANCE_HOURS, gpus: terms.gpus, matches: difference.is_zero(), note }
+}
+
+/// What the console says of `next_charge` after checking it against `charges`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NextCharge {
+    /// Present and equal to the earliest unpaid entry of `charges` (or `charges` is empty).
+    Agrees(Charge),
+    /// Present but not the earliest unpaid charge: both values, for a ⚠ line.
+    Disagrees { sent: Charge, earliest_unpaid: Option<Charge> },
+    /// Null while awaiting payment: no charge exists until the first invoice is paid.
+    NoneUntilFirstInvoicePaid,
+    /// Null and no charge of the schedule is unpaid.
+    NoneEveryChargePaid,
+    /// Null although `charges` holds an unpaid one.
+    NoneButUnpaid(Charge),
+}
+
+/// Seed 004: "next_charge is the earliest charge not yet paid"; scheduled, invoiced and
+/// past due charges are the ones not yet paid.
+fn unpaid(status: &ChargeStatus) -> bool {
+    matches!(status, ChargeStatus::Scheduled | ChargeStatus::Invoiced | ChargeStatus::PastDue)
+}
+
+/// Checks `next_charge` against the earliest unpaid entry of `charges`, and words a null
+/// one by the reservation's state.
+pub fn check_next_charge(payment: &Payment, status: &ReservationStatus) -> NextCharge {
+    let earliest = payment
+        .charges
+        .iter()
+        .filter(|c| unpaid(&c.status))
+        .min_by_key(|c| (c.period_start, c.adjustment, c.period_index))
+        .cloned();
+    match (payment.next_charge.clone(), earliest) {
+        (Some(sent), Some(earliest)) if sent == earliest => NextCharge::Agrees(sent),
+        (Some(sent), None) if payment.charges.is_empty() => NextCharge::Agrees(sent),
+        (Some(sent), earliest_unpaid) => NextCharge::Disagrees { sent, earliest_unpaid },
+        (None, Some(earliest)) => NextCharge::NoneButUnpaid(earliest),
+        (None, None) if *status == ReservationStatus::AwaitingPayment || payment.charges.is_empty() => {
+            NextCharge::NoneUntilFirstInvoicePaid
+        }
+        (None, None) => NextCharge::NoneEveryChargePaid,
+    }
 }
 
 /// Amounts of the schedule by charge status.
@@ -298,6 +344,56 @@ mod tests {
         let check = check_advance(&d, &p);
         assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(29_200), 730, 32, true));
         assert_eq!(check.note, "One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00.");
+    }
+
+    #[test]
+    fn a_zero_advance_is_no_advance_taken_not_a_mismatch() {
+        let (d, mut p) = detail(json!([]), json!([]));
+        p.advance_usd = Usd::ZERO;
+        let check = check_advance(&d, &p);
+        assert!(check.matches, "{}", check.note);
+        assert!(check.note.starts_with("No advance taken"), "{}", check.note);
+    }
+
+    fn full_charge(start: &str, end: &str, index: i64, status: &str) -> Charge {
+        serde_json::from_value(json!({
+            "period_index": index, "adjustment": false, "period_start": start, "period_end": end,
+            "gpu_amount_usd": 100, "storage_amount_usd": 0, "amount_usd": 100, "advance_applied_usd": 0, "status": status
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_null_next_charge_while_awaiting_payment_is_none_until_the_first_invoice_is_paid() {
+        let (_, p) = detail(json!([]), json!([]));
+        assert_eq!(check_next_charge(&p, &ReservationStatus::AwaitingPayment), NextCharge::NoneUntilFirstInvoicePaid);
+    }
+
+    #[test]
+    fn a_null_next_charge_is_every_charge_paid_only_when_none_is_unpaid() {
+        let paid = full_charge("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", 0, "paid");
+        let dec = full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 1, "scheduled");
+        let (_, mut p) = detail(json!([]), json!([]));
+        p.charges = vec![paid.clone()];
+        assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneEveryChargePaid);
+        p.charges = vec![paid, dec.clone()];
+        assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneButUnpaid(dec));
+    }
+
+    #[test]
+    fn a_next_charge_other_than_the_earliest_unpaid_one_is_flagged_with_both() {
+        let nov = full_charge("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", 0, "paid");
+        let dec = full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 1, "scheduled");
+        let jan = full_charge("2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z", 2, "scheduled");
+        let (_, mut p) = detail(json!([]), json!([]));
+        p.charges = vec![jan.clone(), nov, dec.clone()];
+        p.next_charge = Some(dec.clone());
+        assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::Agrees(dec.clone()));
+        p.next_charge = Some(jan.clone());
+        assert_eq!(
+            check_next_charge(&p, &ReservationStatus::Active),
+            NextCharge::Disagrees { sent: jan, earliest_unpaid: Some(dec) }
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
-use crate::domain::billing::{check_advance, check_charge, totals};
+use crate::domain::billing::{check_advance, check_charge, check_next_charge, totals, NextCharge as NextChargeCheck};
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
@@ -299,6 +299,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let first_invoice = detail.first_invoice().cloned();
     let charges = payment.charges.clone();
     let awaiting = detail.reservation.starts_at.is_none();
+    let next_charge = check_next_charge(&payment, &detail.reservation.status);
     view! {
         <section class="panel payment" aria-labelledby="payment-title">
             <div class="panel-head">
@@ -342,10 +343,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 <div class="fact-wide">
                     <dt>"Next charge"</dt>
-                    <dd>{match payment.next_charge.clone() {
-                        Some(c) => view! { <NextCharge charge=c/> }.into_any(),
-                        None => view! { <span>"None: every charge is paid"</span> }.into_any(),
-                    }}</dd>
+                    <dd><NextChargeFact check=next_charge/></dd>
                 </div>
                 {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
             </dl>
@@ -370,12 +368,45 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     }
 }
 
+/// `next_charge` as sent, worded by the reservation's state, ⚠ with both values when it is
+/// not the earliest unpaid entry of the schedule.
+#[component]
+fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
+    let warn = |text: String| view! { <span class="sub tone-text-warning">{text}</span> };
+    let describe = |c: &Charge| {
+        format!("period {} ({}, {})", c.period_index, format_period(c.period_start, c.period_end), c.amount_usd)
+    };
+    match check {
+        NextChargeCheck::Agrees(charge) => view! { <NextCharge charge/> }.into_any(),
+        NextChargeCheck::Disagrees { sent, earliest_unpaid } => {
+            let text = match &earliest_unpaid {
+                Some(e) => format!(
+                    "⚠ The API sends {} as next, but the earliest unpaid charge is {}.",
+                    describe(&sent),
+                    describe(e)
+                ),
+                None => format!("⚠ The API sends {} as next, but no charge of the schedule is unpaid.", describe(&sent)),
+            };
+            view! { <NextCharge charge=sent/> {warn(text)} }.into_any()
+        }
+        NextChargeCheck::NoneUntilFirstInvoicePaid => {
+            view! { <span>"None until the first invoice is paid"</span> }.into_any()
+        }
+        NextChargeCheck::NoneEveryChargePaid => view! { <span>"None: every charge is paid"</span> }.into_any(),
+        NextChargeCheck::NoneButUnpaid(earliest) => view! {
+            <span>"None sent"</span>
+            {warn(format!("⚠ The API sends no next charge, but {} is unpaid.", describe(&earliest)))}
+        }
+        .into_any(),
+    }
+}
+
 #[component]
 fn NextCharge(charge: Charge) -> impl IntoView {
     let (status, tone) = charge_status(&charge.status);
     view! {
-        <span class="num">{format!("Period {} · ", charge.period_index)}</span>
         <Period start=charge.period_start end=charge.period_end/>
+        <span class="sub num">{format!(" (period_index {} as sent)", charge.period_index)}</span>
         " · " <Money amount=charge.amount_usd/> " "
         <StatusBadge label=status tone/>
         {charge.due_at.map(|at| view! { <span class="sub">"due " <UtcDate at/></span> })}
@@ -401,7 +432,7 @@ fn FirstInvoiceFact(invoice: FirstInvoice) -> impl IntoView {
     };
     view! {
         <div class="fact-wide">
-            <dt>"First invoice (advance + period 1)"</dt>
+            <dt>"First invoice (advance + first period)"</dt>
             <dd><Money amount=invoice.amount_usd/>{state}</dd>
         </div>
     }
