@@ -8,7 +8,7 @@ use console_fixtures::{mount, now, provide_console, reservation, settle, text};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::{LaunchRequest, LaunchedInstance, NodesResponse};
-use reservations_console::pages::launch::LaunchForm;
+use reservations_console::pages::launch::{FreeNow, LaunchForm};
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -93,6 +93,20 @@ impl Form {
             .click();
         settle().await;
     }
+}
+
+#[wasm_bindgen_test]
+fn a_node_with_more_gpus_in_use_than_it_has_is_not_offered_and_is_named() {
+    let mut nodes = scattered();
+    nodes.nodes[1].gpus_in_use = Some(9);
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <FreeNow response=nodes/> }
+    });
+    let page = text(&host);
+    assert!(!page.contains("-1 free"), "{page}");
+    assert!(page.contains("node-12 free of 8"), "{page}");
+    assert!(page.contains("Left out: node-2 (more GPUs in use than the node has; counted 0 free)."), "{page}");
 }
 
 #[wasm_bindgen_test]

@@ -25,10 +25,20 @@ fn workload_gpus(node: &Node) -> i64 {
     node.workloads.iter().map(|w| w.gpus).sum()
 }
 
-/// `gpus − in use`, as reported (negative only when the API reports more in use than
-/// exists, which [`inconsistencies`] flags).
+/// `gpus − in use`; 0 for a node whose counts disagree (more in use than it has, or a
+/// negative count, which [`inconsistencies`] flags), so no total or launch relies on it.
 pub fn free_gpus(node: &Node, workloads_unknown: bool) -> Option<i64> {
-    in_use(node, workloads_unknown).map(|used| node.gpus - used)
+    in_use(node, workloads_unknown).map(|used| if counts_agree(node, used) { node.gpus - used } else { 0 })
+}
+
+/// Whether `used` GPUs in use can be true of the node: between 0 and its GPUs.
+fn counts_agree(node: &Node, used: i64) -> bool {
+    (0..=node.gpus).contains(&used)
+}
+
+/// A node reporting more GPUs in use than it has (or a negative count): counted 0 free.
+pub fn is_inconsistent(node: &Node) -> bool {
+    in_use(node, false).is_some_and(|used| !counts_agree(node, used))
 }
 
 /// Only a ready node takes new workloads; a preparing one will shortly, one under
@@ -42,7 +52,8 @@ pub fn gpus_text(n: i64) -> String {
     super::words::count(n, "GPU")
 }
 
-/// Capacity over all nodes. `gpus = in_use + free + unavailable` always holds when known.
+/// Capacity over all nodes. `gpus = in_use + free + unavailable` holds when known and no
+/// node is inconsistent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Totals {
     pub gpus: i64,
@@ -54,14 +65,24 @@ pub struct Totals {
     pub unavailable: Option<i64>,
     /// The most GPUs one launch can get on a single node now.
     pub largest_fit: Option<i64>,
+    /// Nodes whose counts disagree ([`is_inconsistent`]): counted 0 free, never the
+    /// largest launch, named by the totals.
+    pub inconsistent_nodes: usize,
 }
 
 pub fn totals(response: &NodesResponse) -> Totals {
     let gpus = response.nodes.iter().map(|n| n.gpus).sum();
     if response.workloads_unknown {
-        return Totals { gpus, in_use: None, free: None, unavailable: None, largest_fit: None };
+        return Totals { gpus, in_use: None, free: None, unavailable: None, largest_fit: None, inconsistent_nodes: 0 };
     }
-    let mut t = Totals { gpus, in_use: Some(0), free: Some(0), unavailable: Some(0), largest_fit: Some(0) };
+    let mut t = Totals {
+        gpus,
+        in_use: Some(0),
+        free: Some(0),
+        unavailable: Some(0),
+        largest_fit: Some(0),
+        inconsistent_nodes: response.nodes.iter().filter(|n| is_inconsistent(n)).count(),
+    };
     for node in &response.nodes {
         let (used, free) = (in_use(node, false).unwrap_or(0), free_gpus(node, false).unwrap_or(0));
         t.in_use = t.in_use.map(|s| s + used);
@@ -73,6 +94,21 @@ pub fn totals(response: &NodesResponse) -> Totals {
         }
     }
     t
+}
+
+impl Totals {
+    /// Why the free figures leave nodes out, when they do.
+    pub fn inconsistent_text(&self) -> Option<String> {
+        let n = self.inconsistent_nodes;
+        (n > 0).then(|| {
+            format!(
+                "{} more GPUs in use than {} {}: counted 0 free and left out of the largest launch.",
+                if n == 1 { "1 node reports".to_owned() } else { format!("{n} nodes report") },
+                if n == 1 { "it" } else { "they" },
+                if n == 1 { "has" } else { "have" }
+            )
+        })
+    }
 }
 
 /// Whether the reservation's nodes run workloads, so that reading its placement tells
@@ -276,7 +312,17 @@ mod tests {
     #[test]
     fn totals_add_up_and_only_ready_nodes_count_as_free() {
         let t = totals(&seed_nodes());
-        assert_eq!(t, Totals { gpus: 32, in_use: Some(9), free: Some(7), unavailable: Some(16), largest_fit: Some(5) });
+        assert_eq!(
+            t,
+            Totals {
+                gpus: 32,
+                in_use: Some(9),
+                free: Some(7),
+                unavailable: Some(16),
+                largest_fit: Some(5),
+                inconsistent_nodes: 0
+            }
+        );
         assert_eq!(t.gpus, t.in_use.unwrap() + t.free.unwrap() + t.unavailable.unwrap());
     }
 
@@ -284,7 +330,10 @@ mod tests {
     fn an_unreachable_region_is_unknown_never_zero() {
         let n = unreachable();
         assert_eq!(free_gpus(&n.nodes[0], true), None);
-        assert_eq!(totals(&n), Totals { gpus: 32, in_use: None, free: None, unavailable: None, largest_fit: None });
+        assert_eq!(
+            totals(&n),
+            Totals { gpus: 32, in_use: None, free: None, unavailable: None, largest_fit: None, inconsistent_nodes: 0 }
+        );
         assert!(matches!(predict_launch(&seed_reservation(), Some(&n), 1, false), Prediction::Unknown(_)));
     }
 
@@ -307,7 +356,7 @@ mod tests {
                 "10 GPUs are reported in use, but the workloads listed add up to 6."
             ]
         );
-        assert_eq!(free_gpus(&node, false), Some(-2), "shown as reported, not corrected");
+        assert_eq!(free_gpus(&node, false), Some(0), "an inconsistent node counts 0 free");
         node.gpus = -1;
         node.gpus_in_use = Some(-1);
         node.workloads[0].gpus = -5;
@@ -323,6 +372,28 @@ mod tests {
         n.nodes.retain(|node| node.display_name == "node-1");
         n.nodes[0].gpus_in_use = Some(12);
         assert_eq!(totals(&n).largest_fit, Some(0));
+    }
+
+    #[test]
+    fn an_inconsistent_node_counts_0_free_and_is_excluded_from_the_largest_launch() {
+        let mut n = seed_nodes();
+        let ready: Vec<usize> = (0..n.nodes.len()).filter(|&i| accepts_launches(&n.nodes[i])).collect();
+        let before = totals(&n);
+        // The ready node with the most free GPUs now reports one more in use than it has.
+        let i = *ready.iter().max_by_key(|&&i| free_gpus(&n.nodes[i], false)).unwrap();
+        let freed = free_gpus(&n.nodes[i], false).unwrap();
+        n.nodes[i].gpus_in_use = Some(n.nodes[i].gpus + 1);
+        n.nodes[i].workloads.clear();
+        let t = totals(&n);
+        assert_eq!(free_gpus(&n.nodes[i], false), Some(0));
+        assert_eq!(t.free, before.free.map(|f| f - freed), "its free GPUs are not counted, never negative");
+        assert!(t.largest_fit < before.largest_fit, "{t:?}");
+        assert_eq!(t.inconsistent_nodes, 1);
+        assert_eq!(
+            t.inconsistent_text().as_deref(),
+            Some("1 node reports more GPUs in use than it has: counted 0 free and left out of the largest launch.")
+        );
+        assert_eq!(before.inconsistent_text(), None);
     }
 
     #[test]

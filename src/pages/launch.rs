@@ -10,7 +10,9 @@ use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
-use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, predict_launch, totals, Prediction};
+use crate::domain::capacity::{
+    accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
+};
 use crate::domain::explain::ErrorContext;
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
@@ -74,7 +76,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
             <aside class="panel free-now" aria-labelledby="free-now-heading">
                 <h2 id="free-now-heading">"Free GPUs now"</h2>
                 <RemoteStatus remote=nodes what="the nodes"/>
-                {move || nodes.data().map(|n| free_now(&n))}
+                {move || nodes.data().map(|response| view! { <FreeNow response/> })}
             </aside>
         </div>
     }
@@ -83,8 +85,10 @@ fn LaunchOn(id: i64) -> impl IntoView {
 /// Ready nodes shown at most in the free list; the rest are counted.
 const FREE_LISTED: usize = 8;
 
-/// The ready nodes with the most free GPUs, where a launch can go.
-fn free_now(response: &NodesResponse) -> impl IntoView {
+/// The ready nodes with the most free GPUs, where a launch can go; a node whose counts
+/// disagree is left out and named.
+#[component]
+pub fn FreeNow(response: NodesResponse) -> impl IntoView {
     if response.workloads_unknown {
         return view! { <p class="muted">"The region cannot be reached: free GPUs are unknown."</p> }.into_any();
     }
@@ -92,9 +96,16 @@ fn free_now(response: &NodesResponse) -> impl IntoView {
         .nodes
         .iter()
         .filter(|n| accepts_launches(n))
+        .filter(|n| !is_inconsistent(n))
         .filter_map(|n| free_gpus(n, false).map(|free| (free, n.gpus, n.display_name.as_str())))
         .collect();
     ready.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(b.2)));
+    let left_out: Vec<String> = response
+        .nodes
+        .iter()
+        .filter(|n| accepts_launches(n) && is_inconsistent(n))
+        .map(|n| visible_controls(&n.display_name).into_owned())
+        .collect();
     let more = ready.len().saturating_sub(FREE_LISTED);
     let rows = ready
         .into_iter()
@@ -111,6 +122,12 @@ fn free_now(response: &NodesResponse) -> impl IntoView {
     view! {
         <ol class="free-list">{rows}</ol>
         {(more > 0).then(|| view! { <p class="muted">{format!("and {more} more ready nodes")}</p> })}
+        {(!left_out.is_empty()).then(|| view! {
+            <p class="muted">{format!(
+                "Left out: {} (more GPUs in use than the node has; counted 0 free).",
+                left_out.join(", ")
+            )}</p>
+        })}
         <p class="field-help">"A launch takes all its GPUs from one ready node."</p>
     }
     .into_any()

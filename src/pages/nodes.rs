@@ -407,6 +407,8 @@ fn TotalsPanel(
             </dl>
             {move || closed.get().map(|note| view! { <p class="totals-closed" role="note">{note}</p> })}
             <p class="totals-sum num">{read(sum)}</p>
+            {move || totals.with(|t| t.as_ref().and_then(Totals::inconsistent_text))
+                .map(|why| view! { <p class="totals-flag" role="note">{why}</p> })}
             {last}
             {move || {
                 let flagged = flagged.get();

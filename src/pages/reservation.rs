@@ -385,7 +385,9 @@ fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
                     describe(&sent),
                     describe(e)
                 ),
-                None => format!("⚠ The API sends {} as next, but no charge of the schedule is unpaid.", describe(&sent)),
+                None => {
+                    format!("⚠ The API sends {} as next, but no charge of the schedule is unpaid.", describe(&sent))
+                }
             };
             view! { <NextCharge charge=sent/> {warn(text)} }.into_any()
         }
