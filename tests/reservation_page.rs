@@ -80,6 +80,21 @@ fn a_charge_that_is_not_hours_times_gpus_times_rate_is_flagged() {
 }
 
 #[wasm_bindgen_test]
+fn a_row_whose_storage_cannot_be_checked_is_not_a_tick_and_the_header_says_what_is_checked() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "billing_period": "fortnightly" }))/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("Check: GPU hours × rate, storage GiB-months × rate, total"), "{page}");
+    assert!(host.query_selector(".charges-table .check-ok").unwrap().is_none(), "no ✓: {page}");
+    let check = host.query_selector(".charges-table .check-partial").unwrap().expect("a partial check");
+    let check = check.text_content().unwrap();
+    assert!(check.contains("not fully checked"), "{check}");
+    assert!(check.contains("Storage not checked: the billing period is one this console does not know."), "{check}");
+}
+
+#[wasm_bindgen_test]
 fn adjustment_rows_are_marked() {
     let adjustment = json!({
         "period_index": 3, "adjustment": true,

@@ -57,6 +57,13 @@ pub const MAX_CHARGES: usize = 1_000;
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 
+// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
+// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
+// period's start, × the months of `billing_period` when the period is exactly that long,
+// else prorated by its hours over 730 h a month (as the advance counts a month); an
+// adjustment charges no storage (quota changes take effect with the next period, as the
+// simulator does). An unknown billing period leaves storage unchecked, never ✓.
+
 /// **assumption**: an `advance_usd` of 0 is "no advance taken" (e.g. wallet funding), shown
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
 pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its own.";

@@ -6,7 +6,7 @@
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
 use super::time::format_utc_date;
-use crate::api::enums::{ChargeStatus, ReservationStatus};
+use crate::api::enums::{BillingPeriod, ChargeStatus, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
 
@@ -22,9 +22,19 @@ pub struct ChargeCheck {
     pub hours: i64,
     /// GPUs charged for (for an adjustment: the GPUs added, negative when removed).
     pub gpus: i64,
+    /// Every part that was checked matches (GPUs, storage, the total).
     pub matches: bool,
     /// How the expected figure comes about, and by how much the charge differs if it does.
     pub note: String,
+    /// Why a part could not be checked: then the row is not a ✓ even when `matches`.
+    pub unchecked: Option<String>,
+}
+
+impl ChargeCheck {
+    /// ✓ only when every part was checked and matches.
+    pub fn verified(&self) -> bool {
+        self.matches && self.unchecked.is_none()
+    }
 }
 
 /// The terms in force at one instant.
@@ -69,6 +79,15 @@ pub fn check_charge(charge: &Charge, detail: &ReservationDetail, payment: &Payme
     let rate = payment.rate_usd_per_gpu_hour;
     let mut check =
         if charge.adjustment { check_adjustment(charge, detail, rate) } else { check_period(charge, detail, rate) };
+    if !charge.adjustment {
+        check_storage(charge, detail, payment, &mut check);
+    } else if !charge.storage_amount_usd.is_zero() {
+        check.matches = false;
+        check.note.push_str(&format!(
+            " Storage {} on an adjustment, but quota changes are charged from the next period.",
+            charge.storage_amount_usd
+        ));
+    }
     let parts = charge.gpu_amount_usd + charge.storage_amount_usd;
     if parts != charge.amount_usd {
         check.matches = false;
@@ -78,6 +97,62 @@ pub fn check_charge(charge: &Charge, detail: &ReservationDetail, payment: &Payme
         ));
     }
     check
+}
+
+/// Drive and filesystem quotas (GiB) in force at `at`, like [`terms_at`].
+fn quotas_at(detail: &ReservationDetail, at: Timestamp) -> (f64, f64) {
+    let amendments = sorted(&detail.amendments);
+    match (amendments.iter().rev().find(|a| a.effective_at <= at), amendments.first()) {
+        (Some(a), _) => (a.drive_quota_gib_after, a.fs_quota_gib_after),
+        (None, Some(first)) => (first.drive_quota_gib_before, first.fs_quota_gib_before),
+        (None, None) => (detail.reservation.drive_quota_gib, detail.reservation.fs_quota_gib),
+    }
+}
+
+/// `rate × GiB` for one month, exact to the micro-dollar for quotas in thousandths of a GiB;
+/// `None` for a quota that is not a finite, non-negative figure.
+fn gib_month(rate: Usd, gib: f64) -> Option<i128> {
+    let milli = (gib * 1000.0).round();
+    (milli.is_finite() && milli >= 0.0 && milli < 1e15).then(|| rate.micros() * milli as i128 / 1000)
+}
+
+/// Storage of a regular charge (the rule in `assumptions::STORAGE_CHARGE`): (drive quota ×
+/// drive rate + fs quota × fs rate) per month, × the months of `billing_period` for a whole
+/// period, else prorated by hours over 730 h a month like the GPU hours.
+fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment, check: &mut ChargeCheck) {
+    let months: i64 = match detail.reservation.billing_period {
+        BillingPeriod::Monthly => 1,
+        BillingPeriod::Quarterly => 3,
+        BillingPeriod::Unknown(_) => {
+            check.unchecked = Some("Storage not checked: the billing period is one this console does not know.".into());
+            return;
+        }
+    };
+    let (drive, fs) = quotas_at(detail, charge.period_start);
+    let (Some(d), Some(f)) =
+        (gib_month(payment.drive_rate_usd_per_gib_month, drive), gib_month(payment.fs_rate_usd_per_gib_month, fs))
+    else {
+        check.unchecked = Some("Storage not checked: a quota is not a usable figure.".into());
+        return;
+    };
+    let per_month = d + f;
+    let whole = charge.period_start.checked_add_months(chrono::Months::new(months as u32)) == Some(charge.period_end);
+    let seconds = (charge.period_end - charge.period_start).num_seconds();
+    let expected = Usd::from_micros(if whole {
+        per_month * i128::from(months)
+    } else {
+        per_month * i128::from(seconds) / i128::from(ADVANCE_HOURS * 3600)
+    });
+    let span =
+        if whole { super::words::count(months, "month") } else { format!("{} h of 730 h a month", seconds / 3600) };
+    check.note.push_str(&format!(
+        " Storage: ({drive} GiB × {} + {fs} GiB × {}) per GiB-month × {span} = {expected}.",
+        payment.drive_rate_usd_per_gib_month, payment.fs_rate_usd_per_gib_month
+    ));
+    if charge.storage_amount_usd != expected {
+        check.matches = false;
+        check.note.push_str(&format!(" The storage charge {} differs.", charge.storage_amount_usd));
+    }
 }
 
 fn check_period(charge: &Charge, detail: &ReservationDetail, rate: Usd) -> ChargeCheck {
@@ -134,6 +209,7 @@ fn check_adjustment(charge: &Charge, detail: &ReservationDetail, rate: Usd) -> C
         hours: 0,
         gpus: 0,
         matches: false,
+        unchecked: None,
         note: format!(
             "A prorated adjustment, but no amendment takes effect within {} – {}.",
             format_utc_date(charge.period_start),
@@ -151,7 +227,7 @@ fn finish(charge: &Charge, expected: Usd, hours: i64, gpus: i64, how: String) ->
         let (word, by) = if difference.is_negative() { ("less", -difference) } else { ("more", difference) };
         format!("{how} The GPU charge {} is {by} {word} than that.", charge.gpu_amount_usd)
     };
-    ChargeCheck { expected, hours, gpus, matches, note }
+    ChargeCheck { expected, hours, gpus, matches, note, unchecked: None }
 }
 
 /// `31 days`, `30 days 1 hour`: the period's length as a person reads it.
@@ -177,7 +253,7 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
     let expected = gpu_cost(terms.rate, terms.gpus, ADVANCE_HOURS * 3600);
     if payment.advance_usd.is_zero() {
         let note = crate::api::assumptions::ZERO_ADVANCE.to_string();
-        return ChargeCheck { expected: Usd::ZERO, hours: 0, gpus: terms.gpus, matches: true, note };
+        return ChargeCheck { expected: Usd::ZERO, hours: 0, gpus: terms.gpus, matches: true, note, unchecked: None };
     }
     let difference = payment.advance_usd - expected;
     let how =
@@ -191,7 +267,14 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
             if difference.is_negative() { -difference } else { difference }
         )
     };
-    ChargeCheck { expected, hours: ADVANCE_HOURS, gpus: terms.gpus, matches: difference.is_zero(), note }
+    ChargeCheck {
+        expected,
+        hours: ADVANCE_HOURS,
+        gpus: terms.gpus,
+        matches: difference.is_zero(),
+        note,
+        unchecked: None,
+    }
 }
 
 /// What the console says of `next_charge` after checking it against `charges`.
@@ -335,7 +418,11 @@ mod tests {
         let c = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
         let check = check_charge(&c, &d, &p);
         assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(29_760), 744, 32, true));
-        assert_eq!(check.note, "31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00.");
+        assert_eq!(
+            check.note,
+            "31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00. \
+             Storage: (5000 GiB × $0.00 + 20000 GiB × $0.00) per GiB-month × 1 month = $0.00."
+        );
     }
 
     #[test]
@@ -344,6 +431,41 @@ mod tests {
         let check = check_advance(&d, &p);
         assert_eq!((check.expected, check.hours, check.gpus, check.matches), (usd(29_200), 730, 32, true));
         assert_eq!(check.note, "One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00.");
+    }
+
+    fn with_storage(mut c: Charge, storage: i64) -> Charge {
+        c.storage_amount_usd = usd(storage);
+        c.amount_usd = c.gpu_amount_usd + c.storage_amount_usd;
+        c
+    }
+
+    #[test]
+    fn storage_is_drive_and_fs_quota_times_their_rates_per_gib_month() {
+        let (d, mut p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        p.drive_rate_usd_per_gib_month = Usd::from_cents(2);
+        p.fs_rate_usd_per_gib_month = Usd::from_cents(1);
+        // 5000 GiB × $0.02 + 20000 GiB × $0.01 = $300 a month; after the amendment 30000 GiB of fs.
+        let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        let check = check_charge(&with_storage(dec.clone(), 300), &d, &p);
+        assert!(check.verified(), "{}", check.note);
+        assert!(check.note.ends_with("per GiB-month × 1 month = $300.00."), "{}", check.note);
+        let check = check_charge(&with_storage(dec, 299), &d, &p);
+        assert!(!check.matches);
+        assert!(check.note.ends_with("The storage charge $299.00 differs."), "{}", check.note);
+        let feb = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 40320.0, false);
+        assert!(check_charge(&with_storage(feb, 400), &d, &p).verified(), "the amended quotas");
+    }
+
+    #[test]
+    fn a_storage_check_that_cannot_be_made_says_so_and_is_not_verified() {
+        let (mut d, p) = detail(json!([]), json!([]));
+        d.reservation.billing_period = BillingPeriod::Unknown("fortnightly".into());
+        let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false), &d, &p);
+        assert!(check.matches && !check.verified());
+        assert_eq!(
+            check.unchecked.as_deref(),
+            Some("Storage not checked: the billing period is one this console does not know.")
+        );
     }
 
     #[test]
@@ -453,9 +575,9 @@ mod tests {
         let (d, p) = detail(json!([]), json!([]));
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29000.0, false), &d, &p);
         assert!(!check.matches);
-        assert!(check.note.ends_with("The GPU charge $29,000.00 is $760.00 less than that."), "{}", check.note);
+        assert!(check.note.contains("The GPU charge $29,000.00 is $760.00 less than that. Storage:"), "{}", check.note);
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.01, false), &d, &p);
-        assert!(check.note.ends_with("is $0.01 more than that."), "{}", check.note);
+        assert!(check.note.contains("is $0.01 more than that. Storage:"), "{}", check.note);
     }
 
     #[test]

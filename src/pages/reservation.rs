@@ -327,7 +327,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                     <dt>"Advance"</dt>
                     <dd>
                         <Money amount=payment.advance_usd/>
-                        <Check matches=advance.matches note=advance.note/>
+                        <Check matches=advance.matches note=advance.note unchecked=None/>
                     </dd>
                 </div>
                 <div>
@@ -440,14 +440,20 @@ fn FirstInvoiceFact(invoice: FirstInvoice) -> impl IntoView {
     }
 }
 
-/// ✓ or ⚠ with the arithmetic behind it.
+/// ✓ only when every checked part matches and none went unchecked; ⚠ when one differs;
+/// otherwise it says what could not be checked. The arithmetic follows.
 #[component]
-fn Check(matches: bool, note: String) -> impl IntoView {
+fn Check(matches: bool, note: String, unchecked: Option<String>) -> impl IntoView {
+    let (class, mark, verdict) = match (matches, &unchecked) {
+        (false, _) => ("charge-check check-off", "⚠ ", "does not match the terms"),
+        (true, Some(_)) => ("charge-check check-partial", "? ", "not fully checked"),
+        (true, None) => ("charge-check check-ok", "✓ ", "matches the terms"),
+    };
     view! {
-        <span class=if matches { "charge-check check-ok" } else { "charge-check check-off" }>
-            <span aria-hidden="true">{if matches { "✓ " } else { "⚠ " }}</span>
-            {if matches { "matches the terms" } else { "does not match the terms" }}
-            <span class="check-note">{note}</span>
+        <span class=class>
+            <span aria-hidden="true">{mark}</span>
+            {verdict}
+            <span class="check-note">{note}{unchecked.map(|why| format!(" {why}"))}</span>
         </span>
     }
 }
@@ -544,7 +550,7 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                         {c.due_at.map(|at| view! { <span class="cell-sub nowrap">"due " <UtcDate at/></span> })}
                         {c.paid_at.map(|at| view! { <span class="cell-sub nowrap">"paid " <UtcDate at/></span> })}
                     </td>
-                    <td data-label="Check"><Check matches=check.matches note=check.note/></td>
+                    <td data-label="Check"><Check matches=check.matches note=check.note unchecked=check.unchecked/></td>
                 </tr>
             }
         })
@@ -561,7 +567,7 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                         <th scope="col" class="num">"Amount"</th>
                         <th scope="col" class="num">"Advance applied"</th>
                         <th scope="col">"Status"</th>
-                        <th scope="col">"Check: hours × GPUs × rate"</th>
+                        <th scope="col">"Check: GPU hours × rate, storage GiB-months × rate, total"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
