@@ -277,6 +277,77 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
     }
 }
 
+/// The months of one billing period, `None` for a period the console does not know.
+fn period_months(detail: &ReservationDetail) -> Option<u32> {
+    match detail.reservation.billing_period {
+        BillingPeriod::Monthly => Some(1),
+        BillingPeriod::Quarterly => Some(3),
+        BillingPeriod::Unknown(_) => None,
+    }
+}
+
+/// The schedule as a whole: regular periods tile the term without gap or overlap, each one
+/// billing period long (calendar months, so month ends and leap years follow), and the first
+/// invoice is the advance plus the first period. One ⚠ line per disagreement, naming the
+/// periods by their dates and their index as sent.
+pub fn check_schedule(detail: &ReservationDetail, payment: &Payment) -> Vec<String> {
+    let name = |c: &Charge| {
+        format!("period {} ({})", c.period_index, super::time::format_period(c.period_start, c.period_end))
+    };
+    let mut periods: Vec<&Charge> = payment.charges.iter().filter(|c| !c.adjustment).collect();
+    periods.sort_by_key(|c| c.period_start);
+    let mut issues = Vec::new();
+    let (Some(first), Some(last)) = (periods.first(), periods.last()) else { return issues };
+    if let Some(start) = detail.reservation.starts_at.filter(|s| *s != first.period_start) {
+        issues.push(format!(
+            "⚠ The first charge, {}, does not start at the term's start, {}.",
+            name(first),
+            format_utc_date(start)
+        ));
+    }
+    if let Some(end) = detail.reservation.ends_at.filter(|e| *e != last.period_end) {
+        issues.push(format!(
+            "⚠ The last charge, {}, does not end at the term's end, {}.",
+            name(last),
+            format_utc_date(end)
+        ));
+    }
+    for pair in periods.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if b.period_start > a.period_end {
+            issues.push(format!("⚠ Gap: nothing is charged between {} and {}.", name(a), name(b)));
+        } else if b.period_start < a.period_end {
+            issues.push(format!("⚠ Overlap: {} and {} both charge for the same time.", name(a), name(b)));
+        }
+    }
+    if let Some(months) = period_months(detail) {
+        for c in &periods {
+            let full = c.period_start.checked_add_months(chrono::Months::new(months)) == Some(c.period_end);
+            let last_cut_short = std::ptr::eq(*c, *last) && detail.reservation.ends_at == Some(c.period_end);
+            if !full && !last_cut_short {
+                issues.push(format!(
+                    "⚠ {} is not one billing period ({}) long.",
+                    name(c),
+                    super::words::count(i64::from(months), "month")
+                ));
+            }
+        }
+    }
+    if let Some(invoice) = detail.first_invoice() {
+        let expected = payment.advance_usd + first.amount_usd;
+        if invoice.amount_usd != expected {
+            issues.push(format!(
+                "⚠ The first invoice {} is not the advance {} + {}'s {} = {expected}.",
+                invoice.amount_usd,
+                payment.advance_usd,
+                name(first),
+                first.amount_usd
+            ));
+        }
+    }
+    issues
+}
+
 /// What the console says of `next_charge` after checking it against `charges`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NextCharge {
@@ -466,6 +537,56 @@ mod tests {
             check.unchecked.as_deref(),
             Some("Storage not checked: the billing period is one this console does not know.")
         );
+    }
+
+    fn schedule(d: &mut ReservationDetail, p: &mut Payment, periods: &[(&str, &str)]) {
+        p.charges = periods.iter().enumerate().map(|(i, (a, b))| full_charge(a, b, i as i64, "scheduled")).collect();
+        d.reservation.starts_at = p.charges.first().map(|c| c.period_start);
+        d.reservation.ends_at = p.charges.last().map(|c| c.period_end);
+    }
+
+    #[test]
+    fn a_schedule_that_tiles_the_term_by_calendar_months_has_no_issue() {
+        let (mut d, mut p) = detail(json!([]), json!([]));
+        schedule(
+            &mut d,
+            &mut p,
+            &[("2028-01-31T00:00:00Z", "2028-02-29T00:00:00Z"), ("2028-02-29T00:00:00Z", "2028-03-29T00:00:00Z")],
+        );
+        assert_eq!(check_schedule(&d, &p), Vec::<String>::new());
+    }
+
+    #[test]
+    fn gaps_overlaps_and_wrong_lengths_are_one_line_each_naming_the_periods() {
+        let (mut d, mut p) = detail(json!([]), json!([]));
+        schedule(
+            &mut d,
+            &mut p,
+            &[
+                ("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z"),
+                ("2026-12-02T00:00:00Z", "2027-01-02T00:00:00Z"),
+                ("2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z"),
+                ("2027-02-01T00:00:00Z", "2027-02-15T00:00:00Z"),
+                ("2027-02-15T00:00:00Z", "2027-03-15T00:00:00Z"),
+            ],
+        );
+        assert_eq!(check_schedule(&d, &p), [
+            "⚠ Gap: nothing is charged between period 0 (1 Nov 2026 – 30 Nov 2026) and period 1 (2 Dec 2026 – 1 Jan 2027).",
+            "⚠ Overlap: period 1 (2 Dec 2026 – 1 Jan 2027) and period 2 (1 Jan 2027 – 31 Jan 2027) both charge for the same time.",
+            "⚠ period 3 (1 Feb 2027 – 14 Feb 2027) is not one billing period (1 month) long.",
+        ]);
+    }
+
+    #[test]
+    fn the_first_invoice_is_the_advance_plus_the_first_period() {
+        let (mut d, mut p) = detail(json!([]), json!([]));
+        schedule(&mut d, &mut p, &[("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z")]);
+        d.first_invoice = Some(serde_json::from_value(json!({ "amount_usd": 29300, "issued": true })).unwrap());
+        assert_eq!(check_schedule(&d, &p), Vec::<String>::new());
+        d.first_invoice = Some(serde_json::from_value(json!({ "amount_usd": 29400, "issued": true })).unwrap());
+        assert_eq!(check_schedule(&d, &p), [
+            "⚠ The first invoice $29,400.00 is not the advance $29,200.00 + period 0 (1 Nov 2026 – 30 Nov 2026)'s $100.00 = $29,300.00."
+        ]);
     }
 
     #[test]

@@ -219,30 +219,40 @@ pub struct Banner {
 }
 
 /// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise; its
-/// times in `zone`.
-pub fn needs_action(r: &Reservation, zone: Zone) -> Option<Banner> {
+/// times in `zone`. Only the owner (`owner`) is told to pay; anyone else reads that the
+/// account owner pays it under Billing → Invoices.
+pub fn needs_action(r: &Reservation, zone: Zone, owner: bool) -> Option<Banner> {
     let banner = |tone, title: &str, body: String| Some(Banner { tone, title: title.to_owned(), body });
+    let pay = |owner_text: &str, member_text: &str| if owner { owner_text } else { member_text }.to_owned();
+    let overdue = pay(" Pay it under Billing → Invoices.", "; the account owner pays it under Billing → Invoices.");
+    let overdue_end = if owner { format!(".{overdue}") } else { overdue };
     match r.status {
         ReservationStatus::PastDue => banner(
             Tone::Danger,
             "Payment overdue: new launches are paused",
             match r.stops_at {
                 Some(at) => format!(
-                    "Running workloads will be stopped on {} unless the overdue invoice is paid. Pay it under Billing → Invoices.",
+                    "Running workloads will be stopped on {} unless the overdue invoice is paid{overdue_end}",
                     format_time(at, zone)
                 ),
-                None => "Running workloads will be stopped unless the overdue invoice is paid. Pay it under Billing → Invoices.".to_owned(),
+                None => format!("Running workloads will be stopped unless the overdue invoice is paid{overdue_end}"),
             },
         ),
         ReservationStatus::AwaitingPayment => banner(
             Tone::Warning,
             "Starts when the first invoice is paid",
-            "Pay the first invoice (the advance plus the first period) under Billing → Invoices; the term, and launches, start then.".to_owned(),
+            pay(
+                "Pay the first invoice (the advance plus the first period) under Billing → Invoices; the term, and launches, start then.",
+                "The term, and launches, start when the first invoice (the advance plus the first period) is paid; the account owner pays it under Billing → Invoices.",
+            ),
         ),
         ReservationStatus::Suspended => banner(
             Tone::Danger,
             "Suspended: workloads were stopped",
-            "Payment stayed overdue and the workloads on this reservation were stopped. Pay the overdue invoices under Billing → Invoices, or contact EcoLink.".to_owned(),
+            pay(
+                "Payment stayed overdue and the workloads on this reservation were stopped. Pay the overdue invoices under Billing → Invoices, or contact EcoLink.",
+                "Payment stayed overdue and the workloads on this reservation were stopped; the account owner pays the overdue invoices under Billing → Invoices.",
+            ),
         ),
         _ => None,
     }
@@ -389,14 +399,14 @@ mod tests {
     fn banners_only_for_statuses_that_need_the_owner() {
         let past_due =
             Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
-        let b = needs_action(&past_due, Zone::Utc).unwrap();
+        let b = needs_action(&past_due, Zone::Utc, true).unwrap();
         assert_eq!((b.tone, b.title.as_str()), (Tone::Danger, "Payment overdue: new launches are paused"));
         assert!(b.body.starts_with("Running workloads will be stopped on 4 Dec 2026, 15:00 UTC"));
         assert_eq!(
-            needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc).unwrap().tone,
+            needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc, true).unwrap().tone,
             Tone::Warning
         );
-        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc)
+        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc, true)
             .unwrap()
             .title
             .starts_with("Suspended"));
@@ -406,7 +416,20 @@ mod tests {
             ReservationStatus::Scheduled,
             ReservationStatus::Unknown("x".into()),
         ] {
-            assert_eq!(needs_action(&with_status(quiet), Zone::Utc), None);
+            assert_eq!(needs_action(&with_status(quiet), Zone::Utc, false), None);
+        }
+    }
+
+    #[test]
+    fn banners_shown_to_a_member_never_tell_them_to_pay() {
+        let past_due =
+            Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
+        for r in [past_due, with_status(ReservationStatus::AwaitingPayment), with_status(ReservationStatus::Suspended)]
+        {
+            let body = needs_action(&r, Zone::Utc, false).unwrap().body;
+            assert!(!body.contains("Pay "), "{body}");
+            assert!(body.contains("the account owner pays"), "{body}");
+            assert!(body.ends_with("under Billing → Invoices."), "{body}");
         }
     }
 
@@ -418,7 +441,7 @@ mod tests {
             reservation_status_in(&r, at(2026, 12, 2, 14, 5), berlin).explanation,
             "A payment is overdue since 25 Nov 2026, 01:00. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00) unless it is paid."
         );
-        assert!(needs_action(&r, berlin)
+        assert!(needs_action(&r, berlin, true)
             .unwrap()
             .body
             .starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 unless"));

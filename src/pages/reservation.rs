@@ -21,7 +21,9 @@ use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
-use crate::domain::billing::{check_advance, check_charge, check_next_charge, totals, NextCharge as NextChargeCheck};
+use crate::domain::billing::{
+    check_advance, check_charge, check_next_charge, check_schedule, totals, NextCharge as NextChargeCheck,
+};
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
@@ -97,7 +99,7 @@ pub fn ReservationView(
         </div>
         {move || {
             for_banner
-                .with_value(|r| needs_action(r, zone(tz.get())))
+                .with_value(|r| needs_action(r, zone(tz.get()), owner))
                 .map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })
         }}
         <TermsPanel detail=detail.clone() placements/>
@@ -300,6 +302,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let charges = payment.charges.clone();
     let awaiting = detail.reservation.starts_at.is_none();
     let next_charge = check_next_charge(&payment, &detail.reservation.status);
+    let schedule_issues = check_schedule(&detail, &payment);
     view! {
         <section class="panel payment" aria-labelledby="payment-title">
             <div class="panel-head">
@@ -347,6 +350,11 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
             </dl>
+            {(!schedule_issues.is_empty()).then(|| view! {
+                <ul class="schedule-issues tone-text-warning" aria-label="The schedule as a whole">
+                    {schedule_issues.into_iter().map(|line| view! { <li>{line}</li> }).collect::<Vec<_>>()}
+                </ul>
+            })}
             {(!charges.is_empty()).then(|| view! { <Totals sums/> })}
             {if charges.is_empty() {
                 view! {

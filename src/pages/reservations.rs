@@ -14,7 +14,7 @@ use crate::domain::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
 use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
 use crate::router::{query_string, query_value, use_location, Navigation};
-use crate::state::{use_clock, use_time_zone, TimeZone};
+use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
 
 #[component]
@@ -134,12 +134,14 @@ pub fn ReservationsView(
         })
     });
     let total = all.with_value(Vec::len);
+    let state = use_connection();
     let banners = move || {
+        let owner = state.role() == Role::Owner;
         all.with_value(|list| {
             // Identical banners (two reservations awaiting payment) become one with both links.
             let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
             for r in list {
-                let Some(banner) = needs_action(r, zone(tz.get())) else { continue };
+                let Some(banner) = needs_action(r, zone(tz.get()), owner) else { continue };
                 let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
                 match grouped.iter_mut().find(|(b, _)| *b == banner) {
                     Some((_, links)) => links.push(link),
