@@ -113,7 +113,7 @@ fn quotas_at(detail: &ReservationDetail, at: Timestamp) -> (f64, f64) {
 /// `None` for a quota that is not a finite, non-negative figure.
 fn gib_month(rate: Usd, gib: f64) -> Option<i128> {
     let milli = (gib * 1000.0).round();
-    (milli.is_finite() && milli >= 0.0 && milli < 1e15).then(|| rate.micros() * milli as i128 / 1000)
+    (0.0..1e15).contains(&milli).then(|| rate.micros() * milli as i128 / 1000)
 }
 
 /// Storage of a regular charge (the rule in `assumptions::STORAGE_CHARGE`): (drive quota ×
