@@ -85,6 +85,23 @@ pub fn address_query_value(key: &str) -> Option<String> {
     query_value(&query, key)
 }
 
+/// `query` with `pairs` put in (an empty value removes its key) and every other pair kept as
+/// it was, in its place: a page changes its own keys and keeps the rest (`tz`, `poll_ms`).
+pub fn query_replacing(query: &str, pairs: &[(&str, String)]) -> String {
+    let owned = |raw: &str| {
+        let name = raw.split('=').next().unwrap_or(raw);
+        pairs.iter().any(|(key, _)| percent_decoded(&name.replace('+', " ")) == *key)
+    };
+    let kept = query.trim_start_matches('?').split('&').filter(|raw| !raw.is_empty() && !owned(raw));
+    let added = query_string(pairs);
+    let all: Vec<&str> = kept.chain(added.trim_start_matches('?').split('&').filter(|raw| !raw.is_empty())).collect();
+    if all.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", all.join("&"))
+    }
+}
+
 /// A query string of the non-empty pairs, in their order: `?a=1&b=2`, or `""` if none.
 pub fn query_string(pairs: &[(&str, String)]) -> String {
     let written: Vec<String> = pairs

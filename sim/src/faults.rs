@@ -370,7 +370,10 @@ fn canned_response(kind: &FaultKind, verdict: Verdict) -> Response {
             body.extend_from_slice(b"{\"padding\":\"");
             body.resize(bytes.saturating_sub(2).max(body.len()), b'x');
             body.extend_from_slice(b"\"}");
-            ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+            // Sent as is, with its length (the API's compression skips an encoded answer):
+            // a server gone wild does not compress, and the console sees every byte of it.
+            let identity = [(header::CONTENT_TYPE, "application/json"), (header::CONTENT_ENCODING, "identity")];
+            (identity, body).into_response()
         }
         _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Simulated internal error; quote the request id to support.").into_response(),
     }

@@ -23,7 +23,7 @@ pub fn url_node_filter() -> RwSignal<NodeFilter> {
         }
     });
     Effect::new(move || {
-        let wanted = filter.with(NodeFilter::to_query);
+        let wanted = filter.with(|f| query.with_untracked(|q| f.to_query(q)));
         if query.with_untracked(|q| *q != wanted) {
             let path = location.path().get_untracked();
             location.navigate(&format!("{path}{wanted}"), Navigation::Replace);

@@ -8,7 +8,7 @@ use super::words::{count, figure};
 use super::workload::Whereabouts;
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::api::models::{Node, Workload};
-use crate::router::{query_string, query_value};
+use crate::router::{query_replacing, query_value};
 use std::collections::HashMap;
 
 /// The order nodes are listed in.
@@ -73,15 +73,19 @@ impl NodeFilter {
         }
     }
 
-    /// The query string that [`NodeFilter::from_query`] reads back as this filter.
-    pub fn to_query(&self) -> String {
-        query_string(&[
-            ("state", self.state.as_ref().map(|s| s.as_str().to_owned()).unwrap_or_default()),
-            ("free", self.min_free.map(|n| n.to_string()).unwrap_or_default()),
-            ("kind", self.kind.as_ref().map(|k| k.as_str().to_owned()).unwrap_or_default()),
-            ("q", self.search.clone()),
-            ("sort", self.sort.as_query().to_owned()),
-        ])
+    /// `current` with this filter's keys put in (and every other key kept: `tz`, `poll_ms`),
+    /// which [`NodeFilter::from_query`] reads back as this filter.
+    pub fn to_query(&self, current: &str) -> String {
+        query_replacing(
+            current,
+            &[
+                ("state", self.state.as_ref().map(|s| s.as_str().to_owned()).unwrap_or_default()),
+                ("free", self.min_free.map(|n| n.to_string()).unwrap_or_default()),
+                ("kind", self.kind.as_ref().map(|k| k.as_str().to_owned()).unwrap_or_default()),
+                ("q", self.search.clone()),
+                ("sort", self.sort.as_query().to_owned()),
+            ],
+        )
     }
 
     /// Whether `node` passes every filter.
@@ -262,11 +266,18 @@ mod tests {
             search: "train llm&co".into(),
             sort: SortBy::FreeGpus,
         };
-        let query = filter.to_query();
+        let query = filter.to_query("");
         assert_eq!(NodeFilter::from_query(&query), filter);
-        assert_eq!(NodeFilter::default().to_query(), "");
+        assert_eq!(NodeFilter::default().to_query(""), "");
         let bad = NodeFilter::from_query("?free=lots&sort=sideways&state=");
         assert_eq!(bad, NodeFilter::default());
+    }
+
+    #[test]
+    fn the_filters_keep_the_rest_of_the_address() {
+        let filter = NodeFilter { kind: Some(WorkloadKind::GpuCluster), ..NodeFilter::default() };
+        assert_eq!(filter.to_query("?poll_ms=300&state=ready&tz=utc"), "?poll_ms=300&tz=utc&kind=gpu_cluster");
+        assert_eq!(NodeFilter::default().to_query("?poll_ms=300"), "?poll_ms=300");
     }
 
     #[test]
