@@ -110,18 +110,23 @@ fn adjustment_rows_are_marked() {
     assert!(row.text_content().unwrap().contains("Adjustment"));
 }
 
-#[wasm_bindgen_test]
-fn a_first_invoice_still_being_created_says_so() {
-    let host = mount(|| {
+/// The owner's page of a reservation awaiting its first invoice ($2.34), `issued` or not.
+fn awaiting_payment(issued: bool) -> web_sys::HtmlElement {
+    mount(move || {
         provide_console(Role::Owner);
         view! {
             <ReservationView detail=owner_detail(json!({
                 "status": "awaiting_payment", "starts_at": null, "ends_at": null,
                 "payment": { "charges": [], "next_charge": null,
-                             "first_invoice": { "amount_usd": 2.34, "issued": false } }
+                             "first_invoice": { "amount_usd": 2.34, "issued": issued } }
             }))/>
         }
-    });
+    })
+}
+
+#[wasm_bindgen_test]
+fn a_first_invoice_still_being_created_says_so() {
+    let host = awaiting_payment(false);
     let page = text(&host);
     assert!(page.contains("First invoice (advance + first period)$2.34Being created"), "{page}");
     assert!(page.contains("No charges yet"), "{page}");
@@ -130,16 +135,7 @@ fn a_first_invoice_still_being_created_says_so() {
 
 #[wasm_bindgen_test]
 fn a_null_next_charge_while_awaiting_payment_is_none_until_the_first_invoice_is_paid() {
-    let host = mount(|| {
-        provide_console(Role::Owner);
-        view! {
-            <ReservationView detail=owner_detail(json!({
-                "status": "awaiting_payment", "starts_at": null, "ends_at": null,
-                "payment": { "charges": [], "next_charge": null,
-                             "first_invoice": { "amount_usd": 2.34, "issued": true } }
-            }))/>
-        }
-    });
+    let host = awaiting_payment(true);
     let page = text(&host);
     assert!(page.contains("Next chargeNone until the first invoice is paid"), "{page}");
     assert!(!page.contains("every charge is paid"), "{page}");

@@ -118,12 +118,12 @@ async fn after_next_paint() {
     sleep(Duration::ZERO).await;
 }
 
-/// Resolves after `wait` (at most [`polling::MAX_SERVER_WAIT`]), through the same timer
-/// helper as every other wait of the console.
+/// Resolves after `wait` (the caller bounds it, e.g. by [`polling::server_wait`]), through
+/// the same timer helper as every other wait of the console.
 async fn sleep(wait: Duration) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let resolve = move || drop(resolve.call0(&wasm_bindgen::JsValue::NULL));
-        set_timeout(resolve, polling::wait_until(wait.as_secs_f64() * 1000.0, 0.0));
+        set_timeout(resolve, wait);
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
