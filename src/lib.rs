@@ -38,19 +38,24 @@ pub fn App() -> impl IntoView {
 }
 
 /// The page the address names. A new route (another page, or another id) is a new page:
-/// whatever the previous one ran (a poll loop) stops with it.
+/// whatever the previous one ran (a poll loop, its requests in flight) stops with it.
 #[component]
 fn Pages() -> impl IntoView {
-    let route = use_location().route();
-    move || match route.get() {
-        Route::Connect => view! { <ConnectPage/> }.into_any(),
-        Route::Reservations => connected(ReservationsPage).into_any(),
-        Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
-        Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
-        Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
-        Route::Workload { .. } => connected(|| lazy(workload::preload, workload::load)).into_any(),
-        Route::Orgs | Route::Org(_) => connected(|| lazy(org::preload, org::load)).into_any(),
-        Route::NotFound => view! { <NotFound/> }.into_any(),
+    let (state, location) = (use_connection(), use_location());
+    let route = location.route();
+    move || {
+        let route = route.get();
+        state.arrive_at(&location.path().get_untracked());
+        match route {
+            Route::Connect => view! { <ConnectPage/> }.into_any(),
+            Route::Reservations => connected(ReservationsPage).into_any(),
+            Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
+            Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
+            Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
+            Route::Workload { .. } => connected(|| lazy(workload::preload, workload::load)).into_any(),
+            Route::Orgs | Route::Org(_) => connected(|| lazy(org::preload, org::load)).into_any(),
+            Route::NotFound => view! { <NotFound/> }.into_any(),
+        }
     }
 }
 

@@ -72,6 +72,16 @@ pub struct ConnectionState {
     return_path: StoredValue<Option<String>>,
     /// The user disconnected on purpose: pages left behind are not returned to.
     left_by_user: StoredValue<bool>,
+    /// Aborts the requests of the page they were sent from once it is left or the session
+    /// ends: a late answer for a page gone (or a 401 for a key gone) then never arrives.
+    scope: StoredValue<Option<PageScope>, LocalStorage>,
+}
+
+/// The requests of one page (its path) in one session.
+struct PageScope {
+    session: u64,
+    path: String,
+    controller: web_sys::AbortController,
 }
 
 /// `sessionStorage` entry of a key kept for the tab.
@@ -119,6 +129,7 @@ impl ConnectionState {
             rejection: RwSignal::new(None),
             return_path: StoredValue::new(None),
             left_by_user: StoredValue::new(false),
+            scope: StoredValue::new_local(None),
         }
     }
 
@@ -170,6 +181,7 @@ impl ConnectionState {
     }
 
     fn end(&self) {
+        self.leave_page();
         Kept::forget();
         self.session.set(None);
         self.role.set(Role::Unknown);
@@ -186,7 +198,14 @@ impl ConnectionState {
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
         let state = *self;
-        let sent = self.session.with_untracked(|s| s.as_ref().map(|s| (s.id, call(s.connection.clone()))));
+        let sent = self.session.with_untracked(|s| {
+            let s = s.as_ref()?;
+            let connection = match self.scope_signal(s.id) {
+                Some(signal) => s.connection.clone().within(signal),
+                None => s.connection.clone(),
+            };
+            Some((s.id, call(connection)))
+        });
         Box::pin(async move {
             let (session, request) = sent.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
             let result = request.await;
@@ -195,6 +214,36 @@ impl ConnectionState {
             }
             result
         })
+    }
+
+    /// The abort signal of the current page's requests in session `session`; a scope left
+    /// behind (another page, an earlier session) is aborted first.
+    fn scope_signal(&self, session: u64) -> Option<web_sys::AbortSignal> {
+        let path = current_page();
+        let current = self.scope.with_value(|scope| {
+            scope.as_ref().filter(|s| s.session == session && s.path == path).map(|s| s.controller.signal())
+        });
+        current.or_else(|| {
+            self.leave_page();
+            let controller = web_sys::AbortController::new().ok()?;
+            let signal = controller.signal();
+            self.scope.set_value(Some(PageScope { session, path, controller }));
+            Some(signal)
+        })
+    }
+
+    /// Aborts the requests still running for a page other than `path`: the app calls it on
+    /// every change of path, so leaving a page ends its reads.
+    pub fn arrive_at(&self, path: &str) {
+        if self.scope.with_value(|scope| scope.as_ref().is_some_and(|s| s.path != path)) {
+            self.leave_page();
+        }
+    }
+
+    fn leave_page(&self) {
+        if let Some(scope) = self.scope.try_update_value(Option::take).flatten() {
+            scope.controller.abort();
+        }
     }
 
     /// Ends session `session` if `err` is a 401 and that session is still the current one.
@@ -293,6 +342,11 @@ pub fn current_path() -> String {
         .map(|w| w.location())
         .and_then(|l| Some(format!("{}{}", l.pathname().ok()?, l.search().ok()?)))
         .unwrap_or_else(|| "/reservations".to_owned())
+}
+
+/// The address's path without its query: a filter written into the query is the same page.
+fn current_page() -> String {
+    web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default()
 }
 
 /// How times are shown. Billing dates are always UTC regardless.

@@ -12,12 +12,14 @@
 //! built without it, every test here fails and says so — a skipped test proves nothing.
 #![cfg(target_arch = "wasm32")]
 
+use leptos::prelude::Owner;
 use reservations_console::api::assumptions::REQUEST_TIMEOUT;
 use reservations_console::api::client::{self, Connection};
 use reservations_console::api::enums::ReservationStatus;
 use reservations_console::api::error::{ApiError, ErrorKind};
 use reservations_console::api::models::{LaunchRequest, Reservation};
 use reservations_console::domain::explain::{explain, ErrorContext};
+use reservations_console::state::{ConnectionState, Role};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -51,12 +53,22 @@ enum Read {
 
 /// Arms one simulator fault (`{"kind":…}` of `/api/__sim/faults`) for the next `read` of an
 /// active reservation, makes that read and returns its error.
-async fn read_with_fault(conn: &Connection, mut fault: serde_json::Value, read: Read) -> ApiError {
+async fn read_with_fault(conn: &Connection, fault: serde_json::Value, read: Read) -> ApiError {
     let r = active_reservation(conn).await;
     let path = match read {
         Read::Detail => format!("/api/gpu-reservations/{}", r.id),
         Read::Nodes => format!("/api/gpu-reservations/{}/nodes", r.id),
     };
+    arm(conn, fault, &path).await;
+    let result = match read {
+        Read::Detail => client::reservation(conn, r.id).await.map(drop),
+        Read::Nodes => client::nodes(conn, r.id).await.map(drop),
+    };
+    result.expect_err("the armed fault")
+}
+
+/// Arms `fault` for the next request whose path starts with `path`.
+async fn arm(conn: &Connection, mut fault: serde_json::Value, path: &str) {
     fault["path_prefix"] = path.into();
     fault["count"] = 1.into();
     let hook = format!("{}/__sim/faults", conn.base_url());
@@ -69,11 +81,6 @@ async fn read_with_fault(conn: &Connection, mut fault: serde_json::Value, read: 
         .await
         .expect("the fault hook");
     assert!(armed.ok(), "fault hook answered {}", armed.status());
-    let result = match read {
-        Read::Detail => client::reservation(conn, r.id).await.map(drop),
-        Read::Nodes => client::nodes(conn, r.id).await.map(drop),
-    };
-    result.expect_err("the armed fault")
 }
 
 /// A launch of one GPU on `r`, named for this test.
@@ -201,4 +208,53 @@ async fn a_503_carries_its_retry_after() {
     assert_eq!(err.status, Some(503));
     assert_eq!(err.retry_after(), Some(std::time::Duration::from_secs(2)));
     assert_eq!(explain(&err, &ErrorContext::default()).remedy, "Wait 2 s, then try again.");
+}
+
+/// A read of an active reservation's nodes that the simulator holds for 8 s, sent through a
+/// connected console's request door; `leave` runs 200 ms later. Answers the read's result and
+/// how long it took.
+async fn slow_read_then(leave: impl FnOnce(ConnectionState) + 'static) -> (Result<(), ApiError>, f64) {
+    let conn = simulator(OWNER);
+    let r = active_reservation(&conn).await;
+    arm(
+        &conn,
+        serde_json::json!({ "kind": "slow", "delay_ms": 8_000 }),
+        &format!("/api/gpu-reservations/{}/nodes", r.id),
+    )
+    .await;
+    let owner = Owner::new();
+    let state = owner.with(ConnectionState::new);
+    state.connect(conn, false, Role::Owner);
+    let started = js_sys::Date::now();
+    let read = state.send(move |c| async move { client::nodes(&c, r.id).await.map(drop) });
+    leptos::prelude::set_timeout(move || leave(state), std::time::Duration::from_millis(200));
+    let result = read.await;
+    (result, (js_sys::Date::now() - started) / 1000.0)
+}
+
+#[wasm_bindgen_test]
+async fn disconnecting_aborts_the_requests_of_the_session_at_once() {
+    let (result, took) = slow_read_then(|state| state.disconnect()).await;
+    let err = result.expect_err("aborted");
+    assert_eq!(err, ApiError::cancelled());
+    assert!(took < 4.0, "aborted at the disconnect, not answered after the server's 8 s: {took:.1} s");
+}
+
+#[wasm_bindgen_test]
+async fn leaving_the_page_aborts_its_requests_and_a_filter_in_the_query_does_not() {
+    let page = web_sys::window().unwrap().location().pathname().unwrap();
+    let (result, took) = slow_read_then(move |state| {
+        // The same page, its query changed by a filter: the read goes on.
+        state.arrive_at(&page);
+        leptos::prelude::set_timeout(
+            move || state.arrive_at("/somewhere-else"),
+            std::time::Duration::from_millis(1_500),
+        );
+    })
+    .await;
+    assert_eq!(result.expect_err("aborted"), ApiError::cancelled());
+    assert!(
+        (1.6..4.0).contains(&took),
+        "aborted on leaving the page 1.7 s in, not before nor at the answer: {took:.1} s"
+    );
 }

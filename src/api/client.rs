@@ -38,7 +38,22 @@ pub struct Connection {
     /// Without a trailing slash: `/api`, `https://api.ecohash.com`.
     pub base_url: String,
     key: Secret,
+    scope: Scope,
 }
+
+/// What ends a request before its answer: the page that sent it was left, or its session
+/// ended. Not part of a connection's identity: the same key in another scope is the same
+/// connection.
+#[derive(Clone, Default)]
+struct Scope(Option<web_sys::AbortSignal>);
+
+impl PartialEq for Scope {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Scope {}
 
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -59,7 +74,14 @@ impl Connection {
         let base_url = base_url.into();
         let trimmed = base_url.trim().trim_end_matches('/');
         let base_url = if trimmed.is_empty() { DEFAULT_BASE_URL.to_owned() } else { trimmed.to_owned() };
-        Connection { base_url, key: Secret(key.into().trim().to_owned()) }
+        Connection { base_url, key: Secret(key.into().trim().to_owned()), scope: Scope::default() }
+    }
+
+    /// This connection with its requests aborted when `signal` is (see
+    /// `ConnectionState::send`, which scopes each request to its page and session).
+    pub fn within(mut self, signal: web_sys::AbortSignal) -> Self {
+        self.scope = Scope(Some(signal));
+        self
     }
 
     pub fn base_url(&self) -> &str {
@@ -115,15 +137,31 @@ pub fn decode<T: DeserializeOwned>(
     body: &str,
     now: DateTime<Utc>,
 ) -> Result<T, ApiError> {
-    let too_large = super::limits::body_too_large(body.len());
-    if !(200..300).contains(&status) {
-        // An error answer too large to read still says its status.
-        return Err(ApiError::from_response(status, headers, if too_large.is_some() { "" } else { body }, now));
+    if let Some(refused) = too_large(status, headers, body.len(), now) {
+        return Err(refused);
     }
-    if let Some(detail) = too_large {
-        return Err(ApiError::undecodable(status, headers, detail));
+    if !(200..300).contains(&status) {
+        return Err(ApiError::from_response(status, headers, body, now));
     }
     serde_json::from_str(body).map_err(|e| undecodable(status, headers, body, &e))
+}
+
+/// The error for an answer of `len` bytes past [`super::limits::MAX_BODY_BYTES`], or `None`
+/// when it may be read. An error answer too large to read still says its status.
+fn too_large(status: u16, headers: &ResponseHeaders, len: usize, now: DateTime<Utc>) -> Option<ApiError> {
+    let detail = super::limits::body_too_large(len)?;
+    Some(if (200..300).contains(&status) {
+        ApiError::undecodable(status, headers, detail)
+    } else {
+        ApiError::from_response(status, headers, "", now)
+    })
+}
+
+/// An answer's declared `content-length` when it is too large to read: the body is then not
+/// downloaded at all. (What arrives is counted again after reading: a length may be absent.)
+fn declared_too_large(status: u16, headers: &ResponseHeaders, now: DateTime<Utc>) -> Option<ApiError> {
+    let declared = headers.get("content-length")?.trim().parse::<usize>().ok()?;
+    too_large(status, headers, declared, now)
 }
 
 /// A 2xx whose body is not the documented JSON, said in the user's terms. Kept apart from
@@ -241,7 +279,7 @@ async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<St
         Method::Get => gloo_net::http::Method::GET,
         Method::Post => gloo_net::http::Method::POST,
     };
-    let timer = AbortTimer::start()?;
+    let timer = AbortTimer::start(conn.scope.0.as_ref())?;
     let builder = RequestBuilder::new(&url)
         .method(method)
         .header("Authorization", &conn.authorization())
@@ -253,55 +291,82 @@ async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<St
     }
     .map_err(unbuildable)?;
 
-    let failed = |e: gloo_net::Error| {
-        if timer.fired() {
-            ApiError::timeout(REQUEST_TIMEOUT)
-        } else {
-            ApiError::network(e.to_string())
-        }
+    let failed = |e: gloo_net::Error| match timer.ended() {
+        Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
+        Some(Ended::Cancelled) => ApiError::cancelled(),
+        None => ApiError::network(e.to_string()),
     };
     let response = request.send().await.map_err(failed)?;
-    let text = response.text().await.map_err(failed)?;
     let headers = ResponseHeaders::from_pairs(response.headers().entries());
+    if let Some(refused) = declared_too_large(response.status(), &headers, Utc::now()) {
+        timer.controller.abort();
+        return Err(refused);
+    }
+    let text = response.text().await.map_err(failed)?;
     Ok(Answer { status: response.status(), headers, text })
 }
 
-/// An AbortController whose `abort()` a browser timer calls after [`REQUEST_TIMEOUT`];
-/// dropping it clears the timer.
+/// Why a request was aborted.
+#[derive(Clone, Copy)]
+enum Ended {
+    TimedOut,
+    Cancelled,
+}
+
+/// An AbortController aborted by a browser timer after [`REQUEST_TIMEOUT`], or as soon as the
+/// request's scope is; dropping it clears the timer and stops listening to the scope, so a
+/// long-lived scope does not gather listeners.
 struct AbortTimer {
     controller: web_sys::AbortController,
     timer: leptos::prelude::TimeoutHandle,
-    fired: std::rc::Rc<std::cell::Cell<bool>>,
+    ended: std::rc::Rc<std::cell::Cell<Option<Ended>>>,
+    scope: Option<(web_sys::AbortSignal, wasm_bindgen::closure::Closure<dyn FnMut()>)>,
 }
 
 impl AbortTimer {
-    fn start() -> Result<Self, ApiError> {
+    fn start(scope: Option<&web_sys::AbortSignal>) -> Result<Self, ApiError> {
+        use wasm_bindgen::JsCast;
+
+        if scope.is_some_and(web_sys::AbortSignal::aborted) {
+            return Err(ApiError::cancelled());
+        }
         let no_browser = |_| ApiError::network("This browser cannot run the console's requests.");
         let controller = web_sys::AbortController::new().map_err(no_browser)?;
-        let fired = std::rc::Rc::new(std::cell::Cell::new(false));
-        let on_timeout = {
-            let (controller, fired) = (controller.clone(), fired.clone());
+        let ended = std::rc::Rc::new(std::cell::Cell::new(None));
+        let abort = |why: Ended| {
+            let (controller, ended) = (controller.clone(), ended.clone());
             move || {
-                fired.set(true);
+                ended.set(Some(why));
                 controller.abort();
             }
         };
-        let timer = leptos::prelude::set_timeout_with_handle(on_timeout, REQUEST_TIMEOUT).map_err(no_browser)?;
-        Ok(AbortTimer { controller, timer, fired })
+        let timer =
+            leptos::prelude::set_timeout_with_handle(abort(Ended::TimedOut), REQUEST_TIMEOUT).map_err(no_browser)?;
+        let scope = scope.map(|signal| {
+            let on_abort = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(abort(Ended::Cancelled));
+            let _ = signal.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+            (signal.clone(), on_abort)
+        });
+        Ok(AbortTimer { controller, timer, ended, scope })
     }
 
     fn signal(&self) -> web_sys::AbortSignal {
         self.controller.signal()
     }
 
-    fn fired(&self) -> bool {
-        self.fired.get()
+    fn ended(&self) -> Option<Ended> {
+        self.ended.get()
     }
 }
 
 impl Drop for AbortTimer {
     fn drop(&mut self) {
+        use wasm_bindgen::JsCast;
+
         self.timer.clear();
+        if let Some((signal, on_abort)) = &self.scope {
+            let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        }
     }
 }
 
@@ -309,6 +374,7 @@ impl Drop for AbortTimer {
 mod tests {
     use super::*;
     use crate::api::error::ErrorKind;
+    use crate::api::limits::MAX_BODY_BYTES;
     use chrono::TimeZone;
 
     fn now() -> DateTime<Utc> {
@@ -374,6 +440,20 @@ mod tests {
             message.starts_with("The answer (HTTP 200) is not what the API documents: invalid type: string \"8\""),
             "{message}"
         );
+    }
+
+    #[test]
+    fn an_answer_declared_past_the_limit_is_refused_before_its_body_is_read() {
+        let declared = |status, length: &str| {
+            let headers = ResponseHeaders::from_pairs([("Content-Length", length), ("x-ecolink-request-id", "req_1")]);
+            declared_too_large(status, &headers, now())
+        };
+        let error = declared(200, "41943040").expect("40 MiB is past the limit");
+        assert_eq!((error.kind, error.request_id.as_deref()), (ErrorKind::Decode, Some("req_1")));
+        assert!(error.to_string().contains("40.0 MiB"), "{error}");
+        assert_eq!(declared(503, "41943040").map(|e| (e.kind, e.status)), Some((ErrorKind::Http, Some(503))));
+        assert_eq!(declared(200, &MAX_BODY_BYTES.to_string()), None, "at the limit it is read");
+        assert_eq!(declared(200, "many"), None, "a length that is no number is counted as the body arrives");
     }
 
     #[test]
