@@ -54,6 +54,12 @@ pub const MAX_NODES: usize = 100_000;
 pub const MAX_WORKLOADS_PER_NODE: usize = 10_000;
 pub const MAX_CHARGES: usize = 1_000;
 
+/// **assumption**: no count the API sends (nodes, GPUs on a node or a workload, months of a
+/// term) is beyond a billion in size; a larger one is refused as out of range when decoded.
+/// The bound makes every sum and product of counts the console computes fit in an `i64`
+/// (a billion × a billion < 2⁶³), so none can wrap in a release build.
+pub const MAX_COUNT: i64 = 1_000_000_000;
+
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 

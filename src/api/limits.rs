@@ -3,7 +3,7 @@
 //! an explained decode error, so the page keeps its last good data, marked stale.
 //! The sizes are assumptions, in [`super::assumptions`].
 
-pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_NODES, MAX_WORKLOADS_PER_NODE};
+pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_COUNT, MAX_NODES, MAX_WORKLOADS_PER_NODE};
 use super::models::{Charge, Node, Workload};
 use super::money::group_thousands;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -20,6 +20,27 @@ pub fn body_too_large(len: usize) -> Option<String> {
             MAX_BODY_BYTES / (1024 * 1024)
         )
     })
+}
+
+/// A count (nodes, GPUs, months) within ±[`MAX_COUNT`], or an "out of range" decode error.
+pub(crate) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    let value = i64::deserialize(deserializer)?;
+    if value.unsigned_abs() > MAX_COUNT.unsigned_abs() {
+        return Err(de::Error::custom(format!(
+            "the count {}{} is out of range (the console reads counts up to {})",
+            if value < 0 { "−" } else { "" },
+            group_thousands(u128::from(value.unsigned_abs())),
+            group_thousands(MAX_COUNT.unsigned_abs().into())
+        )));
+    }
+    Ok(value)
+}
+
+/// [`count`] for a field the API may omit or null.
+pub(crate) fn optional_count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Counted(#[serde(deserialize_with = "count")] i64);
+    Ok(Option::<Counted>::deserialize(deserializer)?.map(|Counted(n)| n))
 }
 
 /// A JSON list of at most `max` items, refused as soon as it has one more (so a huge list
@@ -135,5 +156,20 @@ mod tests {
         let body = format!(r#"{{"nodes":[],"padding":"{}"}}"#, "x".repeat(MAX_BODY_BYTES));
         let error = decode::<NodesResponse>(200, &ResponseHeaders::default(), &body, now()).unwrap_err();
         assert!(error.to_string().contains("more than the 32 MiB the console reads"), "{error}");
+    }
+
+    #[test]
+    fn a_count_past_a_billion_is_out_of_range_so_no_sum_of_counts_can_wrap() {
+        let answer = |gpus: &str, in_use: &str| {
+            let node = format!(r#"{{"display_name":"n","state":"ready","gpus":{gpus},"gpus_in_use":{in_use}}}"#);
+            let body = format!(r#"{{"nodes":[{node},{node}]}}"#);
+            decode::<NodesResponse>(200, &ResponseHeaders::default(), &body, now()).map_err(|e| e.to_string())
+        };
+        let read = answer("1000000000", "null").expect("a billion GPUs is read");
+        assert_eq!((read.nodes[1].gpus, read.nodes[1].gpus_in_use), (1_000_000_000, None));
+        let error = answer("5000000000000000000", "0").unwrap_err();
+        assert!(error.contains("the count 5,000,000,000,000,000,000 is out of range"), "{error}");
+        let error = answer("8", "-1000000001").unwrap_err();
+        assert!(error.contains("the count −1,000,000,001 is out of range"), "{error}");
     }
 }

@@ -1,6 +1,7 @@
 //! Serde types of the EcoHash Compute API for reserved GPU nodes (seed 004), one type per
 //! documented object. Fields the API may omit or null are `Option`; counts are `i64` so that
-//! an absurd value (a negative GPU count) decodes and can be flagged instead of failing.
+//! an absurd value (a negative GPU count) decodes and can be flagged instead of failing, within
+//! ±`MAX_COUNT` so that no sum or product of them can wrap.
 
 use super::enums::{Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind};
 use super::money::Usd;
@@ -28,9 +29,13 @@ pub struct Reservation {
     pub status: ReservationStatus,
     pub region_id: String,
     pub gpu_type: String,
+    #[serde(deserialize_with = "super::limits::count")]
     pub node_count: i64,
+    #[serde(deserialize_with = "super::limits::count")]
     pub gpus_per_node: i64,
+    #[serde(deserialize_with = "super::limits::count")]
     pub reserved_gpus: i64,
+    #[serde(deserialize_with = "super::limits::count")]
     pub term_months: i64,
     pub billing_period: BillingPeriod,
     /// Null while `awaiting_payment`: the term starts when the first invoice is paid.
@@ -89,7 +94,9 @@ pub struct Storage {
 pub struct Amendment {
     #[serde(deserialize_with = "timestamp::required")]
     pub effective_at: Timestamp,
+    #[serde(deserialize_with = "super::limits::count")]
     pub node_count_before: i64,
+    #[serde(deserialize_with = "super::limits::count")]
     pub node_count_after: i64,
     pub drive_quota_gib_before: f64,
     pub drive_quota_gib_after: f64,
@@ -168,9 +175,10 @@ pub struct NodesResponse {
 pub struct Node {
     pub display_name: String,
     pub state: NodeState,
+    #[serde(deserialize_with = "super::limits::count")]
     pub gpus: i64,
     /// Omitted (or zero) while the region is unreachable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::limits::optional_count")]
     pub gpus_in_use: Option<i64>,
     #[serde(default, deserialize_with = "super::limits::workloads")]
     pub workloads: Vec<Workload>,
@@ -183,6 +191,7 @@ pub struct Workload {
     /// The id the matching endpoint and console page use.
     pub id: i64,
     pub name: String,
+    #[serde(deserialize_with = "super::limits::count")]
     pub gpus: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub billing: Option<Billing>,

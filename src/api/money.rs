@@ -10,8 +10,10 @@ use std::ops::{Add, Neg, Sub};
 /// Micro-dollars per dollar: rates such as $0.0125/GiB-month stay exact.
 const MICROS_PER_USD: i128 = 1_000_000;
 const MICROS_PER_CENT: i128 = 10_000;
-/// Beyond this magnitude a JSON number cannot be an amount the console can show exactly.
-const MAX_ABS_USD: f64 = 1e20;
+/// Beyond this magnitude (a trillion dollars, past any amount one account is charged) a JSON
+/// number is refused as money: below it every product the console forms (a rate × a count of
+/// at most `MAX_COUNT`² GPU-hours) fits in an `i128` of micro-dollars.
+const MAX_ABS_USD: f64 = 1e12;
 
 /// An amount of US dollars, exact to the millionth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -175,7 +177,7 @@ mod tests {
         assert_eq!(Usd::from_cents(-1250).to_string(), "-$12.50");
         assert_eq!(usd("0.0125").to_string(), "$0.0125");
         assert_eq!(Usd::ZERO.to_string(), "$0.00");
-        assert_eq!(usd("1e15").to_string(), "$1,000,000,000,000,000.00");
+        assert_eq!(usd("1e12").to_string(), "$1,000,000,000,000.00");
     }
 
     #[test]
@@ -187,6 +189,7 @@ mod tests {
     #[test]
     fn rejects_numbers_that_cannot_be_money() {
         assert!(serde_json::from_str::<Usd>("1e300").is_err());
+        assert!(serde_json::from_str::<Usd>("1.1e12").is_err(), "past a trillion dollars");
         assert!(serde_json::from_str::<Usd>("\"12\"").is_err());
     }
 

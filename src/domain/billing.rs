@@ -69,9 +69,24 @@ fn terms_at(detail: &ReservationDetail, rate: Usd, at: Timestamp) -> Terms {
     }
 }
 
-/// `rate × gpus × seconds / 3600`, exact to the micro-dollar.
-fn gpu_cost(rate: Usd, gpus: i64, seconds: i64) -> Usd {
-    Usd::from_micros(rate.micros() * i128::from(gpus) * i128::from(seconds) / 3600)
+/// `rate × gpus × seconds / 3600`, exact to the micro-dollar; `None` past what an `i128` of
+/// micro-dollars holds (absurd figures from the API), flagged by [`out_of_range`].
+fn gpu_cost(rate: Usd, gpus: i64, seconds: i64) -> Option<Usd> {
+    let micros = rate.micros().checked_mul(i128::from(gpus))?.checked_mul(i128::from(seconds))?;
+    Some(Usd::from_micros(micros / 3600))
+}
+
+/// A check that could not be made because a figure is out of the range the console computes
+/// with: never a ✓, never a wrapped or panicked sum.
+fn out_of_range(what: &str) -> ChargeCheck {
+    ChargeCheck {
+        expected: Usd::ZERO,
+        hours: 0,
+        gpus: 0,
+        matches: false,
+        note: String::new(),
+        unchecked: Some(format!("{what} could not be checked: a figure is out of range (too large to compute with).")),
+    }
 }
 
 /// Checks one charge against the terms. `payment` supplies the current rate.
@@ -109,11 +124,11 @@ fn quotas_at(detail: &ReservationDetail, at: Timestamp) -> (f64, f64) {
     }
 }
 
-/// `rate × GiB` for one month, exact to the micro-dollar for quotas in thousandths of a GiB;
+/// A quota in thousandths of a GiB, so that `rate × GiB` is exact to the micro-dollar;
 /// `None` for a quota that is not a finite, non-negative figure.
-fn gib_month(rate: Usd, gib: f64) -> Option<i128> {
+fn milli_gib(gib: f64) -> Option<i128> {
     let milli = (gib * 1000.0).round();
-    (0.0..1e15).contains(&milli).then(|| rate.micros() * milli as i128 / 1000)
+    (0.0..1e15).contains(&milli).then_some(milli as i128)
 }
 
 /// Storage of a regular charge (the rule in `assumptions::STORAGE_CHARGE`): (drive quota ×
@@ -124,25 +139,35 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
         BillingPeriod::Monthly => 1,
         BillingPeriod::Quarterly => 3,
         BillingPeriod::Unknown(_) => {
-            check.unchecked = Some("Storage not checked: the billing period is one this console does not know.".into());
+            check.unchecked.get_or_insert_with(|| {
+                "Storage not checked: the billing period is one this console does not know.".into()
+            });
             return;
         }
     };
     let (drive, fs) = quotas_at(detail, charge.period_start);
-    let (Some(d), Some(f)) =
-        (gib_month(payment.drive_rate_usd_per_gib_month, drive), gib_month(payment.fs_rate_usd_per_gib_month, fs))
-    else {
-        check.unchecked = Some("Storage not checked: a quota is not a usable figure.".into());
+    let (Some(drive_milli), Some(fs_milli)) = (milli_gib(drive), milli_gib(fs)) else {
+        check.unchecked.get_or_insert_with(|| "Storage not checked: a quota is not a usable figure.".into());
         return;
     };
-    let per_month = d + f;
     let whole = charge.period_start.checked_add_months(chrono::Months::new(months as u32)) == Some(charge.period_end);
     let seconds = (charge.period_end - charge.period_start).num_seconds();
-    let expected = Usd::from_micros(if whole {
-        per_month * i128::from(months)
-    } else {
-        per_month * i128::from(seconds) / i128::from(ADVANCE_HOURS * 3600)
+    let per_month = payment.drive_rate_usd_per_gib_month.micros().checked_mul(drive_milli).and_then(|d| {
+        let f = payment.fs_rate_usd_per_gib_month.micros().checked_mul(fs_milli)?;
+        Some(d / 1000 + f / 1000)
     });
+    let expected = per_month.and_then(|per_month| {
+        if whole {
+            per_month.checked_mul(i128::from(months))
+        } else {
+            Some(per_month.checked_mul(i128::from(seconds))? / i128::from(ADVANCE_HOURS * 3600))
+        }
+    });
+    let Some(expected) = expected.map(Usd::from_micros) else {
+        let unchecked = out_of_range("Storage").unchecked;
+        check.unchecked = check.unchecked.take().or(unchecked);
+        return;
+    };
     let span =
         if whole { super::words::count(months, "month") } else { format!("{} h of 730 h a month", seconds / 3600) };
     check.note.push_str(&format!(
@@ -158,7 +183,9 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
 fn check_period(charge: &Charge, detail: &ReservationDetail, rate: Usd) -> ChargeCheck {
     let seconds = (charge.period_end - charge.period_start).num_seconds();
     let terms = terms_at(detail, rate, charge.period_start);
-    let expected = gpu_cost(terms.rate, terms.gpus, seconds);
+    let Some(expected) = gpu_cost(terms.rate, terms.gpus, seconds) else {
+        return out_of_range("The GPU charge");
+    };
     let hours = seconds / 3600;
     let how = format!(
         "{} ({} h) × {} GPUs × {}/GPU-hour = {expected}.",
@@ -180,7 +207,12 @@ fn check_adjustment(charge: &Charge, detail: &ReservationDetail, rate: Usd) -> C
             let before = terms_at(detail, rate, a.effective_at - chrono::TimeDelta::nanoseconds(1));
             let after = terms_at(detail, rate, a.effective_at);
             let seconds = (charge.period_end - a.effective_at).num_seconds();
-            let expected = gpu_cost(after.rate, after.gpus, seconds) - gpu_cost(before.rate, before.gpus, seconds);
+            let (Some(after_cost), Some(before_cost)) =
+                (gpu_cost(after.rate, after.gpus, seconds), gpu_cost(before.rate, before.gpus, seconds))
+            else {
+                return out_of_range("The adjustment");
+            };
+            let expected = after_cost - before_cost;
             let added = after.gpus - before.gpus;
             let how = if before.rate == after.rate {
                 format!(
@@ -250,7 +282,9 @@ pub fn check_advance(detail: &ReservationDetail, payment: &Payment) -> ChargeChe
         Some(at) => terms_at(detail, payment.rate_usd_per_gpu_hour, at),
         None => Terms { gpus: detail.reservation.reserved_gpus, rate: payment.rate_usd_per_gpu_hour },
     };
-    let expected = gpu_cost(terms.rate, terms.gpus, ADVANCE_HOURS * 3600);
+    let Some(expected) = gpu_cost(terms.rate, terms.gpus, ADVANCE_HOURS * 3600) else {
+        return out_of_range("The advance");
+    };
     if payment.advance_usd.is_zero() {
         let note = crate::api::assumptions::ZERO_ADVANCE.to_string();
         return ChargeCheck { expected: Usd::ZERO, hours: 0, gpus: terms.gpus, matches: true, note, unchecked: None };
@@ -525,6 +559,27 @@ mod tests {
         assert!(check.note.ends_with("The storage charge $299.00 differs."), "{}", check.note);
         let feb = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 40320.0, false);
         assert!(check_charge(&with_storage(feb, 400), &d, &p).verified(), "the amended quotas");
+    }
+
+    #[test]
+    fn figures_too_large_to_compute_with_are_flagged_out_of_range_never_wrapped() {
+        let (mut d, mut p) = detail(json!([]), json!([]));
+        // Each within what decodes (counts up to a billion each, money up to 10¹² dollars);
+        // rate × GPUs × seconds is past an i128 of micro-dollars.
+        d.reservation.reserved_gpus = 1_000_000_000 * 1_000_000_000;
+        p.rate_usd_per_gpu_hour = Usd::from_f64(1e12).unwrap();
+        p.drive_rate_usd_per_gib_month = Usd::from_f64(1e12).unwrap();
+        d.reservation.drive_quota_gib = 1e11;
+        let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        let check = check_charge(&dec, &d, &p);
+        assert!(!check.verified(), "{check:?}");
+        assert!(check.unchecked.as_deref().is_some_and(|u| u.contains("out of range")), "{check:?}");
+        let advance = check_advance(&d, &p);
+        assert!(!advance.verified());
+        assert_eq!(
+            advance.unchecked.as_deref(),
+            Some("The advance could not be checked: a figure is out of range (too large to compute with).")
+        );
     }
 
     #[test]
