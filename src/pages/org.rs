@@ -13,6 +13,7 @@ use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
 use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, reclaimable, OrgCapacity};
 use crate::domain::status::org_status;
+use crate::domain::text::visible_controls;
 use crate::domain::words;
 use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
@@ -233,6 +234,11 @@ impl UnitUse {
 }
 
 /// A list of org ids with this org marked.
+/// API text as shown: bidirectional controls made visible, so an id cannot pose as another.
+fn shown(text: &str) -> String {
+    visible_controls(text).into_owned()
+}
+
 fn org_list(ids: &[String], org_id: &str) -> impl IntoView {
     if ids.is_empty() {
         return view! { <span class="muted">"none"</span> }.into_any();
@@ -242,7 +248,7 @@ fn org_list(ids: &[String], org_id: &str) -> impl IntoView {
             let this = id == org_id;
             view! {
                 <span class="org-chip" class:this-org=this>
-                    {id.clone()}
+                    {shown(id)}
                     {this.then_some(view! { <span class="visually-hidden">" (this org)"</span> })}
                 </span>
             }
@@ -265,8 +271,8 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
             // Unit ids start with their node's id, which the card already shows.
             let short = unit.strip_prefix(&format!("{}-", r.node_id)).filter(|s| !s.is_empty()).unwrap_or(unit);
             view! {
-                <li class=class title=format!("{unit}: {word}")>
-                    <span class="unit-id">{short.to_owned()}</span>
+                <li class=class title=format!("{}: {word}", shown(unit))>
+                    <span class="unit-id">{shown(short)}</span>
                     <span class="unit-word">{word}</span>
                 </li>
             }
@@ -285,13 +291,13 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
         (false, false) => format!("{org_id} is neither in the audience nor managing."),
     };
     let flags = inconsistencies(&r);
-    let heading = format!("Reservation {}", r.id);
+    let heading = format!("Reservation {}", shown(&r.id));
     let reservation_id = r.id.clone();
     view! {
         <article class="panel org-card" aria-label=heading.clone()>
             <header class="org-card-head">
                 <h2>{heading.clone()}</h2>
-                <span class="muted">{format!("node {}", r.node_id)}</span>
+                <span class="muted">{format!("node {}", shown(&r.node_id))}</span>
             </header>
             <StatusWithExplanation status/>
             <h3 class="units-heading">
@@ -315,8 +321,8 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
                     }}</dd>
                 </div>
                 <div><dt>"Topology generation"</dt><dd class="num">{r.topology_gen.map_or_else(|| "not stated".to_owned(), |g| g.to_string())}</dd></div>
-                <div><dt>"Contract"</dt><dd>{r.contract_ref.clone().unwrap_or_else(|| "none".to_owned())}</dd></div>
-                <div class="wide"><dt>"Reason"</dt><dd class="prose">{r.reason.clone().unwrap_or_else(|| "none given".to_owned())}</dd></div>
+                <div><dt>"Contract"</dt><dd>{r.contract_ref.as_deref().map_or_else(|| "none".to_owned(), shown)}</dd></div>
+                <div class="wide"><dt>"Reason"</dt><dd class="prose">{r.reason.as_deref().map_or_else(|| "none given".to_owned(), shown)}</dd></div>
                 {r.updated_at.map(|at| view! { <div><dt>"Updated"</dt><dd><Time at/></dd></div> })}
             </dl>
             <p class="org-role">{role}</p>

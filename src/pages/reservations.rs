@@ -12,6 +12,7 @@ use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::{zone, TermDates};
 use crate::domain::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
+use crate::domain::text::visible_controls;
 use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
 use crate::router::{query_string, query_value, use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
@@ -249,7 +250,7 @@ fn ReservationRow(r: Reservation, placements: Placements) -> impl IntoView {
             <td data-label="Reservation">
                 <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                 <span class="cell-sub">
-                    {r.contract_ref.clone().unwrap_or_else(|| "no contract ref".to_owned())}
+                    {r.contract_ref.as_deref().map_or_else(|| "no contract ref".to_owned(), |c| visible_controls(c).into_owned())}
                 </span>
             </td>
             <td data-label="Status">
@@ -258,8 +259,8 @@ fn ReservationRow(r: Reservation, placements: Placements) -> impl IntoView {
                 })}
             </td>
             <td data-label="GPU type">
-                <span class="gpu-type">{r.gpu_type.clone()}</span>
-                <span class="cell-sub">{format!("region {}", r.region_id)}</span>
+                <span class="gpu-type">{visible_controls(&r.gpu_type).into_owned()}</span>
+                <span class="cell-sub">{format!("region {}", visible_controls(&r.region_id))}</span>
             </td>
             <td data-label="Reserved GPUs" class="num">
                 <strong>{r.reserved_gpus}</strong>
