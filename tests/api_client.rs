@@ -184,6 +184,14 @@ async fn a_slow_answer_is_aborted_as_a_timeout() {
 }
 
 #[wasm_bindgen_test]
+async fn an_endless_answer_is_given_up_at_the_size_limit_not_read_until_the_timeout() {
+    let conn = simulator(OWNER);
+    let err = read_with_fault(&conn, serde_json::json!({ "kind": "endless_body" }), Read::Nodes).await;
+    assert_eq!((err.kind, err.status), (ErrorKind::Decode, Some(200)), "{err:?}");
+    assert!(err.to_string().contains("goes on past the 32 MiB the console reads"), "{err}");
+}
+
+#[wasm_bindgen_test]
 async fn a_proxy_html_502_is_described_not_shown() {
     let conn = simulator(OWNER);
     let err = read_with_fault(&conn, serde_json::json!({ "kind": "502_html" }), Read::Detail).await;

@@ -56,6 +56,9 @@ pub enum FaultKind {
     RetryAfterText { value: Option<String> },
     /// `200` with a JSON body of `bytes` bytes (40 MiB by default): a server gone wild.
     HugeBody { bytes: usize },
+    /// `200` whose JSON body never ends, sent in chunks without a `content-length`: only a
+    /// client that counts what arrives can stop reading it.
+    EndlessBody,
     /// `200` with the nodes renamed `a`, `a#2`, `a`, ``, `a`… (names that collide with
     /// the console's own suffixes).
     DuplicateNames,
@@ -83,6 +86,7 @@ impl FaultKind {
             FaultKind::RevokeKey { .. } => "revoke_key",
             FaultKind::RetryAfterText { .. } => "retry_after_text",
             FaultKind::HugeBody { .. } => "huge_body",
+            FaultKind::EndlessBody => "endless_body",
             FaultKind::DuplicateNames => "duplicate_names",
             FaultKind::HugeNumbers { .. } => "huge_numbers",
             FaultKind::Hang => "hang",
@@ -98,6 +102,7 @@ impl FaultKind {
                 | FaultKind::RateLimited { .. }
                 | FaultKind::RetryAfterText { .. }
                 | FaultKind::HugeBody { .. }
+                | FaultKind::EndlessBody
         )
     }
 
@@ -170,6 +175,7 @@ impl Faults {
                 FaultKind::RetryAfterText { value: request.value.clone() }
             }
             "huge_body" => FaultKind::HugeBody { bytes: request.bytes.unwrap_or(DEFAULT_HUGE_BODY_BYTES) },
+            "endless_body" => FaultKind::EndlessBody,
             "duplicate_names" => FaultKind::DuplicateNames,
             "huge_numbers" => FaultKind::HugeNumbers {
                 value: match request.value.as_deref() {
@@ -184,7 +190,7 @@ impl Faults {
                 return Err(ApiError::invalid(format!(
                     "Unknown fault kind {other:?}; one of 500, 502_html, 503, 429, slow, truncated, malformed, \
                      wrong_type, unknown_enum, unreachable, revoke_key, retry_after_text, huge_body, \
-                     duplicate_names, huge_numbers, hang"
+                     endless_body, duplicate_names, huge_numbers, hang"
                 )))
             }
         };
@@ -374,6 +380,14 @@ fn canned_response(kind: &FaultKind, verdict: Verdict) -> Response {
             // a server gone wild does not compress, and the console sees every byte of it.
             let identity = [(header::CONTENT_TYPE, "application/json"), (header::CONTENT_ENCODING, "identity")];
             (identity, body).into_response()
+        }
+        FaultKind::EndlessBody => {
+            const CHUNK: &[u8] = &[b'x'; 64 * 1024];
+            use futures_util::{stream, StreamExt};
+            let opening = stream::iter([Ok::<_, std::convert::Infallible>(&b"{\"padding\":\""[..])]);
+            let endless = opening.chain(stream::repeat_with(|| Ok(CHUNK)));
+            let identity = [(header::CONTENT_TYPE, "application/json"), (header::CONTENT_ENCODING, "identity")];
+            (identity, axum::body::Body::from_stream(endless)).into_response()
         }
         _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Simulated internal error; quote the request id to support.").into_response(),
     }

@@ -1,6 +1,6 @@
-//! The faults of a hostile or broken server: `retry-after` of any shape, a 40 MiB body,
-//! node names that collide with the console's suffixes, numbers near `u64::MAX`, and a
-//! request (a page chunk) that never answers.
+//! The faults of a hostile or broken server: `retry-after` of any shape, a 40 MiB body, an
+//! endless one, node names that collide with the console's suffixes, numbers near
+//! `u64::MAX`, and a request (a page chunk) that never answers.
 
 mod common;
 
@@ -36,6 +36,27 @@ async fn a_huge_body_is_40_mib_of_json() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body.len(), 40 * 1024 * 1024);
     assert!(reply.json()["padding"].is_string());
+}
+
+#[tokio::test]
+async fn an_endless_body_streams_json_without_a_length_for_as_long_as_it_is_read() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let sim = sim_with(config()).await;
+    sim.fault(json!({ "kind": "endless_body", "count": 1 })).await;
+    let mut stream = tokio::net::TcpStream::connect(sim.addr()).await.unwrap();
+    let ask = format!("GET {NODES} HTTP/1.1\r\nHost: sim\r\nAuthorization: Bearer {OWNER}\r\n\r\n");
+    stream.write_all(ask.as_bytes()).await.unwrap();
+    let mut read = vec![0u8; 4 * 1024 * 1024];
+    let mut got = 0;
+    while got < read.len() {
+        got += stream.read(&mut read[got..]).await.unwrap();
+    }
+    let text = String::from_utf8_lossy(&read);
+    let head = &text[..text.find("\r\n\r\n").expect("a header")].to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("transfer-encoding: chunked") && !head.contains("content-length"), "{head}");
+    assert!(text.contains("{\"padding\":\"") && text.contains(&"x".repeat(60_000)), "JSON that goes on");
+    assert!(!text.contains("\"}"), "4 MiB in, it has not ended");
 }
 
 #[tokio::test]

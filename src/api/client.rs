@@ -11,7 +11,7 @@
 // failure path, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, REQUEST_TIMEOUT};
+use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
 use super::error::{ApiError, ResponseHeaders};
 use super::escape::percent_encoded;
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// An API key. Its `Debug` and `Display` print `…`, so no log, panic message or error
 /// text built with `{:?}` can leak it.
@@ -149,12 +150,16 @@ pub fn decode<T: DeserializeOwned>(
 /// The error for an answer of `len` bytes past [`super::limits::MAX_BODY_BYTES`], or `None`
 /// when it may be read. An error answer too large to read still says its status.
 fn too_large(status: u16, headers: &ResponseHeaders, len: usize, now: DateTime<Utc>) -> Option<ApiError> {
-    let detail = super::limits::body_too_large(len)?;
-    Some(if (200..300).contains(&status) {
+    Some(unread(status, headers, super::limits::body_too_large(len)?, now))
+}
+
+/// An answer whose body was not read, for the reason `detail`.
+fn unread(status: u16, headers: &ResponseHeaders, detail: String, now: DateTime<Utc>) -> ApiError {
+    if (200..300).contains(&status) {
         ApiError::undecodable(status, headers, detail)
     } else {
         ApiError::from_response(status, headers, "", now)
-    })
+    }
 }
 
 /// An answer's declared `content-length` when it is too large to read: the body is then not
@@ -291,19 +296,59 @@ async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<St
     }
     .map_err(unbuildable)?;
 
-    let failed = |e: gloo_net::Error| match timer.ended() {
+    let failed = |e: &dyn fmt::Display| match timer.ended() {
         Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
         Some(Ended::Cancelled) => ApiError::cancelled(),
         None => ApiError::network(e.to_string()),
     };
-    let response = request.send().await.map_err(failed)?;
-    let headers = ResponseHeaders::from_pairs(response.headers().entries());
-    if let Some(refused) = declared_too_large(response.status(), &headers, Utc::now()) {
-        timer.controller.abort();
-        return Err(refused);
+    let response = request.send().await.map_err(|e| failed(&e))?;
+    let (status, headers) = (response.status(), ResponseHeaders::from_pairs(response.headers().entries()));
+    let refused = match declared_too_large(status, &headers, Utc::now()) {
+        Some(refused) => refused,
+        None => match read_at_most(&response, MAX_BODY_BYTES).await {
+            Ok(Some(text)) => return Ok(Answer { status, headers, text }),
+            Ok(None) => unread(status, &headers, super::limits::body_past_limit(), Utc::now()),
+            Err(e) => return Err(failed(&JsText(e))),
+        },
+    };
+    // Stops the download of the rest.
+    timer.controller.abort();
+    Err(refused)
+}
+
+/// The body as text, read chunk by chunk and given up (`None`) as soon as it passes `limit`
+/// bytes: an answer without a `content-length`, or a compressed one that inflates, is never
+/// held whole past the limit.
+async fn read_at_most(response: &gloo_net::http::Response, limit: usize) -> Result<Option<String>, JsValue> {
+    let Some(body) = response.body() else { return Ok(Some(String::new())) };
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::new();
+    loop {
+        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read()).await?;
+        if js_sys::Reflect::get(&chunk, &"done".into())?.is_truthy() {
+            return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()));
+        }
+        let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into())?.unchecked_into();
+        let start = bytes.len();
+        let end = start + value.length() as usize;
+        if end > limit {
+            return Ok(None);
+        }
+        bytes.resize(end, 0);
+        value.copy_to(&mut bytes[start..]);
     }
-    let text = response.text().await.map_err(failed)?;
-    Ok(Answer { status: response.status(), headers, text })
+}
+
+/// A browser error as text.
+struct JsText(JsValue);
+
+impl fmt::Display for JsText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.dyn_ref::<js_sys::Error>() {
+            Some(error) => write!(f, "{}", String::from(error.message())),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
 }
 
 /// Why a request was aborted.
@@ -325,8 +370,6 @@ struct AbortTimer {
 
 impl AbortTimer {
     fn start(scope: Option<&web_sys::AbortSignal>) -> Result<Self, ApiError> {
-        use wasm_bindgen::JsCast;
-
         if scope.is_some_and(web_sys::AbortSignal::aborted) {
             return Err(ApiError::cancelled());
         }
@@ -361,8 +404,6 @@ impl AbortTimer {
 
 impl Drop for AbortTimer {
     fn drop(&mut self) {
-        use wasm_bindgen::JsCast;
-
         self.timer.clear();
         if let Some((signal, on_abort)) = &self.scope {
             let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());

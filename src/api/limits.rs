@@ -43,6 +43,15 @@ pub(crate) fn optional_count<'de, D: Deserializer<'de>>(deserializer: D) -> Resu
     Ok(Option::<Counted>::deserialize(deserializer)?.map(|Counted(n)| n))
 }
 
+/// Why an answer that went on past [`MAX_BODY_BYTES`] as it arrived (no length declared) was
+/// not read.
+pub fn body_past_limit() -> String {
+    format!(
+        "The answer goes on past the {} MiB the console reads; reading stopped there and it was not decoded.",
+        MAX_BODY_BYTES / (1024 * 1024)
+    )
+}
+
 /// A JSON list of at most `max` items, refused as soon as it has one more (so a huge list
 /// is not built first). With `null_ok`, `null` reads as the empty list.
 struct AtMost<T> {
