@@ -326,7 +326,10 @@ async fn read_at_most(response: &gloo_net::http::Response, limit: usize) -> Resu
     loop {
         let chunk = wasm_bindgen_futures::JsFuture::from(reader.read()).await?;
         if js_sys::Reflect::get(&chunk, &"done".into())?.is_truthy() {
-            return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()));
+            // Invalid UTF-8 is replaced as `Response.text()` does; valid text is not copied.
+            return Ok(Some(
+                String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ));
         }
         let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into())?.unchecked_into();
         let start = bytes.len();
