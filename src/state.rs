@@ -74,14 +74,25 @@ pub struct ConnectionState {
     left_by_user: StoredValue<bool>,
     /// Aborts the requests of the page they were sent from once it is left or the session
     /// ends: a late answer for a page gone (or a 401 for a key gone) then never arrives.
-    scope: StoredValue<Option<PageScope>, LocalStorage>,
+    scope: StoredValue<Option<Scope>, LocalStorage>,
+    /// Aborts the requests sent for the whole session ([`Lifetime::Session`]) when it ends.
+    session_scope: StoredValue<Option<Scope>, LocalStorage>,
 }
 
-/// The requests of one page (its path) in one session.
-struct PageScope {
+/// The requests of one session, on one page (its path) or all of them.
+struct Scope {
     session: u64,
-    path: String,
+    path: Option<String>,
     controller: web_sys::AbortController,
+}
+
+/// How long the answer of a request is wanted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifetime {
+    /// While the page that sent it is shown: leaving it aborts the request.
+    Page,
+    /// While the session lasts, whatever page is shown (e.g. reads that feed the header).
+    Session,
 }
 
 /// `sessionStorage` entry of a key kept for the tab.
@@ -130,6 +141,7 @@ impl ConnectionState {
             return_path: StoredValue::new(None),
             left_by_user: StoredValue::new(false),
             scope: StoredValue::new_local(None),
+            session_scope: StoredValue::new_local(None),
         }
     }
 
@@ -182,6 +194,7 @@ impl ConnectionState {
 
     fn end(&self) {
         self.leave_page();
+        abort(self.session_scope);
         Kept::forget();
         self.session.set(None);
         self.role.set(Role::Unknown);
@@ -193,14 +206,27 @@ impl ConnectionState {
     /// arrives after another key was connected is the old key's and ends nothing. Not
     /// connected: the future answers an error without sending anything. Reads untracked: a
     /// caller that must refetch on a new session reads [`Self::session`] itself.
+    /// The request is aborted when its page is left ([`Lifetime::Page`]).
     pub fn send<T: 'static, Fut>(&self, call: impl FnOnce(Connection) -> Fut) -> Sent<T>
+    where
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
+        self.send_for(Lifetime::Page, call)
+    }
+
+    /// [`Self::send`] for a request wanted for `lifetime`.
+    pub fn send_for<T: 'static, Fut>(&self, lifetime: Lifetime, call: impl FnOnce(Connection) -> Fut) -> Sent<T>
     where
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
         let state = *self;
         let sent = self.session.with_untracked(|s| {
             let s = s.as_ref()?;
-            let connection = match self.scope_signal(s.id) {
+            let (scope, path) = match lifetime {
+                Lifetime::Page => (self.scope, Some(current_page())),
+                Lifetime::Session => (self.session_scope, None),
+            };
+            let connection = match signal_of(scope, s.id, path) {
                 Some(signal) => s.connection.clone().within(signal),
                 None => s.connection.clone(),
             };
@@ -216,34 +242,16 @@ impl ConnectionState {
         })
     }
 
-    /// The abort signal of the current page's requests in session `session`; a scope left
-    /// behind (another page, an earlier session) is aborted first.
-    fn scope_signal(&self, session: u64) -> Option<web_sys::AbortSignal> {
-        let path = current_page();
-        let current = self.scope.with_value(|scope| {
-            scope.as_ref().filter(|s| s.session == session && s.path == path).map(|s| s.controller.signal())
-        });
-        current.or_else(|| {
-            self.leave_page();
-            let controller = web_sys::AbortController::new().ok()?;
-            let signal = controller.signal();
-            self.scope.set_value(Some(PageScope { session, path, controller }));
-            Some(signal)
-        })
-    }
-
     /// Aborts the requests still running for a page other than `path`: the app calls it on
     /// every change of path, so leaving a page ends its reads.
     pub fn arrive_at(&self, path: &str) {
-        if self.scope.with_value(|scope| scope.as_ref().is_some_and(|s| s.path != path)) {
+        if self.scope.with_value(|scope| scope.as_ref().is_some_and(|s| s.path.as_deref() != Some(path))) {
             self.leave_page();
         }
     }
 
     fn leave_page(&self) {
-        if let Some(scope) = self.scope.try_update_value(Option::take).flatten() {
-            scope.controller.abort();
-        }
+        abort(self.scope);
     }
 
     /// Ends session `session` if `err` is a 401 and that session is still the current one.
@@ -342,6 +350,32 @@ pub fn current_path() -> String {
         .map(|w| w.location())
         .and_then(|l| Some(format!("{}{}", l.pathname().ok()?, l.search().ok()?)))
         .unwrap_or_else(|| "/reservations".to_owned())
+}
+
+/// The abort signal of the requests of session `session` on page `path` (`None`: any page)
+/// kept in `scope`; a scope left behind (another page, an earlier session) is aborted first.
+fn signal_of(
+    scope: StoredValue<Option<Scope>, LocalStorage>,
+    session: u64,
+    path: Option<String>,
+) -> Option<web_sys::AbortSignal> {
+    let current = scope.with_value(|scope| {
+        scope.as_ref().filter(|s| s.session == session && s.path == path).map(|s| s.controller.signal())
+    });
+    current.or_else(|| {
+        abort(scope);
+        let controller = web_sys::AbortController::new().ok()?;
+        let signal = controller.signal();
+        scope.set_value(Some(Scope { session, path, controller }));
+        Some(signal)
+    })
+}
+
+/// Aborts the requests of `scope`, if any.
+fn abort(scope: StoredValue<Option<Scope>, LocalStorage>) {
+    if let Some(scope) = scope.try_update_value(Option::take).flatten() {
+        scope.controller.abort();
+    }
 }
 
 /// The address's path without its query: a filter written into the query is the same page.

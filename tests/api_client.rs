@@ -19,7 +19,7 @@ use reservations_console::api::enums::ReservationStatus;
 use reservations_console::api::error::{ApiError, ErrorKind};
 use reservations_console::api::models::{LaunchRequest, Reservation};
 use reservations_console::domain::explain::{explain, ErrorContext};
-use reservations_console::state::{ConnectionState, Role};
+use reservations_console::state::{ConnectionState, Lifetime, Role};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -219,9 +219,12 @@ async fn a_503_carries_its_retry_after() {
 }
 
 /// A read of an active reservation's nodes that the simulator holds for 8 s, sent through a
-/// connected console's request door; `leave` runs 200 ms later. Answers the read's result and
-/// how long it took.
-async fn slow_read_then(leave: impl FnOnce(ConnectionState) + 'static) -> (Result<(), ApiError>, f64) {
+/// connected console's request door for `lifetime`; `leave` runs 200 ms later. Answers the
+/// read's result and how long it took.
+async fn slow_read_then(
+    lifetime: Lifetime,
+    leave: impl FnOnce(ConnectionState) + 'static,
+) -> (Result<(), ApiError>, f64) {
     let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
     arm(
@@ -234,7 +237,7 @@ async fn slow_read_then(leave: impl FnOnce(ConnectionState) + 'static) -> (Resul
     let state = owner.with(ConnectionState::new);
     state.connect(conn, false, Role::Owner);
     let started = js_sys::Date::now();
-    let read = state.send(move |c| async move { client::nodes(&c, r.id).await.map(drop) });
+    let read = state.send_for(lifetime, move |c| async move { client::nodes(&c, r.id).await.map(drop) });
     leptos::prelude::set_timeout(move || leave(state), std::time::Duration::from_millis(200));
     let result = read.await;
     (result, (js_sys::Date::now() - started) / 1000.0)
@@ -242,7 +245,7 @@ async fn slow_read_then(leave: impl FnOnce(ConnectionState) + 'static) -> (Resul
 
 #[wasm_bindgen_test]
 async fn disconnecting_aborts_the_requests_of_the_session_at_once() {
-    let (result, took) = slow_read_then(|state| state.disconnect()).await;
+    let (result, took) = slow_read_then(Lifetime::Page, |state| state.disconnect()).await;
     let err = result.expect_err("aborted");
     assert_eq!(err, ApiError::cancelled());
     assert!(took < 4.0, "aborted at the disconnect, not answered after the server's 8 s: {took:.1} s");
@@ -251,7 +254,7 @@ async fn disconnecting_aborts_the_requests_of_the_session_at_once() {
 #[wasm_bindgen_test]
 async fn leaving_the_page_aborts_its_requests_and_a_filter_in_the_query_does_not() {
     let page = web_sys::window().unwrap().location().pathname().unwrap();
-    let (result, took) = slow_read_then(move |state| {
+    let (result, took) = slow_read_then(Lifetime::Page, move |state| {
         // The same page, its query changed by a filter: the read goes on.
         state.arrive_at(&page);
         leptos::prelude::set_timeout(
@@ -265,4 +268,15 @@ async fn leaving_the_page_aborts_its_requests_and_a_filter_in_the_query_does_not
         (1.6..4.0).contains(&took),
         "aborted on leaving the page 1.7 s in, not before nor at the answer: {took:.1} s"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_read_for_the_session_outlives_its_page_and_ends_with_the_session() {
+    let (result, took) = slow_read_then(Lifetime::Session, |state| {
+        state.arrive_at("/somewhere-else");
+        leptos::prelude::set_timeout(move || state.disconnect(), std::time::Duration::from_millis(1_500));
+    })
+    .await;
+    assert_eq!(result.expect_err("aborted"), ApiError::cancelled());
+    assert!((1.6..4.0).contains(&took), "aborted at the disconnect 1.7 s in, not on leaving the page: {took:.1} s");
 }
