@@ -4,6 +4,7 @@
 pub mod api;
 pub mod components;
 pub mod domain;
+pub mod fleet_live;
 pub mod live;
 pub mod pages;
 pub mod router;
@@ -13,8 +14,8 @@ use components::header::Header;
 use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
 use pages::{
-    connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage, reservation::ReservationPage,
-    reservations::ReservationsPage, workload::WorkloadPage,
+    connect::ConnectPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage, overview::OverviewPage,
+    reservation::ReservationPage, reservations::ReservationsPage, workload::WorkloadPage,
 };
 use router::{use_location, Route, Router};
 use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice};
@@ -24,6 +25,7 @@ use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(ConnectionState::restore());
+    provide_context(fleet_live::FleetStore::new());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());
     view! {
@@ -48,6 +50,7 @@ fn Pages() -> impl IntoView {
         state.arrive_at(&location.path().get_untracked());
         match route {
             Route::Connect => view! { <ConnectPage/> }.into_any(),
+            Route::Overview => connected(|| lazy(overview::preload, overview::load)).into_any(),
             Route::Reservations => connected(ReservationsPage).into_any(),
             Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
             Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
@@ -60,6 +63,7 @@ fn Pages() -> impl IntoView {
 }
 
 // Connect and the reservations list are the first load; the rest come on first visit.
+lazy_page!(overview, OverviewPage, style = "style-overview");
 lazy_page!(detail, ReservationPage);
 lazy_page!(nodes, NodesPage, style = "style-nodes");
 lazy_page!(launch, LaunchPage, style = "style-nodes");

@@ -15,6 +15,8 @@ use wasm_bindgen::JsCast;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     Connect,
+    /// Every reservation's GPUs at once: where Connect lands.
+    Overview,
     Reservations,
     Reservation(String),
     Nodes(String),
@@ -38,6 +40,7 @@ impl Route {
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         match segments.as_slice() {
             [] => Route::Connect,
+            ["overview"] => Route::Overview,
             ["reservations"] => Route::Reservations,
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
@@ -67,6 +70,9 @@ impl Route {
         }
     }
 }
+
+/// Where Connect goes once connected, when no other page was asked for.
+pub const LANDING: &str = "/overview";
 
 /// The value of `key` in a query string (`?a=1&b=2`, `+` as a space), if it is there.
 pub fn query_value(query: &str, key: &str) -> Option<String> {
@@ -263,6 +269,7 @@ mod tests {
     fn every_page_of_the_console_has_its_route() {
         assert_eq!(Route::parse("/"), Route::Connect);
         assert_eq!(Route::parse(""), Route::Connect);
+        assert_eq!(Route::parse("/overview"), Route::Overview);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));

@@ -279,6 +279,11 @@ impl ConnectionState {
         self.session.with(Option::is_some)
     }
 
+    /// The current session's id, untracked (a loop checks it is still the one it started in).
+    pub fn session_id_untracked(&self) -> Option<u64> {
+        self.session.try_with_untracked(|s| s.as_ref().map(|s| s.id)).flatten()
+    }
+
     pub fn is_connected_untracked(&self) -> bool {
         self.session.with_untracked(Option::is_some)
     }
@@ -312,13 +317,13 @@ impl ConnectionState {
         }
     }
 
-    /// Where Connect should go once connected; `/reservations` when nothing was asked for.
+    /// Where Connect should go once connected; the overview when nothing was asked for.
     pub fn take_return_path(&self) -> String {
         self.return_path
             .try_update_value(Option::take)
             .flatten()
             .filter(|p| p.starts_with('/') && !p.starts_with("//") && p != "/")
-            .unwrap_or_else(|| "/reservations".to_owned())
+            .unwrap_or_else(|| crate::router::LANDING.to_owned())
     }
 }
 

@@ -71,9 +71,9 @@ pub async fn connect(browser: &Browser, page: &Page, key: &str) {
     browser.click("input[name=keep]").await;
     browser.click("form button[type=submit]").await;
     browser
-        .eventually(format!("the {} to open the reservations after connecting", page.name), || async {
+        .eventually(format!("the {} to open the overview after connecting", page.name), || async {
             let path = browser.current_path().await;
-            if path == "/reservations" {
+            if path == "/overview" {
                 Ok(())
             } else {
                 Err(path)

@@ -42,6 +42,8 @@ async fn other_account_key_lists_only_its_own_reservation_and_is_refused_the_dem
     let console = Console::start().await;
     console.connect(OTHER_KEY).await;
     let browser = &console.browser;
+    assert_eq!(browser.current_path().await, "/overview", "Connect lands on the overview");
+    console.navigate("/reservations").await;
     browser.wait_for("table.reservations-table tbody tr").await;
     let rows = browser.texts_now("table.reservations-table tbody a.row-link").await;
     assert_eq!(rows, ["#11"], "the other account holds reservation 11 only");

@@ -5,7 +5,8 @@
 use e2e::{Console, MEMBER_KEY, OWNER_KEY};
 
 /// (screenshot name, path, what shows once the page has its data).
-const PAGES: [(&str, &str, &str); 6] = [
+const PAGES: [(&str, &str, &str); 7] = [
+    ("overview", "/overview", "table.fleet-table tbody tr"),
     ("reservations", "/reservations", "table.reservations-table tbody tr"),
     ("reservation-12", "/reservations/12", "#terms-title"),
     ("nodes-12", "/reservations/12/nodes", ".totals-panel"),

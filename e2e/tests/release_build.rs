@@ -43,11 +43,20 @@ async fn release_build_loads_without_console_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let console = Console::start().await;
+    console.open("/").await;
+    console.browser.wait_for("#api-key").await;
+    let main = fetched_wasm(&console).await;
+    assert_eq!(main.len(), 1, "Connect needs the main module only, fetched {main:?}");
     console.connect(MEMBER_KEY).await;
+    console.browser.wait_for("table.fleet-table").await;
     console.navigate("/reservations").await;
     console.browser.wait_for("table.reservations-table tbody tr").await;
-    let main = fetched_wasm(&console).await;
-    assert_eq!(main.len(), 1, "the list needs the main module only, fetched {main:?}");
+    let main: Vec<String> = fetched_wasm(&console).await;
+    assert!(
+        main.iter().any(|url| url.contains("/split_overview-")),
+        "the overview, where Connect lands, is a chunk: {main:?}"
+    );
+    assert_eq!(main.len(), 2, "the list needs no chunk of its own, fetched {main:?}");
 
     console.navigate("/reservations/12").await;
     console.browser.wait_for("#terms-title").await;

@@ -8,7 +8,8 @@ use e2e::{Console, MEMBER_KEY, OWNER_KEY};
 use serde_json::Value;
 
 /// Every page, and an element that shows it has its data.
-const PAGES: [(&str, &str); 6] = [
+const PAGES: [(&str, &str); 7] = [
+    ("/overview", "table.fleet-table tbody tr"),
     ("/reservations", "table.reservations-table tbody tr"),
     ("/reservations/12", "#terms-title"),
     ("/reservations/12/nodes", "article.node-card"),

@@ -25,6 +25,7 @@ pub fn Header() -> impl IntoView {
                 <Show when=move || state.is_connected()>
                     <nav class="app-nav" aria-label="Main">
                         <ul>
+                            <li><NavLink href="/overview">"Overview"</NavLink></li>
                             <li><NavLink href="/reservations">"Reservations"</NavLink></li>
                             <li><NavLink href="/orgs">"Org capacity"</NavLink></li>
                         </ul>

@@ -120,7 +120,7 @@ async fn after_next_paint() {
 
 /// Resolves after `wait` (the caller bounds it, e.g. by [`polling::server_wait`]), through
 /// the same timer helper as every other wait of the console.
-async fn sleep(wait: Duration) {
+pub async fn sleep(wait: Duration) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let resolve = move || drop(resolve.call0(&wasm_bindgen::JsValue::NULL));
         set_timeout(resolve, wait);

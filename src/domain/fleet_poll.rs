@@ -23,6 +23,22 @@ pub fn refresh_interval(n: usize, base: Interval) -> Interval {
     base.at_least(request_gap() * u32::try_from(n).unwrap_or(u32::MAX))
 }
 
+/// "5 s", "5.4 s", "1 min 30 s": a refresh interval as the page states it.
+pub fn every_words(every: Duration) -> String {
+    let tenths = every.as_millis().div_ceil(100);
+    match tenths {
+        t if t < 600 && t % 10 == 0 => format!("{} s", t / 10),
+        t if t < 600 => format!("{}.{} s", t / 10, t % 10),
+        t => {
+            let seconds = t.div_ceil(10);
+            match seconds % 60 {
+                0 => format!("{} min", seconds / 60),
+                s => format!("{} min {s} s", seconds / 60),
+            }
+        }
+    }
+}
+
 /// How one read ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Outcome {
@@ -193,6 +209,15 @@ mod tests {
             let per_minute = n as f64 * 60.0 / refresh_interval(n, base).get().as_secs_f64();
             assert!(per_minute <= OVERVIEW_PER_MINUTE as f64 + 1e-9, "{n}: {per_minute}");
         }
+    }
+
+    #[test]
+    fn the_interval_is_said_in_seconds_or_minutes() {
+        assert_eq!(every_words(Duration::from_secs(5)), "5 s");
+        assert_eq!(every_words(Duration::from_millis(5_400)), "5.4 s");
+        assert_eq!(every_words(Duration::from_secs(60)), "1 min");
+        assert_eq!(every_words(Duration::from_secs(90)), "1 min 30 s");
+        assert_eq!(every_words(refresh_interval(250, Interval::default()).get()), "2 min 30 s");
     }
 
     /// Runs the schedule for a simulated hour with instant answers and counts requests in

@@ -25,7 +25,7 @@ pub fn ConnectPage() -> impl IntoView {
     let state = use_connection();
     // Checked once: after connecting, this page navigates itself to where the user was going.
     if state.is_connected_untracked() {
-        use_location().redirect("/reservations");
+        use_location().redirect(crate::router::LANDING);
         return ().into_any();
     }
     view! { <ConnectForm/> }.into_any()

@@ -4,6 +4,7 @@ pub mod connect;
 pub mod launch;
 pub mod nodes;
 pub mod org;
+pub mod overview;
 pub mod reservation;
 pub mod reservations;
 pub mod workload;

@@ -1,0 +1,388 @@
+//! The overview's reads, kept for the whole tab (the header's alerts read them on every
+//! page): the reservations, each one's detail (rates, amendments, first invoice) and its
+//! latest `/nodes`. Only the overview page runs the loop that reads them
+//! ([`start_reads`]); leaving it stops the loop and keeps what was read.
+//!
+//! Everything belongs to one session: a new key (another connect) starts empty, so an
+//! owner's rates can never be shown under a member's key.
+
+use crate::api::client;
+use crate::api::enums::ReservationStatus;
+use crate::api::error::ApiError;
+use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
+use crate::components::placements::sleep;
+use crate::components::remote::Fetched;
+use crate::domain::fleet::{has_nodes, Entry, Fleet};
+use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
+use crate::domain::polling::{self, Interval};
+use crate::state::{use_clock, use_connection, Clock, ConnectionState};
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the overview's loop is doing, as its status line says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadStatus {
+    /// Not started on this page yet (or the page was left).
+    Stopped,
+    Reading,
+    /// The tab is hidden: nothing is read until it shows again.
+    Hidden,
+    /// 30 minutes without activity: reading resumes on the next key press or pointer move.
+    Idle,
+}
+
+/// The last `/nodes` read of one reservation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodesRead {
+    /// The latest answer received, kept when a later read fails.
+    pub nodes: Option<Fetched<Arc<NodesResponse>>>,
+    /// The latest attempt's error, cleared by the next success.
+    pub error: Option<ApiError>,
+}
+
+/// The overview's reads. Copy: every field is an arena handle of the app's owner.
+#[derive(Clone, Copy)]
+pub struct FleetStore {
+    state: ConnectionState,
+    /// The session the data was read with.
+    session: RwSignal<Option<u64>>,
+    list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
+    list_error: RwSignal<Option<ApiError>>,
+    details: RwSignal<BTreeMap<i64, ReservationDetail>>,
+    reads: RwSignal<BTreeMap<i64, NodesRead>>,
+    /// The per-reservation refresh interval of the running schedule.
+    interval: RwSignal<Option<Duration>>,
+    status: RwSignal<ReadStatus>,
+    /// Bumped by every start and every leave: an older loop stops at its next step.
+    generation: StoredValue<u64>,
+}
+
+impl FleetStore {
+    /// Empty; reads the connection from context.
+    pub fn new() -> Self {
+        FleetStore {
+            state: use_connection(),
+            session: RwSignal::new(None),
+            list: RwSignal::new(None),
+            list_error: RwSignal::new(None),
+            details: RwSignal::new(BTreeMap::new()),
+            reads: RwSignal::new(BTreeMap::new()),
+            interval: RwSignal::new(None),
+            status: RwSignal::new(ReadStatus::Stopped),
+            generation: StoredValue::new(0),
+        }
+    }
+
+    /// Makes the store `session`'s, dropping whatever an earlier session read.
+    pub fn begin(&self, session: u64) {
+        if self.session.get_untracked() == Some(session) {
+            return;
+        }
+        self.session.set(Some(session));
+        self.list.set(None);
+        self.list_error.set(None);
+        self.details.set(BTreeMap::new());
+        self.reads.set(BTreeMap::new());
+        self.interval.set(None);
+    }
+
+    /// Whether the data is the current session's (tracked): nothing is shown otherwise.
+    fn current(&self) -> bool {
+        let session = self.session.get();
+        session.is_some() && session == self.state.session().map(|s| s.id)
+    }
+
+    fn owns(&self, session: u64) -> bool {
+        self.session.try_get_untracked().flatten() == Some(session)
+    }
+
+    pub fn receive_list(&self, session: u64, result: Result<Vec<Reservation>, ApiError>, at: DateTime<Utc>) {
+        if !self.owns(session) {
+            return;
+        }
+        match result {
+            Ok(value) => {
+                self.list.set(Some(Fetched { value, at }));
+                self.list_error.set(None);
+            }
+            Err(error) => self.list_error.set(Some(error)),
+        }
+    }
+
+    pub fn receive_detail(&self, session: u64, detail: ReservationDetail) {
+        if self.owns(session) {
+            self.details.update(|d| {
+                d.insert(detail.reservation.id, detail);
+            });
+        }
+    }
+
+    pub fn receive_nodes(&self, session: u64, id: i64, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
+        if !self.owns(session) {
+            return;
+        }
+        self.reads.update(|reads| {
+            let read = reads.entry(id).or_default();
+            match result {
+                Ok(response) => {
+                    read.nodes = Some(Fetched { value: Arc::new(response), at });
+                    read.error = None;
+                }
+                Err(error) => read.error = Some(error),
+            }
+        });
+    }
+
+    /// The reservations read (tracked), `None` before the list arrives.
+    pub fn reservations(&self) -> Option<Vec<Reservation>> {
+        if !self.current() {
+            return None;
+        }
+        self.list.with(|l| l.as_ref().map(|l| l.value.clone()))
+    }
+
+    /// The list's latest failure, while no list is shown.
+    pub fn list_error(&self) -> Option<ApiError> {
+        self.current().then(|| self.list_error.get()).flatten()
+    }
+
+    /// The reservations whose nodes the overview reads, in the list's order (tracked).
+    pub fn with_nodes(&self) -> Vec<Reservation> {
+        self.reservations().unwrap_or_default().into_iter().filter(|r| has_nodes(&r.status)).collect()
+    }
+
+    pub fn detail(&self, id: i64) -> Option<ReservationDetail> {
+        self.current().then(|| self.details.with(|d| d.get(&id).cloned())).flatten()
+    }
+
+    pub fn read(&self, id: i64) -> NodesRead {
+        self.current().then(|| self.reads.with(|r| r.get(&id).cloned())).flatten().unwrap_or_default()
+    }
+
+    pub fn interval(&self) -> Option<Duration> {
+        self.interval.get()
+    }
+
+    pub fn status(&self) -> ReadStatus {
+        self.status.get()
+    }
+
+    /// The fleet's sums from what was read (tracked). Rates come from the details: the
+    /// owner's key is shown them, a member's never.
+    pub fn fleet(&self) -> Fleet {
+        let list = self.with_nodes();
+        let current = self.current();
+        self.details.with(|details| {
+            self.reads.with(|reads| {
+                let entries: Vec<Entry> = list
+                    .iter()
+                    .map(|r| Entry {
+                        reservation: r,
+                        nodes: reads.get(&r.id).filter(|_| current).and_then(|n| n.nodes.as_ref()).map(|f| &*f.value),
+                        rate: details
+                            .get(&r.id)
+                            .filter(|_| current)
+                            .and_then(|d| d.payment.as_ref())
+                            .map(|p| p.rate_usd_per_gpu_hour),
+                    })
+                    .collect();
+                Fleet::of(&entries)
+            })
+        })
+    }
+
+    /// Stops the running loop, if any.
+    fn stop(&self) {
+        self.generation.try_update_value(|g| *g += 1);
+        self.status.try_set(ReadStatus::Stopped);
+    }
+}
+
+impl Default for FleetStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The store provided by the app.
+pub fn use_fleet() -> FleetStore {
+    expect_context::<FleetStore>()
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+fn hidden() -> bool {
+    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
+}
+
+/// How often a waiting loop looks again at the tab's visibility and the user's activity.
+const LOOK_AGAIN: Duration = Duration::from_secs(1);
+
+/// A list read that failed waits this long before the next attempt (or the `retry-after`).
+const LIST_RETRY: Duration = Duration::from_secs(10);
+
+/// Starts the overview's reads for as long as the calling page is shown: the list, then
+/// each reservation's `/nodes` on [`Schedule`] (one request in flight for the whole page,
+/// at most 100 a minute), and each reservation's detail once, after the first round of
+/// nodes. Every request starts at least [`request_gap`] after the previous one ended.
+pub fn start_reads(store: FleetStore, base: Interval) {
+    let state = use_connection();
+    let clock = use_clock();
+    let Some(session) = state.session().map(|s| s.id) else { return };
+    store.begin(session);
+    store.generation.update_value(|g| *g += 1);
+    let generation = store.generation.get_value();
+    let last_activity = Rc::new(Cell::new(now_ms()));
+    let listeners: Vec<WindowListenerHandle> = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"]
+        .into_iter()
+        .map(|name| {
+            let last_activity = Rc::clone(&last_activity);
+            window_event_listener_untyped(name, move |_| last_activity.set(now_ms()))
+        })
+        .collect();
+    let listeners = StoredValue::new_local(Some(listeners));
+    on_cleanup(move || {
+        store.stop();
+        if let Some(listeners) = listeners.try_update_value(Option::take).flatten() {
+            listeners.into_iter().for_each(WindowListenerHandle::remove);
+        }
+    });
+    store.status.set(ReadStatus::Reading);
+    let reader = Reader { store, state, clock, session, generation, last_activity, last_end_ms: Cell::new(None) };
+    leptos::task::spawn_local(async move { reader.run(base).await });
+}
+
+/// One run of the loop.
+struct Reader {
+    store: FleetStore,
+    state: ConnectionState,
+    clock: Clock,
+    session: u64,
+    generation: u64,
+    last_activity: Rc<Cell<f64>>,
+    /// When the previous request ended: the next starts a gap later.
+    last_end_ms: Cell<Option<f64>>,
+}
+
+impl Reader {
+    /// Still the store's loop, for the same session.
+    fn alive(&self) -> bool {
+        self.store.generation.try_get_value() == Some(self.generation)
+            && self.state.session_id_untracked() == Some(self.session)
+    }
+
+    /// Waits `wait`, and at least the gap after the previous request.
+    async fn pace(&self, wait: Duration) -> bool {
+        let gap = self
+            .last_end_ms
+            .get()
+            .map_or(Duration::ZERO, |end| polling::wait_until(end + request_gap().as_secs_f64() * 1000.0, now_ms()));
+        let wait = wait.max(gap);
+        if !wait.is_zero() {
+            sleep(wait).await;
+        }
+        self.alive()
+    }
+
+    fn ended(&self) {
+        self.last_end_ms.set(Some(now_ms()));
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now_untracked()
+    }
+
+    async fn run(&self, base: Interval) {
+        let Some(list) = self.read_list().await else { return };
+        let wanted: Vec<i64> = list.iter().filter(|r| has_nodes(&r.status)).map(|r| r.id).collect();
+        let mut details: Vec<i64> =
+            list.iter().filter(|r| r.status != ReservationStatus::Ended).map(|r| r.id).rev().collect();
+        let mut schedule = Schedule::new(wanted.len(), base, now_ms());
+        self.store.interval.set(Some(schedule.interval()));
+        let mut nodes_read = 0usize;
+        loop {
+            // The first round of nodes first (the figures people came for), then the details.
+            if nodes_read >= wanted.len() {
+                if let Some(id) = details.pop() {
+                    if !self.pace(Duration::ZERO).await {
+                        return;
+                    }
+                    let result = self.state.send(move |c| async move { client::reservation(&c, id).await }).await;
+                    self.ended();
+                    if !self.alive() {
+                        return;
+                    }
+                    // A detail that cannot be read leaves its rate (and its alerts) out; the
+                    // page says the idle cost is incomplete.
+                    if let Ok(detail) = result {
+                        self.store.receive_detail(self.session, detail);
+                    }
+                    continue;
+                }
+            }
+            let seen = Now { now_ms: now_ms(), last_activity_ms: self.last_activity.get(), visible: !hidden() };
+            let (index, wait) = match schedule.next(seen) {
+                Next::Read { index, wait } => (index, wait),
+                Next::Idle => {
+                    self.store.status.set(ReadStatus::Stopped);
+                    return;
+                }
+                waiting => {
+                    let status = if waiting == Next::WaitForVisible { ReadStatus::Hidden } else { ReadStatus::Idle };
+                    self.store.status.set(status);
+                    sleep(LOOK_AGAIN).await;
+                    if !self.alive() {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            self.store.status.set(ReadStatus::Reading);
+            if !self.pace(wait).await {
+                return;
+            }
+            let id = wanted[index];
+            let result = self.state.send(move |c| async move { client::nodes(&c, id).await }).await;
+            self.ended();
+            if !self.alive() {
+                return;
+            }
+            let outcome = match &result {
+                Ok(_) => Outcome::Ok,
+                Err(e) => Outcome::Failed { retry_after: e.retry_after(), rate_limited: e.status == Some(429) },
+            };
+            schedule.finished(index, now_ms(), outcome, js_sys::Math::random());
+            self.store.receive_nodes(self.session, id, result, self.now());
+            nodes_read += 1;
+        }
+    }
+
+    /// The reservations, retried while the failure is transient.
+    async fn read_list(&self) -> Option<Vec<Reservation>> {
+        loop {
+            let result = self.state.send(|c| async move { client::list_reservations(&c).await }).await;
+            self.ended();
+            if !self.alive() {
+                return None;
+            }
+            let retry = result.as_ref().err().map(|e| (e.is_transient(), e.retry_after()));
+            self.store.receive_list(self.session, result.clone(), self.now());
+            match retry {
+                None => return result.ok(),
+                Some((false, _)) => return None,
+                Some((true, asked)) => {
+                    if !self.pace(asked.map_or(LIST_RETRY, polling::server_wait)).await {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Overview: every reserved GPU of the account at once — in use, free on ready nodes, not
+//! available, unknown — by region and by GPU type, each reservation with the age of its
+//! figures; for the owner, what the free ones cost while they stay free. Where Connect lands.
+
+use crate::api::money::Usd;
+use crate::components::error_panel::ErrorPanel;
+use crate::components::header::set_page_title;
+use crate::components::status_badge::StatusBadge;
+use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
+use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
+use crate::domain::status::reservation_status;
+use crate::domain::time::ago_seconds;
+use crate::domain::words::{self, figure};
+use crate::fleet_live::{start_reads, use_fleet, FleetStore, NodesRead, ReadStatus};
+use crate::live::page_interval;
+use crate::state::{use_clock, use_connection, Role};
+use leptos::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[component]
+pub fn OverviewPage() -> impl IntoView {
+    set_page_title("Overview");
+    let store = use_fleet();
+    start_reads(store, page_interval());
+    view! { <OverviewBoard store/> }
+}
+
+/// Everything drawn from the store. Tests mount this on a store fed fixture answers.
+#[component]
+pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
+    let fleet = Memo::new(move |_| store.fleet());
+    let listed = move || store.reservations().is_some();
+    view! {
+        <section class="overview-page">
+            <div class="page-head">
+                <div>
+                    <h1>"Overview"</h1>
+                    <p class="subtitle">"Every reserved GPU of the account: what is working, what sits idle, what is unknown."</p>
+                </div>
+            </div>
+            <ReadLine store/>
+            {move || store.list_error().filter(|e| !e.is_unauthorized()).map(|error| view! { <ErrorPanel error/> })}
+            {move || listed().then(|| view! {
+                <IdleCostLine fleet/>
+                <FleetSums fleet/>
+                <ReservationRows store fleet/>
+            })}
+        </section>
+    }
+}
+
+/// How the page reads: one request at a time, each reservation every N s, and why.
+#[component]
+fn ReadLine(store: FleetStore) -> impl IntoView {
+    let status = move || match store.status() {
+        ReadStatus::Reading | ReadStatus::Stopped => None,
+        ReadStatus::Hidden => Some("Paused while this tab is hidden."),
+        ReadStatus::Idle => {
+            Some("Paused after 30 minutes without activity: move the pointer or press a key to resume.")
+        }
+    };
+    view! {
+        <p class="overview-reads muted">
+            {move || match store.interval() {
+                Some(every) => format!(
+                    "Each reservation's nodes are read every {}, one request at a time for the whole page: \
+                     at most {OVERVIEW_PER_MINUTE} requests a minute, half of the key's limit, whatever the \
+                     number of reservations. ",
+                    every_words(every)
+                ),
+                None => "Reading the reservations… ".to_owned(),
+            }}
+            {move || status().map(|s| view! { <strong role="status">{s}</strong> })}
+        </p>
+    }
+}
+
+/// "$312.50/h of reserved capacity is idle" for the owner; for a member, that the cost is
+/// the owner's view (and no figure of it).
+#[component]
+fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
+    let role = use_connection();
+    move || match (role.role(), fleet.with(|f| f.cost.clone())) {
+        (_, CostView::Owner { total, .. }) => view! {
+            <p class="idle-cost panel">
+                <strong class="idle-cost-figure num">{format!("{}/h", total.per_hour)}</strong>
+                " of reserved capacity is idle "
+                <span class="num">{format!("({} a day)", total.per_day)}</span>
+                ": free GPUs on ready nodes × each reservation's GPU rate, as last read."
+            </p>
+        }
+        .into_any(),
+        (Role::Owner, CostView::Member) => view! {
+            <p class="idle-cost panel muted">
+                "The cost of idle capacity is shown once every reservation's rate has been read."
+            </p>
+        }
+        .into_any(),
+        (_, CostView::Member) => view! {
+            <p class="idle-cost panel muted">
+                "What idle capacity costs is the account owner's view: this key is shown GPU figures only."
+            </p>
+        }
+        .into_any(),
+    }
+}
+
+/// A count, "value out of range" past `i64`.
+fn reserved_text(split: &GpuSplit) -> String {
+    split.reserved().map_or_else(|| "value out of range".to_owned(), figure)
+}
+
+/// "32 GPUs = 10 in use + 6 free + 0 not available + 16 unknown".
+fn sum_text(split: &GpuSplit) -> String {
+    match split.reserved() {
+        Some(total) => format!(
+            "{} = {} in use + {} free on ready nodes + {} not available + {} unknown",
+            words::count(total, "GPU"),
+            figure(split.in_use),
+            figure(split.free),
+            figure(split.not_available),
+            figure(split.unknown)
+        ),
+        None => "The API's counts add up past what can be shown: value out of range.".to_owned(),
+    }
+}
+
+/// The split by region and by GPU type, each with its total row.
+#[component]
+fn FleetSums(fleet: Memo<Fleet>) -> impl IntoView {
+    view! {
+        <section class="panel fleet-sums" aria-labelledby="sums-heading">
+            <h2 id="sums-heading">"Reserved GPUs"</h2>
+            <p class="fleet-sum-line num">{move || fleet.with(|f| sum_text(&f.total))}</p>
+            <p class="panel-note">
+                "Unknown: not read yet, or the region could not be reached. Never counted as free or as zero in use."
+            </p>
+            <div class="fleet-sum-tables">
+                <SplitTable caption="By region" id="by-region" fleet pick=|f| f.by_region.clone()/>
+                <SplitTable caption="By GPU type" id="by-gpu-type" fleet pick=|f| f.by_gpu_type.clone()/>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn SplitTable(
+    caption: &'static str,
+    id: &'static str,
+    fleet: Memo<Fleet>,
+    pick: fn(&Fleet) -> BTreeMap<String, GpuSplit>,
+) -> impl IntoView {
+    let row = |name: String, split: GpuSplit| {
+        view! {
+            <th scope="row">{name}</th>
+            <td class="num" data-label="Reserved">{reserved_text(&split)}</td>
+            <td class="num" data-label="In use">{figure(split.in_use)}</td>
+            <td class="num" data-label="Free">{figure(split.free)}</td>
+            <td class="num" data-label="Not available">{figure(split.not_available)}</td>
+            <td class="num" data-label="Unknown">{figure(split.unknown)}</td>
+        }
+    };
+    view! {
+        <div class="table-wrap">
+            <table class="data-table stack-table split-table" id=id>
+                <caption>{caption}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{if id == "by-region" { "Region" } else { "GPU type" }}</th>
+                        <th scope="col" class="num">"Reserved"</th>
+                        <th scope="col" class="num">"In use"</th>
+                        <th scope="col" class="num">"Free on ready nodes"</th>
+                        <th scope="col" class="num">"Not available"</th>
+                        <th scope="col" class="num">"Unknown"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || fleet.with(|f| {
+                        pick(f).into_iter().map(|(name, split)| view! { <tr>{row(name, split)}</tr> }).collect::<Vec<_>>()
+                    })}
+                </tbody>
+                <tfoot>
+                    <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr>
+                </tfoot>
+            </table>
+        </div>
+    }
+}
+
+/// "updated 4 s ago" under a minute, in minutes after.
+fn age_words(seconds: u64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s} s ago"),
+        s if s < 3600 => format!("{} min ago", s / 60),
+        s => format!("{} h ago", s / 3600),
+    }
+}
+
+/// Each reservation with nodes: its split, the age of its figures (stale when the latest
+/// read failed, the region is unreachable, or the figures are older than two intervals),
+/// and for the owner its idle cost.
+#[component]
+fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
+    let state = use_connection();
+    let clock = use_clock();
+    let owner_costs = Memo::new(move |_| match fleet.with(|f| f.cost.clone()) {
+        CostView::Owner { per_reservation, .. } => {
+            Some(per_reservation.into_iter().collect::<BTreeMap<i64, IdleCost>>())
+        }
+        CostView::Member => None,
+    });
+    let splits =
+        Memo::new(move |_| fleet.with(|f| f.per_reservation.iter().copied().collect::<BTreeMap<i64, GpuSplit>>()));
+    let shows_cost = move || owner_costs.with(Option::is_some) && state.role() != Role::Member;
+    view! {
+        <section class="panel" aria-labelledby="per-reservation-heading">
+            <h2 id="per-reservation-heading">"By reservation"</h2>
+            {move || store.with_nodes().is_empty().then(|| view! {
+                <p class="panel-note">"No reservation has nodes yet: they appear here once EcoLink has assigned them."</p>
+            })}
+            <div class="table-wrap">
+                <table class="data-table stack-table fleet-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Reservation"</th>
+                            <th scope="col" class="num">"Reserved"</th>
+                            <th scope="col" class="num">"In use"</th>
+                            <th scope="col" class="num">"Free on ready nodes"</th>
+                            <th scope="col" class="num">"Not available"</th>
+                            <th scope="col" class="num">"Unknown"</th>
+                            {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
+                            <th scope="col">"Figures"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {move || store.with_nodes().into_iter().map(|r| {
+                            let id = r.id;
+                            let status = reservation_status(&r, clock.now_untracked());
+                            let unread = GpuSplit::unread(&r);
+                            let split = move || splits.with(|s| s.get(&id).copied().unwrap_or(unread));
+                            let cost = move || owner_costs.with(|c| c.as_ref().and_then(|c| c.get(&id).copied()));
+                            view! {
+                                <tr data-reservation=id.to_string()>
+                                    <td data-label="Reservation">
+                                        <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+                                        " " <StatusBadge label=status.label tone=status.tone/>
+                                        <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
+                                    </td>
+                                    <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
+                                    <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
+                                    <td class="num" data-label="Free on ready nodes">{move || figure(split().free)}</td>
+                                    <td class="num" data-label="Not available">{move || figure(split().not_available)}</td>
+                                    <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
+                                    {move || shows_cost().then(|| view! {
+                                        <td class="num idle-cost-cell" data-label="Idle cost">
+                                            {move || cost().map(|c| cost_text(c.per_hour, c.per_day))}
+                                        </td>
+                                    })}
+                                    <td data-label="Figures"><Freshness store id/></td>
+                                </tr>
+                            }
+                        }).collect::<Vec<_>>()}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+fn cost_text(per_hour: Usd, per_day: Usd) -> String {
+    format!("{per_hour}/h · {per_day}/day")
+}
+
+/// "updated 4 s ago", or the stale mark and why.
+#[component]
+fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
+    let clock = use_clock();
+    move || {
+        let NodesRead { nodes, error } = store.read(id);
+        let interval = store.interval().unwrap_or(Duration::from_secs(5));
+        let Some(fetched) = nodes else {
+            return match error {
+                Some(_) => view! { <span class="stale-mark">"Stale"</span> " not read: the read failed" }.into_any(),
+                None => view! { <span class="muted">"not read yet"</span> }.into_any(),
+            };
+        };
+        let seconds = ago_seconds(clock.now(), fetched.at);
+        let why = if error.is_some() {
+            Some("the latest read failed")
+        } else if fetched.value.workloads_unknown {
+            Some("region unreachable")
+        } else if Duration::from_secs(seconds) > interval * 2 {
+            Some("older than two refreshes")
+        } else {
+            None
+        };
+        let age = format!("updated {}", age_words(seconds));
+        match why {
+            Some(why) => view! {
+                <span class="stale-mark">"Stale"</span>
+                <span class="num">{format!(" {age} — {why}")}</span>
+            }
+            .into_any(),
+            None => view! { <span class="num">{age}</span> }.into_any(),
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The overview as a person reads it, fed fixture answers (no network): the sums by region
+//! and GPU type that add up with unknown never counted free, the owner's idle cost, and a
+//! member's figures without any cost.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle, text};
+use reservations_console::api::models::{NodesResponse, ReservationDetail};
+use reservations_console::fleet_live::FleetStore;
+use reservations_console::pages::overview::OverviewBoard;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// An answer from a region that cannot be reached: the node is there, its use is not known.
+fn unreachable_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": null, "workloads": [] }],
+        "workloads_unknown": true
+    }))
+    .unwrap()
+}
+
+fn detail(id: i64, rate: Option<f64>) -> ReservationDetail {
+    let mut d = owner_detail(json!({ "id": id }));
+    match rate {
+        Some(rate) => d.payment.as_mut().unwrap().rate_usd_per_gpu_hour = serde_json::from_value(json!(rate)).unwrap(),
+        None => d.payment = None,
+    }
+    d
+}
+
+/// Reservation 12 (atl, read: 6 in use, 2 free, 8 under maintenance), 9 (ams, not read
+/// yet), 6 (ams, region unreachable) and 4 (ended: no nodes), as `role` reads them.
+fn mount_fleet(role: Role) -> web_sys::HtmlElement {
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(role);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let h100 = "NVIDIA-H100-80GB-HBM3";
+        let list = vec![
+            reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
+            reservation(json!({ "id": 9, "region_id": "ams", "gpu_type": h100, "node_count": 1, "reserved_gpus": 8 })),
+            reservation(json!({ "id": 6, "region_id": "ams", "gpu_type": h100, "node_count": 1, "reserved_gpus": 8 })),
+            reservation(json!({ "id": 4, "status": "ended", "node_count": 8, "reserved_gpus": 64 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        store.receive_nodes(session, 12, Ok(seed_nodes()), now());
+        store.receive_nodes(session, 6, Ok(unreachable_nodes()), now());
+        let owner = role == Role::Owner;
+        for (id, rate) in [(12, 1.25), (9, 1.25), (6, 2.0)] {
+            store.receive_detail(session, detail(id, owner.then_some(rate)));
+        }
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    host
+}
+
+/// The cells of `selector`'s rows, row by row.
+fn rows(host: &web_sys::HtmlElement, selector: &str) -> Vec<Vec<String>> {
+    let found = host.query_selector_all(selector).unwrap();
+    (0..found.length())
+        .map(|i| {
+            let row = found.item(i).unwrap().unchecked_into::<web_sys::Element>();
+            let cells = row.query_selector_all("th, td").unwrap();
+            (0..cells.length()).map(|j| cells.item(j).unwrap().text_content().unwrap().trim().to_owned()).collect()
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
+    let host = mount_fleet(Role::Member);
+    settle().await;
+    let page = text(&host);
+    assert!(
+        page.contains("32 GPUs = 6 in use + 2 free on ready nodes + 8 not available + 16 unknown"),
+        "the sum line: {page}"
+    );
+    assert_eq!(
+        rows(&host, "#by-region tbody tr, #by-region tfoot tr"),
+        [["ams", "16", "0", "0", "0", "16"], ["atl", "16", "6", "2", "8", "0"], ["All", "32", "6", "2", "8", "16"],],
+        "the unreachable region and the unread reservation are unknown, not free or zero in use"
+    );
+    let by_type = rows(&host, "#by-gpu-type tbody tr, #by-gpu-type tfoot tr");
+    assert_eq!(by_type.last().unwrap(), &["All", "32", "6", "2", "8", "16"]);
+    assert_eq!(by_type.len(), 3, "two GPU types and the sum: {by_type:?}");
+    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let ids: Vec<&str> = per_reservation.iter().map(|r| r[0].split_whitespace().next().unwrap()).collect();
+    assert_eq!(ids, ["#12", "#9", "#6"], "the ended reservation has no nodes and is left out");
+    assert!(per_reservation[1].last().unwrap().contains("not read yet"), "{:?}", per_reservation[1]);
+    assert!(per_reservation[2].last().unwrap().contains("Stale"), "unreachable is marked: {:?}", per_reservation[2]);
+    assert!(per_reservation[0].last().unwrap().contains("updated 0 s ago"), "{:?}", per_reservation[0]);
+}
+
+#[wasm_bindgen_test]
+async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
+    let host = mount_fleet(Role::Owner);
+    settle().await;
+    let line = text(&host.query_selector(".idle-cost").unwrap().unwrap().unchecked_into());
+    // 2 free GPUs on ready nodes × $1.25; the unknown GPUs of 6 and 9 cost nothing counted.
+    assert!(line.starts_with("$2.50/h of reserved capacity is idle ($60.00 a day)"), "{line}");
+    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    assert_eq!(per_reservation[0][6], "$2.50/h · $60.00/day");
+    assert_eq!(per_reservation[2][6], "$0.00/h · $0.00/day", "unknown is never counted free");
+}
+
+#[wasm_bindgen_test]
+async fn a_member_sees_the_gpu_figures_and_never_a_cost() {
+    let host = mount_fleet(Role::Member);
+    settle().await;
+    let page = text(&host);
+    assert!(page.contains("What idle capacity costs is the account owner's view"), "{page}");
+    assert!(!page.contains('$'), "no money figure for a member: {page}");
+    assert!(host.query_selector(".idle-cost-cell").unwrap().is_none());
+    assert!(page.contains("32 GPUs = 6 in use"), "{page}");
+}
