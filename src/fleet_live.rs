@@ -12,9 +12,12 @@ use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
 use crate::components::placements::sleep;
 use crate::components::remote::Fetched;
-use crate::domain::fleet::{has_nodes, Entry, Fleet};
+use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
+use crate::domain::fleet::{has_nodes, Entry, Fleet, GpuSplit};
+use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
+use crate::domain::time::Zone;
 use crate::state::{use_clock, use_connection, Clock, ConnectionState};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -55,6 +58,10 @@ pub struct FleetStore {
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
     reads: RwSignal<BTreeMap<i64, NodesRead>>,
+    /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
+    changes: RwSignal<Vec<NodeChange>>,
+    /// Utilization since the tab opened, per reservation.
+    history: RwSignal<BTreeMap<i64, History>>,
     /// The per-reservation refresh interval of the running schedule.
     interval: RwSignal<Option<Duration>>,
     status: RwSignal<ReadStatus>,
@@ -72,6 +79,8 @@ impl FleetStore {
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
             reads: RwSignal::new(BTreeMap::new()),
+            changes: RwSignal::new(Vec::new()),
+            history: RwSignal::new(BTreeMap::new()),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
             generation: StoredValue::new(0),
@@ -88,6 +97,8 @@ impl FleetStore {
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
         self.reads.set(BTreeMap::new());
+        self.changes.set(Vec::new());
+        self.history.set(BTreeMap::new());
         self.interval.set(None);
     }
 
@@ -126,16 +137,66 @@ impl FleetStore {
         if !self.owns(session) {
             return;
         }
+        let Ok(response) = result else {
+            let error = result.err();
+            self.reads.update(|reads| reads.entry(id).or_default().error = error);
+            return;
+        };
+        let changed = self.reads.with_untracked(|reads| {
+            let before = reads.get(&id).and_then(|r| r.nodes.as_ref());
+            before.map(|b| node_changes(id, &b.value, &response, at)).unwrap_or_default()
+        });
+        if !changed.is_empty() {
+            self.changes.update(|all| {
+                all.extend(changed);
+                let excess = all.len().saturating_sub(CHANGES_KEPT);
+                all.drain(..excess);
+            });
+        }
+        if let Some(utilization) = GpuSplit::of(&response).utilization() {
+            self.history.update(|h| h.entry(id).or_default().record(at, utilization));
+        }
         self.reads.update(|reads| {
             let read = reads.entry(id).or_default();
-            match result {
-                Ok(response) => {
-                    read.nodes = Some(Fetched { value: Arc::new(response), at });
-                    read.error = None;
-                }
-                Err(error) => read.error = Some(error),
-            }
+            read.nodes = Some(Fetched { value: Arc::new(response), at });
+            read.error = None;
         });
+    }
+
+    /// Whether any reservation's nodes were read this session (tracked): alerts about
+    /// nodes and use exist only then.
+    pub fn has_read(&self) -> bool {
+        self.current() && self.reads.with(|r| r.values().any(|r| r.nodes.is_some()))
+    }
+
+    /// The alerts of what was read, most severe first (tracked).
+    pub fn alerts(&self, now: DateTime<Utc>, owner: bool, zone: Zone) -> Vec<Alert> {
+        if !self.current() {
+            return Vec::new();
+        }
+        let reservations = self.list.with(|l| l.as_ref().map(|l| l.value.clone())).unwrap_or_default();
+        let recent_use: BTreeMap<i64, f64> = self
+            .history
+            .with(|all| all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect());
+        self.details.with(|details| {
+            self.changes.with(|changes| {
+                let inputs = Inputs { reservations: &reservations, details, changes, recent_use: &recent_use };
+                alerts::alerts(&inputs, now, owner, zone)
+            })
+        })
+    }
+
+    /// One reservation's utilization history (tracked).
+    pub fn history(&self, id: i64) -> Option<History> {
+        self.current().then(|| self.history.with(|h| h.get(&id).cloned())).flatten()
+    }
+
+    /// Every reservation's history, by id (untracked: for a download).
+    pub fn histories(&self) -> Vec<(i64, History)> {
+        if self.session.get_untracked() != self.state.session_id_untracked() {
+            return Vec::new();
+        }
+        self.history.with_untracked(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect())
     }
 
     /// The reservations read (tracked), `None` before the list arrives.
@@ -221,6 +282,9 @@ fn now_ms() -> f64 {
 fn hidden() -> bool {
     web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
+
+/// Node changes kept for the alerts: far more than a session shows.
+const CHANGES_KEPT: usize = 200;
 
 /// How often a waiting loop looks again at the tab's visibility and the user's activity.
 const LOOK_AGAIN: Duration = Duration::from_secs(1);

@@ -7,6 +7,7 @@ mod console_fixtures;
 
 use console_fixtures::{mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle, text};
 use reservations_console::api::models::{NodesResponse, ReservationDetail};
+use reservations_console::components::alerts_bell::AlertsBell;
 use reservations_console::fleet_live::FleetStore;
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::state::Role;
@@ -93,9 +94,9 @@ async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
     let per_reservation = rows(&host, "table.fleet-table tbody tr");
     let ids: Vec<&str> = per_reservation.iter().map(|r| r[0].split_whitespace().next().unwrap()).collect();
     assert_eq!(ids, ["#12", "#9", "#6"], "the ended reservation has no nodes and is left out");
-    assert!(per_reservation[1].last().unwrap().contains("not read yet"), "{:?}", per_reservation[1]);
-    assert!(per_reservation[2].last().unwrap().contains("Stale"), "unreachable is marked: {:?}", per_reservation[2]);
-    assert!(per_reservation[0].last().unwrap().contains("updated 0 s ago"), "{:?}", per_reservation[0]);
+    assert!(per_reservation[1][0].contains("not read yet"), "{:?}", per_reservation[1]);
+    assert!(per_reservation[2][0].contains("Stale updated 0 s ago — region unreachable"), "{:?}", per_reservation[2]);
+    assert!(per_reservation[0][0].ends_with("updated 0 s ago"), "{:?}", per_reservation[0]);
 }
 
 #[wasm_bindgen_test]
@@ -106,8 +107,8 @@ async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
     // 2 free GPUs on ready nodes × $1.25; the unknown GPUs of 6 and 9 cost nothing counted.
     assert!(line.starts_with("$2.50/h of reserved capacity is idle ($60.00 a day)"), "{line}");
     let per_reservation = rows(&host, "table.fleet-table tbody tr");
-    assert_eq!(per_reservation[0][6], "$2.50/h · $60.00/day");
-    assert_eq!(per_reservation[2][6], "$0.00/h · $0.00/day", "unknown is never counted free");
+    assert_eq!(per_reservation[0][6], "$2.50/h$60.00/day");
+    assert_eq!(per_reservation[2][6], "$0.00/h$0.00/day", "unknown is never counted free");
 }
 
 #[wasm_bindgen_test]
@@ -119,4 +120,65 @@ async fn a_member_sees_the_gpu_figures_and_never_a_cost() {
     assert!(!page.contains('$'), "no money figure for a member: {page}");
     assert!(host.query_selector(".idle-cost-cell").unwrap().is_none());
     assert!(page.contains("32 GPUs = 6 in use"), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn each_reservation_draws_its_use_since_the_tab_opened_without_inline_styles() {
+    let (host, ()) = mount_with(|| {
+        let state = provide_console(Role::Member);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        store.receive_list(
+            session,
+            Ok(vec![reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 }))]),
+            now(),
+        );
+        let earlier = now() - chrono::TimeDelta::minutes(10);
+        store.receive_nodes(session, 12, Ok(seed_nodes()), earlier);
+        let mut quieter = seed_nodes();
+        quieter.nodes[0].gpus_in_use = Some(2);
+        store.receive_nodes(session, 12, Ok(quieter), now());
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    settle().await;
+    let line = host.query_selector("svg.spark polyline").unwrap().expect("a line is drawn");
+    // 6 of the 16 GPUs in use ten minutes ago (node-2 is under maintenance: not in use), 2
+    // now: from 37.5 % down to 12.5 %, full use at the top of the 28-unit-high drawing.
+    assert_eq!(line.get_attribute("points").unwrap(), "0.0,17.5 120.0,24.5");
+    let stats = text(&host.query_selector(".spark-stats").unwrap().unwrap().unchecked_into());
+    assert_eq!(stats, "min 12 % · avg 25 % · max 38 % · under 20 % 50 % of the time");
+    assert!(host.query_selector("[style]").unwrap().is_none(), "no inline style anywhere (the CSP forbids them)");
+}
+
+#[wasm_bindgen_test]
+async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
+    let (host, ()) = mount_with(|| {
+        let state = provide_console(Role::Member);
+        let store = FleetStore::new();
+        leptos::prelude::provide_context(store);
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let stops = (now() + chrono::TimeDelta::hours(5)).to_rfc3339();
+        let list = vec![
+            reservation(json!({ "id": 8, "status": "past_due", "stops_at": stops })),
+            reservation(json!({ "id": 5, "status": "suspended" })),
+            reservation(json!({ "id": 12 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        ((), leptos::view! { <AlertsBell/> })
+    });
+    settle().await;
+    assert_eq!(text(&host.query_selector(".alerts-count").unwrap().unwrap().unchecked_into()), "2");
+    let items: Vec<String> = {
+        let found = host.query_selector_all(".alerts-list li").unwrap();
+        (0..found.length()).map(|i| found.item(i).unwrap().text_content().unwrap()).collect()
+    };
+    assert_eq!(items.len(), 2);
+    assert!(items[0].starts_with("Critical") && items[0].contains("#8"), "soonest critical first: {items:?}");
+    for item in &items {
+        for word in ["pay", "invoice", "overdue", "$"] {
+            assert!(!item.to_lowercase().contains(word), "{word:?} for a member: {item}");
+        }
+    }
 }

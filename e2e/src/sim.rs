@@ -174,6 +174,13 @@ impl Simulator {
         answer["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
     }
 
+    /// Puts node `node` (`node-N`) of a reservation into `state` (`under_maintenance`,
+    /// `preparing`, `ready`) now.
+    pub async fn set_node_state(&self, reservation_id: u64, node: &str, state: &str) {
+        let body = json!({ "reservation_id": reservation_id, "node": node, "state": state });
+        self.hook(Method::POST, "/node-state", Some(body)).await;
+    }
+
     /// The logged API requests whose path starts with `path_prefix` (e.g. `/api/` or
     /// `/api/gpu-reservations/12/nodes`).
     pub async fn requests(&self, path_prefix: &str) -> RequestLog {

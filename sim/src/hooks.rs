@@ -38,6 +38,7 @@ pub fn routes() -> Router<Arc<Sim>> {
         .route("/requests", get(requests).delete(clear_requests))
         .route("/clock", get(clock_state).post(set_clock))
         .route("/churn", post(churn))
+        .route("/node-state", post(node_state))
         .route("/reset", post(reset))
         .route_layer(from_fn(loopback_only))
 }
@@ -193,6 +194,42 @@ async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, 
     }
     let changed: Vec<String> = chosen.iter().map(|i| format!("node-{}", i + 1)).collect();
     Ok(Json(json!({ "reservation_id": id, "changed": changed, "tick": clock::tick(now, sim.config.tick) })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeStateRequest {
+    reservation_id: u64,
+    /// The node's display name, `node-N`.
+    node: String,
+    state: NodeState,
+}
+
+/// Puts one node of a reservation into `state` now (e.g. under maintenance, and back to
+/// ready), as EcoLink would: the overview's alerts are tested against it.
+async fn node_state(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
+    let request: NodeStateRequest = parse_body(&body)?;
+    let mut world = sim.world();
+    let id = request.reservation_id;
+    let reservation = world
+        .reservations
+        .iter_mut()
+        .find(|r| r.spec.id == id)
+        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let nodes = reservation.node_count() as usize;
+    let index = request
+        .node
+        .strip_prefix("node-")
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| (1..=nodes).contains(n))
+        .ok_or_else(|| ApiError::invalid(format!("Reservation {id} has nodes node-1 to node-{nodes}")))?
+        - 1;
+    let states = &mut reservation.spec.node_states;
+    if states.len() <= index {
+        states.resize(index + 1, NodeState::Ready);
+    }
+    states[index] = request.state;
+    Ok(Json(json!({ "reservation_id": id, "node": request.node, "state": request.state })))
 }
 
 async fn reset(State(sim): State<Arc<Sim>>) -> Json<Value> {

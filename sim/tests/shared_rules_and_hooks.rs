@@ -223,6 +223,24 @@ async fn reset_restores_the_initial_state() {
 }
 
 #[tokio::test]
+async fn node_state_hook_puts_a_node_into_maintenance_and_back() {
+    let sim = sim().await;
+    let state = |nodes: &Value, name: &str| {
+        let node = nodes["nodes"].as_array().unwrap().iter().find(|n| n["display_name"] == name).cloned();
+        node.map(|n| n["state"].clone()).unwrap_or(Value::Null)
+    };
+    assert_eq!(state(&sim.read("/api/gpu-reservations/12/nodes").await, "node-1"), "ready");
+    let body = json!({ "reservation_id": 12, "node": "node-1", "state": "under_maintenance" });
+    sim.hook("POST", "/node-state", Some(body)).await;
+    assert_eq!(state(&sim.read("/api/gpu-reservations/12/nodes").await, "node-1"), "under_maintenance");
+    sim.hook("POST", "/node-state", Some(json!({ "reservation_id": 12, "node": "node-1", "state": "ready" }))).await;
+    assert_eq!(state(&sim.read("/api/gpu-reservations/12/nodes").await, "node-1"), "ready");
+    let past_the_end = json!({ "reservation_id": 12, "node": "node-5", "state": "ready" }).to_string();
+    let refused = hook_request(sim.addr(), "POST", "/api/__sim/node-state", Some(&past_the_end)).await;
+    assert_eq!(refused.status, 400, "{}", refused.text());
+}
+
+#[tokio::test]
 async fn hooks_refuse_a_peer_they_cannot_verify_as_loopback() {
     let (router, _handle) = app(config());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -1,6 +1,7 @@
 //! The app header: where you are, which key is connected and what its role may see, and
 //! the UTC/local switch for every time on screen.
 
+use crate::components::alerts_bell::AlertsBell;
 use crate::router::{use_location, NavLink, Navigation};
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
@@ -32,6 +33,9 @@ pub fn Header() -> impl IntoView {
                     </nav>
                 </Show>
                 <div class="header-tools">
+                    <Show when=move || state.is_connected()>
+                        <AlertsBell/>
+                    </Show>
                     <TimeZoneSwitch/>
                     <SessionInfo/>
                 </div>

@@ -1,6 +1,7 @@
 //! Small reusable views. Pages compose them; only `remote` talks to the API (through the
 //! fetch closure a page gives it).
 
+pub mod alerts_bell;
 pub mod banner;
 pub mod bar_chart;
 pub mod csv_button;
@@ -14,6 +15,7 @@ pub mod launch_link;
 pub mod lazy_page;
 pub mod money;
 pub mod node_filters;
+pub mod notify;
 pub mod placements;
 pub mod remote;
 pub mod reservation_route;

@@ -1,12 +1,14 @@
 //! Plain Rust over the API models: what the pages show, computed without a DOM so that
 //! native `cargo test` covers it fast. Nothing here reads a clock: `now` is passed in.
 
+pub mod alerts;
 pub mod amendments;
 pub mod billing;
 pub mod capacity;
 pub mod csv;
 pub mod explain;
 pub mod fleet;
+pub mod fleet_history;
 pub mod fleet_poll;
 pub mod grid;
 pub mod launched;

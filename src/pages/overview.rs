@@ -2,11 +2,13 @@
 //! available, unknown — by region and by GPU type, each reservation with the age of its
 //! figures; for the owner, what the free ones cost while they stay free. Where Connect lands.
 
-use crate::api::money::Usd;
+use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::header::set_page_title;
 use crate::components::status_badge::StatusBadge;
+use crate::domain::alerts::LOW_USE;
 use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
+use crate::domain::fleet_history::{history_csv, sparkline, History};
 use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
 use crate::domain::status::reservation_status;
 use crate::domain::time::ago_seconds;
@@ -31,12 +33,19 @@ pub fn OverviewPage() -> impl IntoView {
 pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     let fleet = Memo::new(move |_| store.fleet());
     let listed = move || store.reservations().is_some();
+    let csv = Callback::new(move |()| {
+        let all = store.histories();
+        history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
+    });
     view! {
         <section class="overview-page">
             <div class="page-head">
                 <div>
                     <h1>"Overview"</h1>
                     <p class="subtitle">"Every reserved GPU of the account: what is working, what sits idle, what is unknown."</p>
+                </div>
+                <div class="page-actions">
+                    <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
                 </div>
             </div>
             <ReadLine store/>
@@ -230,7 +239,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             <th scope="col" class="num">"Not available"</th>
                             <th scope="col" class="num">"Unknown"</th>
                             {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
-                            <th scope="col">"Figures"</th>
+                            <th scope="col">"Use since this tab opened"</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -246,6 +255,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                         <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                                         " " <StatusBadge label=status.label tone=status.tone/>
                                         <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
+                                        <span class="cell-sub freshness"><Freshness store id/></span>
                                     </td>
                                     <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
                                     <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
@@ -254,10 +264,13 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                     <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
                                     {move || shows_cost().then(|| view! {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
-                                            {move || cost().map(|c| cost_text(c.per_hour, c.per_day))}
+                                            {move || cost().map(|c| view! {
+                                                {format!("{}/h", c.per_hour)}
+                                                <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
+                                            })}
                                         </td>
                                     })}
-                                    <td data-label="Figures"><Freshness store id/></td>
+                                    <td data-label="Use since opened"><UseHistory store id/></td>
                                 </tr>
                             }
                         }).collect::<Vec<_>>()}
@@ -266,10 +279,6 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
             </div>
         </section>
     }
-}
-
-fn cost_text(per_hour: Usd, per_day: Usd) -> String {
-    format!("{per_hour}/h · {per_day}/day")
 }
 
 /// "updated 4 s ago", or the stale mark and why.
@@ -304,5 +313,58 @@ fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
             .into_any(),
             None => view! { <span class="num">{age}</span> }.into_any(),
         }
+    }
+}
+
+/// The drawing's size, in SVG user units (the CSS may scale it).
+const SPARK_WIDTH: f64 = 120.0;
+const SPARK_HEIGHT: f64 = 28.0;
+
+fn percent(share: f64) -> String {
+    format!("{:.0} %", share * 100.0)
+}
+
+/// A small line of the share of GPUs in use since the tab opened (the dashed line is 20 %),
+/// with min, mean and max and the share of time under 20 %. SVG attributes and classes only:
+/// the CSP allows no inline style.
+#[component]
+fn UseHistory(store: FleetStore, id: i64) -> impl IntoView {
+    let clock = use_clock();
+    move || {
+        let history = store.history(id).unwrap_or_default();
+        let (Some(stats), Some(first), Some(last)) =
+            (history.stats(), history.points().first(), history.points().last())
+        else {
+            return view! { <span class="muted">"no figures yet"</span> }.into_any();
+        };
+        let end = clock.now().max(last.at);
+        let line = sparkline(history.points(), first.at, end, SPARK_WIDTH, SPARK_HEIGHT);
+        let last_x = line.rsplit(' ').next().and_then(|p| p.split_once(',')).map(|(x, y)| (x.to_owned(), y.to_owned()));
+        let low = format!("{:.1}", (1.0 - LOW_USE) * SPARK_HEIGHT);
+        let summary = format!(
+            "min {} · avg {} · max {} · under 20 % {} of the time",
+            percent(stats.min),
+            percent(stats.mean),
+            percent(stats.max),
+            percent(stats.below_share)
+        );
+        view! {
+            <svg
+                class="spark"
+                viewBox=format!("0 0 {SPARK_WIDTH} {SPARK_HEIGHT}")
+                width=SPARK_WIDTH.to_string()
+                height=SPARK_HEIGHT.to_string()
+                preserveAspectRatio="none"
+                role="img"
+                aria-label=format!("GPUs in use since this tab opened: {summary}")
+            >
+                <rect class="spark-frame" x="0" y="0" width=SPARK_WIDTH.to_string() height=SPARK_HEIGHT.to_string()></rect>
+                <line class="spark-low" x1="0" x2=SPARK_WIDTH.to_string() y1=low.clone() y2=low></line>
+                <polyline class="spark-line" points=line></polyline>
+                {last_x.map(|(x, y)| view! { <circle class="spark-dot" cx=x cy=y r="2"></circle> })}
+            </svg>
+            <span class="cell-sub num spark-stats">{summary}</span>
+        }
+        .into_any()
     }
 }

@@ -1,0 +1,94 @@
+//! Issue 18, end to end: Connect lands on the overview; the owner sees the fleet's sums and
+//! what idle capacity costs, a member the same GPU figures and no money; a node put into
+//! maintenance through the simulator's hook shows up in the header's alerts for both.
+
+use e2e::{Console, Viewport, MEMBER_KEY, OWNER_KEY};
+use serde_json::json;
+
+/// Shows the page at 360 CSS pixels wide (a small phone), then wide; saves both.
+async fn screenshots(console: &Console, name: &str) {
+    let browser = &console.browser;
+    let metrics = json!({ "width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": false });
+    browser.cdp("Emulation.setDeviceMetricsOverride", metrics).await;
+    browser
+        .eventually("the page's viewport to become 360 wide", || async {
+            let width = browser.script("return window.innerWidth").await;
+            if width == json!(360) {
+                Ok(())
+            } else {
+                Err(width.to_string())
+            }
+        })
+        .await;
+    browser.screenshot(&format!("{name}-360")).await;
+    browser.set_viewport(Viewport::Wide).await;
+    browser.screenshot(&format!("{name}-wide")).await;
+}
+
+/// Connects with `key`, checks Connect landed on the overview, and opens it again with fast
+/// reads (`?poll_ms` is honoured on loopback only) until reservation 12 has been read.
+async fn open_overview(console: &Console, key: &str) {
+    console.connect_instead(key).await;
+    assert_eq!(console.browser.current_path().await, "/overview", "Connect lands on the overview");
+    console.navigate("/reservations").await;
+    console.navigate("/overview?poll_ms=200").await;
+    console.browser.wait_for_text("tr[data-reservation='12']", "updated").await;
+}
+
+/// Puts `node` of reservation 12 into maintenance once the page has read it ready, then waits
+/// for the bell to tell it.
+async fn maintenance_is_alerted(console: &Console, node: &str) -> String {
+    let browser = &console.browser;
+    console.sim.set_node_state(12, node, "under_maintenance").await;
+    browser.click("summary.alerts-summary").await;
+    let told = format!("{node} of reservation #12 went under maintenance");
+    let alert = browser.wait_for_text(".alerts-list li", &told).await;
+    assert!(alert.starts_with("Warning"), "a node going into maintenance is a warning: {alert}");
+    let find_link = format!(
+        "return [...document.querySelectorAll('.alerts-list a')].find(a => a.textContent.includes({})).getAttribute('href')",
+        json!(told)
+    );
+    assert_eq!(browser.script(&find_link).await, json!("/reservations/12"), "the alert links its reservation");
+    alert
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_and_member_see_the_fleet_and_a_node_going_into_maintenance_in_the_alerts() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+
+    open_overview(&console, OWNER_KEY).await;
+    let reads = browser.text(".overview-reads").await;
+    assert!(reads.contains("at most 100 requests a minute"), "the budget is stated: {reads}");
+    let sum = browser.text(".fleet-sum-line").await;
+    assert!(sum.contains(" GPUs = ") && sum.contains(" unknown"), "the sum line: {sum}");
+    let idle = browser.wait_for_text(".idle-cost", "of reserved capacity is idle").await;
+    assert!(idle.starts_with('$') && idle.contains("/h"), "the owner's idle cost: {idle}");
+    let alert = maintenance_is_alerted(&console, "node-2").await;
+    assert!(!alert.is_empty());
+    let all = browser.texts_now(".alerts-list li").await;
+    let first = all.first().cloned().unwrap_or_default();
+    assert!(first.starts_with("Critical"), "most severe first: {all:?}");
+    assert!(all.iter().any(|a| a.contains("#8 is past due")), "the owner is told of the past-due reservation: {all:?}");
+    browser.wait_for("svg.spark polyline").await;
+    screenshots(&console, "overview-owner-alerts").await;
+    browser.click("summary.alerts-summary").await;
+    screenshots(&console, "overview-owner").await;
+
+    open_overview(&console, MEMBER_KEY).await;
+    let note = browser.text(".idle-cost").await;
+    assert!(note.contains("account owner's view"), "a member is told cost is the owner's: {note}");
+    maintenance_is_alerted(&console, "node-3").await;
+    let alerts = browser.texts_now(".alerts-list li").await;
+    let words = alerts.join("\n").to_lowercase();
+    for payment_word in ["pay", "invoice", "overdue", "$"] {
+        assert!(!words.contains(payment_word), "{payment_word:?} in a member's alerts:\n{words}");
+    }
+    let page = browser.text("main").await;
+    assert!(!page.contains('$'), "no money figure on a member's overview:\n{page}");
+    screenshots(&console, "overview-member").await;
+
+    console.sim.set_node_state(12, "node-2", "ready").await;
+    console.sim.set_node_state(12, "node-3", "ready").await;
+    console.assert_no_console_errors(&[]).await;
+}

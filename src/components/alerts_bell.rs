@@ -1,0 +1,65 @@
+//! The header's bell: how many alerts there are, and the list, most severe first, each
+//! naming and linking its reservation (see `domain::alerts`). Derived from what the overview
+//! read this session; nothing is stored anywhere.
+
+use crate::components::notify::NotifyChoice;
+use crate::components::time::zone;
+use crate::domain::alerts::Severity;
+use crate::fleet_live::use_fleet;
+use crate::state::{use_clock, use_connection, use_time_zone, Role};
+use leptos::prelude::*;
+
+fn tone(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Critical => "tone-danger",
+        Severity::Warning => "tone-warning",
+        Severity::Info => "tone-info",
+    }
+}
+
+#[component]
+pub fn AlertsBell() -> impl IntoView {
+    let store = use_fleet();
+    let state = use_connection();
+    let clock = use_clock();
+    let tz = use_time_zone();
+    let alerts = Memo::new(move |_| store.alerts(clock.now(), state.role() == Role::Owner, zone(tz.get())));
+    let count = move || alerts.with(Vec::len);
+    let critical = move || alerts.with(|a| a.iter().any(|a| a.severity == Severity::Critical));
+    let label = move || match count() {
+        0 => "Alerts: none".to_owned(),
+        1 => "Alerts: 1".to_owned(),
+        n => format!("Alerts: {n}"),
+    };
+    view! {
+        <details class="alerts-bell">
+            <summary class="alerts-summary" class:critical=critical aria-label=label title=label>
+                <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                    <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
+                </svg>
+                <span class="alerts-count num">{count}</span>
+            </summary>
+            <div class="alerts-panel">
+                <h2 class="alerts-title">"Alerts"</h2>
+                {move || match (count(), store.has_read()) {
+                    (0, false) => Some(view! {
+                        <p class="muted">"Alerts come from what the " <a href="/overview">"overview"</a> " reads; open it to start."</p>
+                    }.into_any()),
+                    (0, true) => Some(view! { <p class="muted">"Nothing needs attention in what was read."</p> }.into_any()),
+                    _ => None,
+                }}
+                <ol class="alerts-list">
+                    {move || alerts.get().into_iter().map(|alert| view! {
+                        <li class="alert-item" data-severity=alert.severity.label()>
+                            <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>
+                            " "
+                            <a href=format!("/reservations/{}", alert.reservation)>{alert.text}</a>
+                        </li>
+                    }).collect::<Vec<_>>()}
+                </ol>
+                <h3 class="alerts-title">"Browser notifications"</h3>
+                <NotifyChoice alerts/>
+            </div>
+        </details>
+    }
+}
