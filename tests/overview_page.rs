@@ -169,6 +169,11 @@ async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
         ((), leptos::view! { <AlertsBell/> })
     });
     settle().await;
+    // The list is built the first time the bell is opened.
+    assert!(host.query_selector(".alerts-list").unwrap().is_none());
+    host.query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    console_fixtures::sleep(50).await;
+    settle().await;
     assert_eq!(text(&host.query_selector(".alerts-count").unwrap().unwrap().unchecked_into()), "2");
     let items: Vec<String> = {
         let found = host.query_selector_all(".alerts-list li").unwrap();

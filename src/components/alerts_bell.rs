@@ -2,9 +2,10 @@
 //! naming and linking its reservation (see `domain::alerts`). Derived from what the overview
 //! read this session; nothing is stored anywhere.
 
+use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
-use crate::domain::alerts::Severity;
+use crate::domain::alerts::{Alert, Severity};
 use crate::fleet_live::use_fleet;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
@@ -17,6 +18,12 @@ fn tone(severity: Severity) -> &'static str {
     }
 }
 
+/// The bell's alerts (tracked), computed once for the count and the panel.
+#[derive(Clone, Copy)]
+struct BellAlerts(Memo<Vec<Alert>>);
+
+/// The count, always; the panel's code (the list and the notifications choice) arrives the
+/// first time the bell is opened, so the first load carries the count alone.
 #[component]
 pub fn AlertsBell() -> impl IntoView {
     let store = use_fleet();
@@ -24,6 +31,8 @@ pub fn AlertsBell() -> impl IntoView {
     let clock = use_clock();
     let tz = use_time_zone();
     let alerts = Memo::new(move |_| store.alerts(clock.now(), state.role() == Role::Owner, zone(tz.get())));
+    provide_context(BellAlerts(alerts));
+    let opened = RwSignal::new(false);
     let count = move || alerts.with(Vec::len);
     let critical = move || alerts.with(|a| a.iter().any(|a| a.severity == Severity::Critical));
     let label = move || match count() {
@@ -32,7 +41,7 @@ pub fn AlertsBell() -> impl IntoView {
         n => format!("Alerts: {n}"),
     };
     view! {
-        <details class="alerts-bell">
+        <details class="alerts-bell" on:toggle=move |_| opened.set(true)>
             <summary class="alerts-summary" class:critical=critical aria-label=label title=label>
                 <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
                     <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
@@ -40,26 +49,39 @@ pub fn AlertsBell() -> impl IntoView {
                 <span class="alerts-count num">{count}</span>
             </summary>
             <div class="alerts-panel">
-                <h2 class="alerts-title">"Alerts"</h2>
-                {move || match (count(), store.has_read()) {
-                    (0, false) => Some(view! {
-                        <p class="muted">"Alerts come from what the " <a href="/overview">"overview"</a> " reads; open it to start."</p>
-                    }.into_any()),
-                    (0, true) => Some(view! { <p class="muted">"Nothing needs attention in what was read."</p> }.into_any()),
-                    _ => None,
-                }}
-                <ol class="alerts-list">
-                    {move || alerts.get().into_iter().map(|alert| view! {
-                        <li class="alert-item" data-severity=alert.severity.label()>
-                            <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>
-                            " "
-                            <a href=format!("/reservations/{}", alert.reservation)>{alert.text}</a>
-                        </li>
-                    }).collect::<Vec<_>>()}
-                </ol>
-                <h3 class="alerts-title">"Browser notifications"</h3>
-                <NotifyChoice alerts/>
+                {move || opened.get().then(|| lazy(alerts_panel::preload, alerts_panel::load))}
             </div>
         </details>
+    }
+}
+
+lazy_page!(alerts_panel, AlertsPanel);
+
+/// The list, most severe first, and the notifications choice.
+#[component]
+fn AlertsPanel() -> impl IntoView {
+    let BellAlerts(alerts) = expect_context::<BellAlerts>();
+    let store = use_fleet();
+    let count = move || alerts.with(Vec::len);
+    view! {
+        <h2 class="alerts-title">"Alerts"</h2>
+        {move || match (count(), store.has_read()) {
+            (0, false) => Some(view! {
+                <p class="muted">"Alerts come from what the " <a href="/overview">"overview"</a> " reads; open it to start."</p>
+            }.into_any()),
+            (0, true) => Some(view! { <p class="muted">"Nothing needs attention in what was read."</p> }.into_any()),
+            _ => None,
+        }}
+        <ol class="alerts-list">
+            {move || alerts.get().into_iter().map(|alert| view! {
+                <li class="alert-item" data-severity=alert.severity.label()>
+                    <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>
+                    " "
+                    <a href=format!("/reservations/{}", alert.reservation)>{alert.text}</a>
+                </li>
+            }).collect::<Vec<_>>()}
+        </ol>
+        <h3 class="alerts-title">"Browser notifications"</h3>
+        <NotifyChoice alerts/>
     }
 }

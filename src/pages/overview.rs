@@ -235,11 +235,11 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             <th scope="col">"Reservation"</th>
                             <th scope="col" class="num">"Reserved"</th>
                             <th scope="col" class="num">"In use"</th>
-                            <th scope="col" class="num">"Free on ready nodes"</th>
+                            <th scope="col" class="num">"Free"</th>
                             <th scope="col" class="num">"Not available"</th>
                             <th scope="col" class="num">"Unknown"</th>
                             {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
-                            <th scope="col">"Use since this tab opened"</th>
+                            <th scope="col">"Use since opened"</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -259,7 +259,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                     </td>
                                     <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
                                     <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
-                                    <td class="num" data-label="Free on ready nodes">{move || figure(split().free)}</td>
+                                    <td class="num" data-label="Free">{move || figure(split().free)}</td>
                                     <td class="num" data-label="Not available">{move || figure(split().not_available)}</td>
                                     <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
                                     {move || shows_cost().then(|| view! {
