@@ -260,6 +260,13 @@ async fn run(options: &Options, root: &Path) -> Report {
     })
     .await;
 
+    progress.say(format!("first render of the overview, {first_render_runs} runs (the console's alone)"));
+    report.overview_first_render_ms =
+        interleaved(missing, "overview first render", first_render_runs, &expected[..1], |page, _| {
+            measure::overview_first_render(&browser, page)
+        })
+        .await;
+
     progress.say(format!("first full grid of {} GPUs, {} runs each", expected[0].1.gpus, options.runs));
     report.nodes_first_render_ms = interleaved(missing, "nodes first render", options.runs, &expected, |page, e| {
         measure::nodes_first_render(&browser, page, e)

@@ -19,6 +19,8 @@ const PAGE_WAIT_MS: u64 = 25_000;
 /// What the watches count, the same on both pages: a row per reservation in the table,
 /// a cell per GPU in the grid.
 const TABLE_ROW: &str = "table.reservations-table tbody tr";
+/// A row per reservation with nodes in the overview's table (the console's alone).
+const OVERVIEW_ROW: &str = "table.fleet-table tbody tr";
 const GPU_CELL: &str = ".gpu-cell";
 
 /// One page under test: the console or the baseline, each served by its own simulator
@@ -38,6 +40,8 @@ impl Page {
 #[derive(Clone, Copy, Debug)]
 pub struct Expected {
     pub reservations: u64,
+    /// Reservations with nodes (all but assigning and ended): the overview's rows.
+    pub with_nodes: u64,
     /// The reservation with the most nodes, and its GPUs.
     pub reservation_id: i64,
     pub gpus: u64,
@@ -45,6 +49,7 @@ pub struct Expected {
 
 const TABLE: &str = "table";
 const GRID: &str = "grid";
+const OVERVIEW: &str = "overview";
 
 /// Runs an async script (its last argument is the callback) and returns what it passed.
 async fn run_async(browser: &Browser, script: &str, args: Vec<Value>) -> Value {
@@ -96,7 +101,8 @@ pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expec
         .iter()
         .filter_map(|node| node["gpus"].as_u64())
         .sum();
-    Ok(Expected { reservations: all.len() as u64, reservation_id, gpus })
+    let with_nodes = all.iter().filter(|r| !matches!(r["status"].as_str(), Some("assigning" | "ended"))).count();
+    Ok(Expected { reservations: all.len() as u64, with_nodes: with_nodes as u64, reservation_id, gpus })
 }
 
 /// Installs the probe in every document from now on, watching both pages' table and grid.
@@ -109,6 +115,8 @@ pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
                         "selector": TABLE_ROW, "count": expected.reservations }),
                 json!({ "origin": page.sim.url(), "path": "^/reservations/\\d+/nodes$", "name": GRID,
                         "selector": GPU_CELL, "count": expected.gpus }),
+                json!({ "origin": page.sim.url(), "path": "^/overview$", "name": OVERVIEW,
+                        "selector": OVERVIEW_ROW, "count": expected.with_nodes }),
             ]
         })
         .collect();
@@ -192,6 +200,12 @@ async fn time_to(browser: &Browser, url: &str, name: &str) -> Result<f64, String
 /// Navigation start → the reservations table painted with every reservation.
 pub async fn first_render(browser: &Browser, page: &Page) -> Result<f64, String> {
     time_to(browser, &page.url("/reservations"), TABLE).await
+}
+
+/// Navigation start → the overview (where Connect lands) painted with a row for every
+/// reservation that has nodes. The console's alone: the baseline has no overview.
+pub async fn overview_first_render(browser: &Browser, page: &Page) -> Result<f64, String> {
+    time_to(browser, &page.url("/overview"), OVERVIEW).await
 }
 
 fn nodes_path(expected: &Expected) -> String {

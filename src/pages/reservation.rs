@@ -27,7 +27,9 @@ use crate::domain::billing::{
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
-use crate::domain::time::{countdown, format_period, format_utc_date, month_and_short_year, term_mismatch, term_text};
+use crate::domain::time::{
+    countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
+};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
@@ -303,8 +305,13 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let awaiting = detail.reservation.starts_at.is_none();
     let next_charge = check_next_charge(&payment, &detail.reservation.status);
     let schedule_issues = check_schedule(&detail, &payment);
+    let statement = statement_lines(&detail, use_clock().now_untracked());
     view! {
         <section class="panel payment" aria-labelledby="payment-title">
+            // Printed only (style/reservations.css): the section prints as the owner's statement.
+            <div class="print-only statement-head">
+                {statement.into_iter().map(|line| view! { <p>{line}</p> }).collect::<Vec<_>>()}
+            </div>
             <div class="panel-head">
                 <h2 id="payment-title">"Payment"</h2>
                 <div class="page-actions">
@@ -374,6 +381,31 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
             }}
         </section>
     }
+}
+
+/// The head of the printed statement: which reservation, its terms, and when the figures
+/// were read, all in UTC.
+fn statement_lines(detail: &ReservationDetail, read_at: chrono::DateTime<chrono::Utc>) -> Vec<String> {
+    let r = &detail.reservation;
+    let term = match (r.starts_at, r.ends_at) {
+        (Some(start), Some(end)) => format!("{} → {}", format_utc_date(start), format_utc_date(end)),
+        _ => "no dates yet (they start when the first invoice is paid)".to_owned(),
+    };
+    vec![
+        format!(
+            "Statement of reservation #{}{}",
+            r.id,
+            r.contract_ref.as_ref().map(|c| format!(" · contract {c}")).unwrap_or_default()
+        ),
+        format!(
+            "{} × {} in region {} · {} · term {term} (UTC)",
+            r.reserved_gpus,
+            r.gpu_type,
+            r.region_id,
+            term_text(r)
+        ),
+        format!("Read from the API at {}; every date in UTC.", format_time(read_at, crate::domain::time::Zone::Utc)),
+    ]
 }
 
 /// `next_charge` as sent, worded by the reservation's state, ⚠ with both values when it is
