@@ -6,7 +6,7 @@ use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
 use crate::domain::alerts::{Alert, Severity};
-use crate::fleet_live::use_fleet;
+use crate::fleet_live::{use_fleet, FleetStore};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
@@ -23,10 +23,11 @@ fn tone(severity: Severity) -> &'static str {
 struct BellAlerts(Memo<Vec<Alert>>);
 
 /// The count, always; the panel's code (the list and the notifications choice) arrives the
-/// first time the bell is opened, so the first load carries the count alone.
+/// first time the bell is opened, so the first load carries the count alone. Nothing where
+/// the app's [`FleetStore`] is not provided (a header mounted alone in a test).
 #[component]
 pub fn AlertsBell() -> impl IntoView {
-    let store = use_fleet();
+    let Some(store) = use_context::<FleetStore>() else { return ().into_any() };
     let state = use_connection();
     let clock = use_clock();
     let tz = use_time_zone();
@@ -53,6 +54,7 @@ pub fn AlertsBell() -> impl IntoView {
             </div>
         </details>
     }
+    .into_any()
 }
 
 lazy_page!(alerts_panel, AlertsPanel);
