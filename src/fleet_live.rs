@@ -18,7 +18,7 @@ use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
 use crate::domain::time::Zone;
-use crate::state::{use_clock, use_connection, Clock, ConnectionState};
+use crate::state::{use_clock, use_connection, Clock, ConnectionState, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::cell::Cell;
@@ -378,7 +378,7 @@ impl Reader {
                     if !self.pace(Duration::ZERO).await {
                         return;
                     }
-                    let result = self.state.send(move |c| async move { client::reservation(&c, id).await }).await;
+                    let result = self.state.send_for(Lifetime::Session, move |c| async move { client::reservation(&c, id).await }).await;
                     self.ended();
                     if !self.alive() {
                         return;
@@ -413,7 +413,7 @@ impl Reader {
                 return;
             }
             let id = wanted[index];
-            let result = self.state.send(move |c| async move { client::nodes(&c, id).await }).await;
+            let result = self.state.send_for(Lifetime::Session, move |c| async move { client::nodes(&c, id).await }).await;
             self.ended();
             if !self.alive() {
                 return;
@@ -431,7 +431,7 @@ impl Reader {
     /// The reservations, retried while the failure is transient.
     async fn read_list(&self) -> Option<Vec<Reservation>> {
         loop {
-            let result = self.state.send(|c| async move { client::list_reservations(&c).await }).await;
+            let result = self.state.send_for(Lifetime::Session, |c| async move { client::list_reservations(&c).await }).await;
             self.ended();
             if !self.alive() {
                 return None;
