@@ -4,6 +4,7 @@
 //! so that a filtered view can be bookmarked and shared. Pure: the page renders what this
 //! decides, over indices into the answer's node list (10,000 nodes are never copied).
 
+use super::grid::gpus_in_use;
 use super::words::{count, figure};
 use super::workload::Whereabouts;
 use crate::api::enums::{NodeState, WorkloadKind};
@@ -109,10 +110,8 @@ impl NodeFilter {
     }
 }
 
-/// GPUs in use on a node: as reported, else the sum of its workloads (the rule of
-/// `grid::Placement::in_use`, without copying the workloads).
-pub fn in_use(node: &Node) -> i64 {
-    node.gpus_in_use.unwrap_or_else(|| node.workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0))))
+fn in_use(node: &Node) -> i64 {
+    gpus_in_use(node.gpus_in_use, &node.workloads)
 }
 
 /// Free GPUs on a node, never below zero (a node over-reporting use has none free).
