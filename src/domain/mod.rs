@@ -16,5 +16,6 @@ pub mod polling;
 pub mod status;
 pub mod text;
 pub mod time;
+pub mod window;
 pub mod words;
 pub mod workload;
