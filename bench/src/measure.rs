@@ -592,3 +592,17 @@ pub async fn search_timings(browser: &Browser, expected: &Expected, runs: usize)
     }
     Ok(timings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn the_95th_percentile_is_the_sample_at_or_above_95_percent_of_the_others() {
+        let frames: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&frames, 0.95), Some(95.0));
+        assert_eq!(percentile(&[16.7, 50.0, 16.6], 0.95), Some(50.0));
+        assert_eq!(percentile(&[f64::NAN, 3.0], 0.5), Some(3.0), "no NaN counted");
+        assert_eq!(percentile(&[], 0.95), None);
+    }
+}
