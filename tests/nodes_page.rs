@@ -327,6 +327,63 @@ async fn a_poll_that_changes_one_node_of_fifty_touches_only_that_card() {
     assert!(changed.text_content().unwrap().contains("moved"));
 }
 
+/// `n` ready nodes named node-1 to node-n.
+fn ready_nodes(n: usize) -> NodesResponse {
+    let list: Vec<_> = (1..=n)
+        .map(|i| json!({ "display_name": format!("node-{i}"), "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }))
+        .collect();
+    nodes(json!({ "nodes": list, "workloads_unknown": false }))
+}
+
+/// The grid's layout for the windowing test, on hosts of class `windowed` only: a scroller
+/// 400 px high, two columns of 100 px rows.
+const WINDOWED_CSS: &str = ".windowed .node-scroll { height: 400px; overflow-y: auto; }
+    .windowed .node-grid { display: grid; grid-template-columns: 100px 100px; grid-auto-rows: 100px; gap: 0; }
+    .windowed .node-card { overflow: hidden; }";
+
+fn attr_of(element: &web_sys::Element, name: &str) -> String {
+    element.get_attribute(name).unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn a_thousand_nodes_draw_only_the_rows_on_screen_and_a_scroll_brings_the_others_in() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    style.set_text_content(Some(WINDOWED_CSS));
+    document.head().unwrap().append_child(&style).unwrap();
+    let store = NodeStore::default();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        store.apply(&ready_nodes(1_000));
+        view! { <GpuGrid reservation=12 store stale=false/> }
+    });
+    host.set_class_name("windowed");
+    settle().await;
+    sleep(50).await;
+    // 4 rows on screen and 2 below: 12 cards, each saying where it is among all.
+    let names = card_names(&host);
+    assert_eq!(names.len(), 12, "{names:?}");
+    assert_eq!(names.first().map(String::as_str), Some("node-1"));
+    let first = host.query_selector(".node-card").unwrap().unwrap();
+    assert_eq!((attr_of(&first, "aria-posinset"), attr_of(&first, "aria-setsize")), ("1".into(), "1000".into()));
+    let scroller = host.query_selector(".node-scroll").unwrap().unwrap();
+    assert_eq!(attr_of(&scroller, "tabindex"), "0", "the keyboard scrolls the grid");
+    assert_eq!(scroller.scroll_height(), 500 * 100, "the rows not drawn keep their height");
+
+    let before = host.query_selector_all(".node-card").unwrap().item(0).unwrap();
+    scroller.set_scroll_top(30_000);
+    sleep(100).await;
+    let names = card_names(&host);
+    // Row 300 is first on screen: rows 298 to 305 are drawn, nodes 597 to 612.
+    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!((names[0].as_str(), names[15].as_str()), ("node-597", "node-612"));
+    let first = host.query_selector(".node-card").unwrap().unwrap();
+    assert_eq!(attr_of(&first, "aria-posinset"), "597");
+    assert!(first.is_same_node(Some(&before)), "the cards are reused as the grid scrolls, not made anew");
+    assert_eq!(scroller.scroll_height(), 500 * 100);
+    style.remove();
+}
+
 /// A fetch that takes `ms`, counting how many run at once.
 struct FakeApi {
     running: Cell<u32>,

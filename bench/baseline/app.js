@@ -348,11 +348,40 @@ function nodeBody(node) {
 /** What a card's body is drawn from, to tell whether it changed. */
 const placementOf = (node) => JSON.stringify([node.state, node.gpus, node.gpus_in_use, node.workloads]);
 
-function nodeCard(name) {
+/** A card slot of the window: it shows whichever node is at its place as the grid scrolls. */
+function nodeCard() {
   const badge = el("span", { className: "badge" }, "");
   const body = el("div", { className: "node-body" });
-  const card = el("article", { className: "node-card" }, el("header", {}, el("h2", {}, name), badge), body);
-  return { card, badge, body, state: null, placement: null };
+  const title = el("h2", {}, "");
+  const card = el("article", { className: "node-card" }, el("header", {}, title, badge), body);
+  return { card, badge, body, title, name: null, position: null, size: null, state: null, placement: null };
+}
+
+/** Rows drawn beyond each edge of the screen, as the console's window. */
+const MARGIN_ROWS = 2;
+
+/** The grid's layout as laid out: columns and row pitch from its stylesheet, scroll and height. */
+function layoutOf(scroller, grid) {
+  const style = getComputedStyle(grid);
+  const columns = Math.max(1, style.gridTemplateColumns.split(" ").filter((t) => t.endsWith("px")).length);
+  const row = parseFloat(style.gridAutoRows);
+  const gap = parseFloat(style.rowGap) || 0;
+  return { columns, pitch: row > 0 ? row + gap : 80, view: scroller.clientHeight || 1000, scroll: scroller.scrollTop };
+}
+
+/** The items on screen plus the margin, and the space of the rows not drawn. */
+function windowOf(items, v) {
+  const rows = Math.ceil(items / v.columns);
+  const first = Math.min(Math.floor(v.scroll / v.pitch), Math.max(0, rows - 1));
+  const visible = Math.max(1, Math.ceil((v.scroll + v.view) / v.pitch) - Math.floor(v.scroll / v.pitch));
+  const startRow = Math.max(0, first - MARGIN_ROWS);
+  const endRow = Math.min(rows, first + visible + MARGIN_ROWS);
+  return {
+    start: Math.min(items, startRow * v.columns),
+    end: Math.min(items, endRow * v.columns),
+    before: startRow * v.pitch,
+    after: (rows - Math.max(endRow, startRow)) * v.pitch,
+  };
 }
 
 /** Brings one card up to date: the badge if the state changed, the body if the placement did. */
@@ -377,18 +406,22 @@ function nodesPage(id) {
   const pause = el("button", { type: "button" }, "Pause");
   const totals = document.createTextNode("");
   const grid = el("div", { className: "node-grid" });
+  const scroller = el("div", { className: "node-scroll", tabIndex: 0 }, grid);
+  scroller.setAttribute("role", "region");
+  scroller.setAttribute("aria-label", "Node cards");
   const root = el(
     "section",
     { className: "nodes-page" },
     el("h1", {}, `Reservation #${id}: nodes`),
     el("p", { className: "note" }, status, " ", pause),
     el("p", { className: "totals" }, totals),
-    grid,
+    scroller,
   );
   root.dataset.pollCount = "0";
   main.replaceChildren(root);
 
-  const views = new Map();
+  const slots = [];
+  let latest = null;
   let polls = 0;
   let timer = 0;
   let inFlight = false;
@@ -411,27 +444,43 @@ function nodesPage(id) {
     root.classList.toggle("stale", response.workloads_unknown);
     grid.classList.toggle("compact", response.nodes.length > COMPACT_ABOVE);
     showTotals(response);
-    const seen = new Set();
-    let previous = null;
-    for (const node of response.nodes) {
-      let view = views.get(node.display_name);
-      if (!view) {
-        view = nodeCard(node.display_name);
-        views.set(node.display_name, view);
-      }
-      seen.add(node.display_name);
-      updateCard(view, node, response.workloads_unknown);
-      const expected = previous ? previous.nextSibling : grid.firstChild;
-      if (view.card !== expected) grid.insertBefore(view.card, expected);
-      previous = view.card;
+    latest = response;
+    draw();
+  }
+
+  /** The cards of the window, in slots reused as the grid scrolls; spacers for the rest. */
+  function draw() {
+    if (!latest) return;
+    const nodes = latest.nodes;
+    const w = windowOf(nodes.length, layoutOf(scroller, grid));
+    grid.style.paddingTop = `${w.before}px`;
+    grid.style.paddingBottom = `${w.after}px`;
+    const count = w.end - w.start;
+    while (slots.length < count) {
+      const view = nodeCard();
+      slots.push(view);
+      grid.append(view.card);
     }
-    for (const [name, view] of views) {
-      if (!seen.has(name)) {
-        view.card.remove();
-        views.delete(name);
+    while (slots.length > count) slots.pop().card.remove();
+    for (let i = 0; i < count; i++) {
+      const node = nodes[w.start + i];
+      const view = slots[i];
+      if (view.name !== node.display_name) {
+        view.name = node.display_name;
+        setText(view.title.firstChild, node.display_name);
       }
+      if (view.position !== w.start + i + 1) {
+        view.position = w.start + i + 1;
+        view.card.setAttribute("aria-posinset", String(view.position));
+      }
+      if (view.size !== nodes.length) {
+        view.size = nodes.length;
+        view.card.setAttribute("aria-setsize", String(view.size));
+      }
+      updateCard(view, node, latest.workloads_unknown);
     }
   }
+  scroller.addEventListener("scroll", draw);
 
   function showStatus() {
     if (paused) setText(status, "Paused.");
@@ -494,6 +543,7 @@ function nodesPage(id) {
   });
   const tick = setInterval(showStatus, 1000);
   document.addEventListener("visibilitychange", resumeWhenShown);
+  addEventListener("resize", draw);
   addEventListener("pointerdown", active);
   addEventListener("keydown", active);
   leave = () => {
@@ -501,6 +551,7 @@ function nodesPage(id) {
     clearInterval(tick);
     left = true;
     document.removeEventListener("visibilitychange", resumeWhenShown);
+    removeEventListener("resize", draw);
     removeEventListener("pointerdown", active);
     removeEventListener("keydown", active);
   };

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use e2e::{Browser, Config, Scenario, Simulator};
 use measure::{Expected, LongRunPlan, Page, PollSession};
-use report::{Pair, PollRow, Report};
+use report::{Nodes10k, Pair, PollRow, Report};
 use stats::Spread;
 use weight::Wire;
 
@@ -165,7 +165,7 @@ async fn leak_case(dir: &Path) -> Result<Vec<leak::Variant>, String> {
             dir.display()
         ));
     }
-    let sim = simulator(dir).await;
+    let sim = simulator(dir, Scenario::Large).await;
     let browser = Browser::start().await;
     measure::install_probe(&browser, &[]).await;
     leak::measure(&browser, &sim.url()).await
@@ -217,9 +217,11 @@ async fn run(options: &Options, root: &Path) -> Report {
         ),
         ..Report::default()
     };
-    let console = Page { name: "console", sim: simulator(&options.dist).await };
-    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline")).await };
+    let console = Page { name: "console", sim: simulator(&options.dist, Scenario::Large).await };
+    let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline"), Scenario::Large).await };
     progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
+    let big_console = Page { name: "console", sim: simulator(&options.dist, Scenario::Huge).await };
+    let big_baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline"), Scenario::Huge).await };
     let browser = Browser::start().await;
     cdp::disable_cache(&browser).await;
     let missing = &mut report.missing;
@@ -236,22 +238,23 @@ async fn run(options: &Options, root: &Path) -> Report {
 
     progress.say("connecting both pages");
     let mut expected = Vec::new();
-    for page in [&console, &baseline] {
+    for page in [&console, &baseline, &big_console, &big_baseline] {
         measure::connect(&browser, page, KEY).await;
         expected.push(measure::expected(&browser, page, KEY).await.map(|e| (page, e)));
     }
-    let expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
+    let mut expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
         Ok(expected) => expected,
         Err(reason) => {
             missing.push(format!("everything after the weight: {reason}"));
             return report;
         }
     };
+    let big = expected.split_off(2);
     let poll_json = keep(missing, "one poll on the wire", measure::poll_transfer(&browser, &expected[0].1, KEY).await);
     if let Some(wire) = report.wire.as_mut() {
         wire.poll_json = poll_json;
     }
-    measure::install_probe(&browser, &expected).await;
+    measure::install_probe(&browser, &[expected.as_slice(), big.as_slice()].concat()).await;
 
     let first_render_runs = options.first_render_runs();
     progress.say(format!("first render of the reservations table, {first_render_runs} runs each"));
@@ -287,6 +290,8 @@ async fn run(options: &Options, root: &Path) -> Report {
         }
     }
 
+    big_nodes(&browser, options.runs, &big, (&mut report.nodes10k, missing), &progress).await;
+
     progress.say(format!("console: long run of {} polls every {} ms", plan.polls, plan.poll_ms));
     let run = keep(missing, "console long run", measure::long_run(&browser, &console, &expected[0].1, plan).await);
     let mut long_run_in_flight = None;
@@ -315,15 +320,64 @@ async fn run(options: &Options, root: &Path) -> Report {
     report
 }
 
+/// The 10,000-node figures: first grid (interleaved runs), then on each page one visit
+/// (DOM size, decode, memory, a scroll through), the console's searches, and polls with
+/// 100 nodes changed.
+async fn big_nodes(
+    browser: &Browser,
+    runs: usize,
+    pages: &[(&Page, Expected)],
+    (big, missing): (&mut Nodes10k, &mut Vec<String>),
+    progress: &Progress,
+) {
+    progress.say(format!("10,000 nodes: first grid, {runs} runs each"));
+    big.first_render_ms = interleaved(missing, "10,000-node first render", runs, pages, |page, e| {
+        measure::nodes_first_render(browser, page, e)
+    })
+    .await;
+    for (page, e) in pages {
+        progress.say(format!("10,000 nodes, {}: DOM, decode, memory, a scroll through", page.name));
+        if let Some(visit) =
+            keep(missing, &format!("{} 10,000-node visit", page.name), measure::big_page(browser, page, *e).await)
+        {
+            *side(&mut big.dom_elements, page) = visit.dom_elements;
+            *side(&mut big.scroll_p95_frame_ms, page) = visit.scroll_p95_frame_ms;
+            *side(&mut big.js_heap_bytes, page) = visit.js_heap_bytes;
+            if page.name == "console" {
+                big.decode_ms = visit.decode_ms;
+                big.wasm_memory_bytes = visit.wasm_bytes;
+                progress.say(format!("10,000 nodes, console: {runs} searches"));
+                let searches = keep(missing, "search", measure::search_timings(browser, e, runs).await);
+                big.filter_search_ms = searches.and_then(|t| Spread::of(&t));
+            }
+        }
+        progress.say(format!("10,000 nodes, {}: {runs} polls with 100 nodes changed", page.name));
+        let polls = async {
+            let mut session = PollSession::open(browser, page, *e, MEASURED_POLL_MS).await?;
+            let mut timings = Vec::new();
+            for _ in 0..runs {
+                timings.push(session.changed(100).await?);
+            }
+            Ok::<_, String>(timings)
+        };
+        if let Some(timings) = keep(missing, &format!("{} 10,000-node poll k = 100", page.name), polls.await) {
+            *side(&mut big.poll_k100_ms, page) = Spread::of(&timings.iter().map(|t| t.ms).collect::<Vec<_>>());
+            *side(&mut big.poll_k100_mutations, page) =
+                Spread::of(&timings.iter().map(|t| t.mutations).collect::<Vec<_>>());
+        }
+    }
+}
+
 /// Far above what 2,000 polls at 20 ms and the churn beside them ask for in a minute.
 const RATE_LIMIT_PER_MIN: u32 = 1_000_000;
 
-/// A simulator of the large scenario serving `dist` at `/` (index.html for every page
-/// path), its clock frozen: placement changes only when the benchmark churns it.
-async fn simulator(dist: &Path) -> Arc<Simulator> {
+/// A simulator of `scenario` (large: 1,000 nodes; huge: 10,000) serving `dist` at `/`
+/// (index.html for every page path), its clock frozen: placement changes only when the
+/// benchmark churns it.
+async fn simulator(dist: &Path, scenario: Scenario) -> Arc<Simulator> {
     let sim = Simulator::start(Config {
         dist: Some(dist.to_owned()),
-        scenario: Scenario::Large,
+        scenario,
         rate_limit_per_min: RATE_LIMIT_PER_MIN,
         ..Config::default()
     })

@@ -22,6 +22,8 @@ const TABLE_ROW: &str = "table.reservations-table tbody tr";
 /// A row per reservation with nodes in the overview's table (the console's alone).
 const OVERVIEW_ROW: &str = "table.fleet-table tbody tr";
 const GPU_CELL: &str = ".gpu-cell";
+/// Both grids are windowed: the grid is drawn when every card in the DOM has its cells.
+const NODE_CARD: &str = "article.node-card";
 
 /// One page under test: the console or the baseline, each served by its own simulator
 /// (the large scenario: the demo reservations and one of 1,000 nodes × 8 GPUs).
@@ -45,6 +47,14 @@ pub struct Expected {
     /// The reservation with the most nodes, and its GPUs.
     pub reservation_id: i64,
     pub gpus: u64,
+    pub nodes: u64,
+}
+
+impl Expected {
+    /// GPUs of a node (the scenarios' nodes all have as many).
+    fn gpus_per_node(&self) -> u64 {
+        self.gpus.checked_div(self.nodes).unwrap_or(0)
+    }
 }
 
 const TABLE: &str = "table";
@@ -95,14 +105,10 @@ pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expec
     let largest = all.iter().max_by_key(|r| r["node_count"].as_i64()).ok_or("the key sees no reservation")?;
     let reservation_id = largest["id"].as_i64().ok_or(format!("no id in {largest}"))?;
     let nodes = api_in_page(browser, &format!("/api/gpu-reservations/{reservation_id}/nodes"), key).await;
-    let gpus = nodes["nodes"]
-        .as_array()
-        .ok_or(format!("the nodes read is {nodes}"))?
-        .iter()
-        .filter_map(|node| node["gpus"].as_u64())
-        .sum();
+    let list = nodes["nodes"].as_array().ok_or(format!("the nodes read is {nodes}"))?;
+    let gpus = list.iter().filter_map(|node| node["gpus"].as_u64()).sum();
     let with_nodes = all.iter().filter(|r| !matches!(r["status"].as_str(), Some("assigning" | "ended"))).count();
-    Ok(Expected { reservations: all.len() as u64, with_nodes: with_nodes as u64, reservation_id, gpus })
+    Ok(Expected { reservations: all.len() as u64, with_nodes: with_nodes as u64, reservation_id, gpus, nodes: list.len() as u64 })
 }
 
 /// Installs the probe in every document from now on, watching both pages' table and grid.
@@ -114,7 +120,7 @@ pub async fn install_probe(browser: &Browser, pages: &[(&Page, Expected)]) {
                 json!({ "origin": page.sim.url(), "path": "^/reservations$", "name": TABLE,
                         "selector": TABLE_ROW, "count": expected.reservations }),
                 json!({ "origin": page.sim.url(), "path": "^/reservations/\\d+/nodes$", "name": GRID,
-                        "selector": GPU_CELL, "count": expected.gpus }),
+                        "selector": NODE_CARD, "each": GPU_CELL, "eachCount": expected.gpus_per_node() }),
                 json!({ "origin": page.sim.url(), "path": "^/overview$", "name": OVERVIEW,
                         "selector": OVERVIEW_ROW, "count": expected.with_nodes }),
             ]
@@ -226,7 +232,7 @@ async fn churn(sim: &Simulator, expected: &Expected, k: u32) -> Result<(), Strin
     }
 }
 
-/// Navigation start → the node grid painted with every GPU of the large reservation.
+/// Navigation start → the node grid painted with the cards on screen, each with its cells.
 pub async fn nodes_first_render(browser: &Browser, page: &Page, expected: Expected) -> Result<f64, String> {
     time_to(browser, &page.url(&nodes_path(&expected)), GRID).await
 }
@@ -505,5 +511,112 @@ impl DefaultInterval {
             min_poll_gap_ms: self.gap.0,
             gaps_seen: self.gap.1,
         }
+    }
+}
+
+/// What one visit of the 10,000-node page costs, read once its first grid is drawn.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BigPage {
+    pub dom_elements: Option<f64>,
+    /// The page's own User Timing measure of its latest `/nodes` decode (the console's).
+    pub decode_ms: Option<f64>,
+    pub wasm_bytes: Option<f64>,
+    pub js_heap_bytes: Option<f64>,
+    /// The 95th percentile of the frames of a scripted scroll through the whole grid.
+    pub scroll_p95_frame_ms: Option<f64>,
+}
+
+/// Scrolls the grid from top to bottom a screen a frame, and returns the frame times
+/// (`requestAnimationFrame` to the next): each frame draws the window scrolled to.
+const SCROLL_THROUGH: &str = "const [timeoutMs, done] = arguments;
+    const s = document.querySelector('.node-scroll');
+    if (!s) return done(null);
+    const frames = [];
+    const started = performance.now();
+    let last = null;
+    s.scrollTop = 0;
+    requestAnimationFrame(function frame(t) {
+      if (last !== null) frames.push(t - last);
+      last = t;
+      if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1 || performance.now() - started > timeoutMs) return done(frames);
+      s.scrollTop += s.clientHeight;
+      requestAnimationFrame(frame);
+    });";
+
+/// The value at `share` (0–1) of the sorted samples: the 95th percentile with 0.95.
+pub fn percentile(samples: &[f64], share: f64) -> Option<f64> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((share * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied()
+}
+
+/// Loads the nodes page afresh, waits for its grid, then reads its DOM size, its decode
+/// timing, its memory (JS heap after a full collection, wasm) and a scroll through it.
+pub async fn big_page(browser: &Browser, page: &Page, expected: Expected) -> Result<BigPage, String> {
+    nodes_first_render(browser, page, expected).await?;
+    // The latest decode is the first poll's: time to read it before the next poll.
+    let read = browser
+        .script(
+            "const m = performance.getEntriesByName('nodes-decode');
+             return { elements: document.getElementsByTagName('*').length,
+                      decode: m.length ? m[m.length - 1].duration : null, wasm: window.__bench.wasmBytes() };",
+        )
+        .await;
+    let heap = cdp::js_heap_after_gc(browser).await;
+    let frames = run_async(browser, SCROLL_THROUGH, vec![json!(PAGE_WAIT_MS)]).await;
+    let frames: Vec<f64> = frames.as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+    Ok(BigPage {
+        dom_elements: read["elements"].as_f64(),
+        decode_ms: read["decode"].as_f64(),
+        wasm_bytes: read["wasm"].as_f64(),
+        js_heap_bytes: Some(heap),
+        scroll_p95_frame_ms: percentile(&frames, 0.95),
+    })
+}
+
+/// Puts `text` in the search box as one input event (a paste, or the last keystroke) and
+/// waits for the DOM to be quiet: the input → the frame after the last change.
+const SEARCH: &str = "const [text, quietMs, timeoutMs, done] = arguments;
+    const input = document.querySelector('input[name=q]');
+    if (!input) return done(null);
+    const bench = window.__bench;
+    bench.batches = [];
+    const started = performance.now();
+    input.value = text;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    (function check() {
+      const now = performance.now();
+      const last = bench.batches[bench.batches.length - 1];
+      if (last && now - last.t >= quietMs && last.paint !== null) return done(last.paint - started);
+      if (now - started > timeoutMs) return done(null);
+      setTimeout(check, 10);
+    })();";
+
+/// `runs` searches for one node by name on the nodes page (already open), each timed
+/// from its input to the settled DOM, the search cleared (untimed) between them.
+pub async fn search_timings(browser: &Browser, expected: &Expected, runs: usize) -> Result<Vec<f64>, String> {
+    let mut timings = Vec::new();
+    for run in 0..runs {
+        let name = format!("node-{}", expected.nodes.saturating_sub(run as u64).max(1));
+        let args = |text: &str| vec![json!(text), json!(QUIET_MS), json!(PAGE_WAIT_MS)];
+        let took = run_async(browser, SEARCH, args(&name)).await;
+        timings.push(took.as_f64().ok_or(format!("searching for {name}: the DOM never settled"))?);
+        run_async(browser, SEARCH, args("")).await;
+    }
+    Ok(timings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn the_95th_percentile_is_the_sample_at_or_above_95_percent_of_the_others() {
+        let frames: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&frames, 0.95), Some(95.0));
+        assert_eq!(percentile(&[16.7, 50.0, 16.6], 0.95), Some(50.0));
+        assert_eq!(percentile(&[f64::NAN, 3.0], 0.5), Some(3.0), "no NaN counted");
+        assert_eq!(percentile(&[], 0.95), None);
     }
 }

@@ -59,6 +59,22 @@ pub struct Bounds {
     pub gaps_seen: usize,
 }
 
+/// The 10,000-node reservation (scenario huge), both pages windowed.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Nodes10k {
+    pub first_render_ms: Pair<Figure<Spread>>,
+    pub poll_k100_ms: Pair<Figure<Spread>>,
+    pub poll_k100_mutations: Pair<Figure<Spread>>,
+    pub dom_elements: Pair<Figure<f64>>,
+    pub scroll_p95_frame_ms: Pair<Figure<f64>>,
+    /// The console's own User Timing measure; the baseline's `JSON.parse` is not timed.
+    pub decode_ms: Figure<f64>,
+    pub wasm_memory_bytes: Figure<f64>,
+    pub js_heap_bytes: Pair<Figure<f64>>,
+    /// The console's alone: the baseline has no search.
+    pub filter_search_ms: Figure<Spread>,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
     /// How the figures were taken, in a sentence or two, printed above the table.
@@ -71,6 +87,7 @@ pub struct Report {
     pub overview_first_render_ms: Pair<Figure<Spread>>,
     pub nodes_first_render_ms: Pair<Figure<Spread>>,
     pub polls: Vec<PollRow>,
+    pub nodes10k: Nodes10k,
     /// The console's alone: the baseline's would only be a comparison, at minutes a run.
     pub long_run: Figure<LongRun>,
     pub bounds: Pair<Figure<Bounds>>,
@@ -108,6 +125,20 @@ impl Report {
             put(format!("poll_k{k}_mutations"), median(&row.mutations.console));
             put(format!("poll_k{k}_baseline_mutations"), median(&row.mutations.baseline));
         }
+        let big = &self.nodes10k;
+        put("nodes10k_first_render_ms".into(), median(&big.first_render_ms.console));
+        put("nodes10k_first_render_baseline_ms".into(), median(&big.first_render_ms.baseline));
+        put("nodes10k_poll_k100_ms".into(), median(&big.poll_k100_ms.console));
+        put("nodes10k_poll_k100_baseline_ms".into(), median(&big.poll_k100_ms.baseline));
+        put("nodes10k_dom_elements".into(), big.dom_elements.console);
+        put("nodes10k_dom_elements_baseline".into(), big.dom_elements.baseline);
+        put("nodes10k_scroll_p95_frame_ms".into(), big.scroll_p95_frame_ms.console);
+        put("nodes10k_scroll_p95_frame_baseline_ms".into(), big.scroll_p95_frame_ms.baseline);
+        put("nodes10k_decode_ms".into(), big.decode_ms);
+        put("nodes10k_wasm_memory_bytes".into(), big.wasm_memory_bytes);
+        put("nodes10k_js_heap_bytes".into(), big.js_heap_bytes.console);
+        put("nodes10k_js_heap_baseline_bytes".into(), big.js_heap_bytes.baseline);
+        put("filter_search_ms".into(), median(&big.filter_search_ms));
         let long = self.long_run.as_ref();
         put("long_run_polls".into(), long.map(|l| l.polls as f64));
         put("js_heap_growth_bytes".into(), long.map(|l| l.js_heap.bytes()));
@@ -139,12 +170,38 @@ impl Report {
         rows.push(amount_row("On the wire: one 1,000-node poll", wire(|w| w.poll_json), bytes, ""));
         rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", "≤ 1.5×"));
         rows.push(spread_row("First render: overview (console only)", &self.overview_first_render_ms, "ms", ""));
-        rows.push(spread_row("Nodes 1,000 × 8: first full grid", &self.nodes_first_render_ms, "ms", ""));
+        rows.push(spread_row("Nodes 1,000 × 8: first grid", &self.nodes_first_render_ms, "ms", ""));
         for row in &self.polls {
             let (time_target, count_target) = if row.k == 10 { ("≤ 1.5×", "≤ 40") } else { ("", "") };
             rows.push(spread_row(&format!("Poll, k = {}: response → DOM settled", row.k), &row.ms, "ms", time_target));
             rows.push(spread_row(&format!("Poll, k = {}: DOM mutations", row.k), &row.mutations, "", count_target));
         }
+        let big = &self.nodes10k;
+        rows.push(spread_row("Nodes 10,000 × 8: first grid", &big.first_render_ms, "ms", "≤ 1.5×"));
+        rows.push(spread_row("Nodes 10,000, poll k = 100: response → DOM settled", &big.poll_k100_ms, "ms", "≤ 1.3×"));
+        rows.push(spread_row("Nodes 10,000, poll k = 100: DOM mutations", &big.poll_k100_mutations, "", ""));
+        rows.push(amount_row("Nodes 10,000: DOM elements", big.dom_elements.clone(), count, "≤ 3,000"));
+        rows.push(amount_row(
+            "Nodes 10,000: scroll through, p95 frame",
+            big.scroll_p95_frame_ms.clone(),
+            |v| format!("{} ms", short(v)),
+            "≤ 50 ms",
+        ));
+        let console_only = |figure: Figure<f64>| Pair { console: figure, baseline: None };
+        rows.push(amount_row(
+            "Nodes 10,000: decode of /nodes",
+            console_only(big.decode_ms),
+            |v| format!("{} ms", short(v)),
+            "≤ 50 ms",
+        ));
+        rows.push(amount_row("Nodes 10,000: wasm memory", console_only(big.wasm_memory_bytes), bytes, "≤ 64 MB"));
+        rows.push(amount_row("Nodes 10,000: JS heap", big.js_heap_bytes.clone(), bytes, ""));
+        rows.push(spread_row(
+            "Search: input → DOM settled",
+            &Pair { console: big.filter_search_ms, baseline: None },
+            "ms",
+            "≤ 100 ms",
+        ));
         let long =
             |pick: fn(&LongRun) -> Option<f64>| Pair { console: self.long_run.as_ref().and_then(pick), baseline: None };
         rows.push(amount_row("Long run: polls done", long(|l| Some(l.polls as f64)), count, "2,000"));
@@ -314,6 +371,8 @@ mod tests {
         assert_eq!(json["poll_k10_mutations"], json!(31.0));
         assert_eq!(json["nodes_first_render_ms"], Value::Null);
         assert_eq!(json["js_heap_growth_bytes"], Value::Null);
+        assert_eq!(json["nodes10k_scroll_p95_frame_ms"], Value::Null);
+        assert_eq!(json["filter_search_ms"], Value::Null);
     }
 
     #[test]
@@ -326,7 +385,8 @@ mod tests {
             "{table}"
         );
         assert!(table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 150 KB |"), "{table}");
-        assert!(table.contains("| Nodes 1,000 × 8: first full grid | — | — | — |"), "{table}");
+        assert!(table.contains("| Nodes 1,000 × 8: first grid | — | — | — |"), "{table}");
+        assert!(table.contains("| Nodes 10,000: DOM elements | — | — | — | ≤ 3,000 |"), "{table}");
         assert!(table.contains("- long run: the console showed no poll count"), "{table}");
     }
 

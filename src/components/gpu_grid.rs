@@ -2,10 +2,12 @@
 //! workload on it, and the workloads listed with links to their pages.
 //!
 //! Built to be cheap per poll: [`NodeStore`] keeps one row per node key, created once,
-//! whose fields are signals set only when the value changed. `<For>` then never recreates
-//! a card while the keys stay the same (each card created and removed would also keep
-//! ~85 bytes of wasm memory in Leptos 0.8), and a poll in which k nodes changed touches
-//! only those k cards.
+//! whose fields are signals set only when the value changed, and a poll in which k nodes
+//! changed touches only those of the k cards that are drawn.
+//!
+//! Windowed (`domain::window`): only the cards on screen and a margin are in the DOM, in
+//! slots made once and reused as the grid scrolls (a card created and removed would keep
+//! ~85 bytes of wasm memory in Leptos 0.8, which a scroll through 10,000 nodes multiplies).
 //!
 //! A card's body (use, cells, workloads, flags) has no reactivity of its own: it is written
 //! as one piece of HTML, the API's text escaped, and set whole when the placement changes.
@@ -20,6 +22,7 @@ use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
 use crate::domain::text::visible_controls;
+use crate::domain::window::{columns_of, px, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -35,6 +38,13 @@ pub struct NodeRow {
     gpus: ArcRwSignal<i64>,
     /// The last known placement; `None` until the region has been read once.
     placement: ArcRwSignal<Option<Placement>>,
+}
+
+/// The same node's row: a row made anew for a node that came back is another.
+impl PartialEq for NodeRow {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.placement == other.placement
+    }
 }
 
 /// Sets `signal` only when `value` differs, so that unchanged fields notify nobody.
@@ -90,12 +100,12 @@ impl NodeStore {
     /// Brings the rows up to date with an answer. The row list itself is replaced only
     /// when nodes appear, disappear or move.
     pub fn apply(&self, response: &NodesResponse) {
-        let keys = node_keys(&response.nodes);
         let unknown = response.workloads_unknown;
-        let same_keys = self.rows.with_untracked(|rows| {
-            rows.len() == keys.len() && rows.iter().zip(&keys).all(|(row, key)| row.key == *key)
-        });
-        if same_keys {
+        // The usual poll: the same nodes, under names that are their keys, told without
+        // building the keys (10,000 strings at every poll of the largest reservations).
+        let names = response.nodes.iter().map(|n| n.display_name.as_str());
+        let keys = (!self.keys_are(names)).then(|| node_keys(&response.nodes));
+        if keys.as_ref().is_none_or(|keys| self.keys_are(keys.iter().map(String::as_str))) {
             self.rows.with_untracked(|rows| {
                 for (row, node) in rows.iter().zip(&response.nodes) {
                     row.update(node, unknown);
@@ -103,6 +113,7 @@ impl NodeStore {
             });
             return;
         }
+        let keys = keys.unwrap_or_default();
         let mut old: HashMap<String, NodeRow> =
             self.rows.with_untracked(|rows| rows.iter().map(|r| (r.key.clone(), r.clone())).collect());
         let rows = keys
@@ -117,6 +128,12 @@ impl NodeStore {
             })
             .collect();
         self.rows.set(rows);
+    }
+
+    /// Whether the rows are these keys, in this order.
+    fn keys_are<'a>(&self, mut keys: impl ExactSizeIterator<Item = &'a str>) -> bool {
+        self.rows
+            .with_untracked(|rows| rows.len() == keys.len() && rows.iter().all(|row| keys.next() == Some(&row.key)))
     }
 
     /// Tracked.
@@ -257,38 +274,77 @@ fn node_body(
     html.into_string()
 }
 
+/// One card of the window: whichever node is at its place in the window now. Slots are
+/// made for as many cards as the window holds and show another node as the grid scrolls,
+/// so scrolling creates no card and no reactive node (each created and removed would keep
+/// wasm memory, see the module's note): it rewrites a slot's name, badge and body. A poll
+/// still touches only the slots whose node changed: each reads its node's signals only.
 #[component]
-fn NodeCard(reservation: i64, row: NodeRow) -> impl IntoView {
-    let NodeRow { name, repeated, state, gpus, placement, .. } = row;
-    let badge = {
-        let state = state.clone();
-        move || {
-            let (label, tone) = state.with(state_label);
-            view! { <span class=format!("badge tone-{}", tone_name(tone))>{label}</span> }
-        }
-    };
+fn NodeSlot(
+    reservation: i64,
+    row: Memo<Option<NodeRow>>,
+    /// 1-based place among the nodes shown, and how many are shown: what a screen reader
+    /// says of the card ("37 of 10,000"), the rest of the grid not being in the DOM.
+    position: Signal<usize>,
+    of: Signal<usize>,
+) -> impl IntoView {
+    let badge = Memo::new(move |_| row.with(|r| r.as_ref().map(|r| r.state.with(state_label))));
+    let name = move || row.with(|r| r.as_ref().map(|r| visible_controls(&r.name).into_owned()).unwrap_or_default());
     // Set whole when the placement changes: one mutation, where patching cell by cell
     // would cost one per changed text and attribute (~20 for a node whose workloads all
     // moved). A property, not `inner_html`, which would keep a copy of every card's HTML in
     // wasm memory to compare with the next.
-    let body = {
-        let name = name.clone();
-        move || placement.with(|p| state.with(|s| node_body(reservation, &name, s, gpus.get(), p.as_ref(), repeated)))
+    let body = move || {
+        row.with(|r| {
+            r.as_ref().map_or_else(String::new, |r| {
+                r.placement.with(|p| {
+                    r.state.with(|s| node_body(reservation, &r.name, s, r.gpus.get(), p.as_ref(), r.repeated))
+                })
+            })
+        })
     };
     view! {
-        <article class="node-card">
+        <article
+            class="node-card"
+            aria-posinset=move || position.get().to_string()
+            aria-setsize=move || of.get().to_string()
+        >
             <header class="node-head">
-                <h3 class="node-name">{visible_controls(&name).into_owned()}</h3>
-                {badge}
+                <h3 class="node-name">{name}</h3>
+                <span class=move || {
+                    badge.with(|b| format!("badge tone-{}", b.as_ref().map_or("unknown", |(_, tone)| tone_name(*tone))))
+                }>{move || badge.with(|b| b.as_ref().map(|(label, _)| label.clone()).unwrap_or_default())}</span>
             </header>
             <div class="node-body" prop:innerHTML=body></div>
         </article>
     }
 }
 
-/// Every card, in the order the API lists the nodes. `stale` marks the whole grid (the
-/// region is unreachable or the latest poll failed) with one class, not per card;
-/// `compact` hides the workload lists (cells only) the same way.
+/// The grid's layout as the page has laid it out: its scroll, its height on screen, and
+/// the columns and row pitch its stylesheet gives the cards (fixed-height rows).
+fn measure(scroller: &web_sys::Element, grid: &web_sys::Element) -> Viewport {
+    let layout = web_sys::window().and_then(|w| w.get_computed_style(grid).ok().flatten());
+    let read = |name: &str| layout.as_ref().and_then(|s| s.get_property_value(name).ok()).unwrap_or_default();
+    let pitch = px(&read("grid-auto-rows")).map(|row| row + px(&read("row-gap")).unwrap_or(0.0));
+    Viewport {
+        columns: columns_of(&read("grid-template-columns")),
+        pitch_px: pitch.unwrap_or(Viewport::UNMEASURED.pitch_px),
+        ..scrolled(scroller, Viewport::UNMEASURED)
+    }
+}
+
+/// `layout` with the scroller's scroll and height read now (what a scroll changes).
+fn scrolled(scroller: &web_sys::Element, layout: Viewport) -> Viewport {
+    Viewport { scroll_px: f64::from(scroller.scroll_top()), view_px: f64::from(scroller.client_height()), ..layout }
+}
+
+/// The nodes shown, in the order the API lists them (or as `shown` orders them), windowed:
+/// the grid scrolls in a region of its own, focusable so that the arrow keys, Page Up/Down,
+/// Home and End scroll it, and only the rows on screen and [`MARGIN_ROWS`] more each side
+/// are in the DOM; padding set through the CSSOM (the CSP allows no `style` attribute)
+/// keeps the rest's height. `stale` marks the whole grid (the region is unreachable or the
+/// latest poll failed) with one class, not per card; `compact` hides the workload lists
+/// (cells only) the same way.
 #[component]
 pub fn GpuGrid(
     /// The reservation whose nodes these are: workload links lead under it.
@@ -300,17 +356,64 @@ pub fn GpuGrid(
     #[prop(optional_no_strip)]
     shown: Option<Memo<Vec<usize>>>,
 ) -> impl IntoView {
-    let rows = move || match shown {
-        Some(shown) => {
-            shown.with(|at| store.rows.with(|rows| at.iter().filter_map(|&i| rows.get(i).cloned()).collect()))
-        }
-        None => store.rows.get(),
+    let count = Signal::derive(move || shown.map_or_else(|| store.len(), |shown| shown.with(Vec::len)));
+    let row_at = move |i: usize| {
+        let index = match shown {
+            Some(shown) => shown.with(|at| at.get(i).copied()),
+            None => Some(i),
+        };
+        index.and_then(|index| store.rows.with(|rows| rows.get(index).cloned()))
     };
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let grid = NodeRef::<leptos::html::Div>::new();
+    let viewport = RwSignal::new(Viewport::UNMEASURED);
+    let update = move |next: Viewport| {
+        if viewport.with_untracked(|v| *v != next) {
+            viewport.set(next);
+        }
+    };
+    let remeasure = move || {
+        if let (Some(scroller), Some(grid)) = (scroller.get_untracked(), grid.get_untracked()) {
+            update(measure(&scroller, &grid));
+        }
+    };
+    let on_scroll = move |_| {
+        if let Some(scroller) = scroller.get_untracked() {
+            update(scrolled(&scroller, viewport.get_untracked()));
+        }
+    };
+    // The layout is read once the first cards are in (and again the frame after, laid out
+    // for sure), when the cards change size (cells only) and when the window does.
+    let has_cards = Memo::new(move |_| count.get() > 0);
+    Effect::new(move || {
+        compact.track();
+        if has_cards.get() && grid.get().is_some() {
+            remeasure();
+            request_animation_frame(remeasure);
+        }
+    });
+    let resized = window_event_listener(leptos::ev::resize, move |_| remeasure());
+    on_cleanup(move || resized.remove());
+    let drawn = Memo::new(move |_| window(count.get(), viewport.get(), MARGIN_ROWS));
     view! {
-        <div class="node-grid" class:stale=move || stale.get() class:compact=move || compact.get()>
-            <For each=rows key=|row| row.key.clone() let(row)>
-                <NodeCard reservation row/>
-            </For>
+        <div class="node-scroll" node_ref=scroller tabindex="0" role="region" aria-label="Node cards" on:scroll=on_scroll>
+            <div
+                class="node-grid"
+                node_ref=grid
+                class:stale=move || stale.get()
+                class:compact=move || compact.get()
+                style:padding-top=move || format!("{}px", drawn.with(|w| w.before_px))
+                style:padding-bottom=move || format!("{}px", drawn.with(|w| w.after_px))
+            >
+                <For each=move || 0..drawn.with(Window::len) key=|slot| *slot let(slot)>
+                    <NodeSlot
+                        reservation
+                        row=Memo::new(move |_| row_at(drawn.with(|w| w.start) + slot))
+                        position=Signal::derive(move || drawn.with(|w| w.start) + slot + 1)
+                        of=count
+                    />
+                </For>
+            </div>
         </div>
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::domain::grid::{kind_label, state_label};
-use crate::domain::node_filter::{showing_text, FoundWorkload, NodeFilter, SortBy};
+use crate::domain::node_filter::{nodes_named, showing_text, FoundWorkload, NodeFilter, SortBy};
 use crate::domain::words::count;
 use crate::domain::workload::workload_page_path;
 use crate::router::{use_location, Navigation};
@@ -108,7 +108,7 @@ pub fn NodeFilters(
 }
 
 /// Workloads the search found, each once however many nodes its replicas are on: its total
-/// GPUs and its nodes, linked to the workload view.
+/// GPUs and its nodes (the first few named), linked to the workload view.
 #[component]
 pub fn FoundWorkloads(reservation: i64, #[prop(into)] found: Signal<Vec<FoundWorkload>>) -> impl IntoView {
     move || {
@@ -118,7 +118,6 @@ pub fn FoundWorkloads(reservation: i64, #[prop(into)] found: Signal<Vec<FoundWor
                     .iter()
                     .map(|w| {
                         let href = workload_page_path(reservation, &w.kind, w.id);
-                        let nodes: Vec<&str> = w.at.nodes.iter().map(|(name, _)| name.as_str()).collect();
                         view! {
                             <li class="found-workload">
                                 <a href=href>{w.at.name.clone()}</a>
@@ -127,8 +126,8 @@ pub fn FoundWorkloads(reservation: i64, #[prop(into)] found: Signal<Vec<FoundWor
                                     kind_label(&w.kind),
                                     w.id,
                                     count(w.at.total_gpus, "GPU"),
-                                    count(nodes.len(), "node"),
-                                    nodes.join(", ")
+                                    count(w.at.nodes.len(), "node"),
+                                    nodes_named(&w.at.nodes)
                                 )}
                             </li>
                         }

@@ -52,9 +52,8 @@ impl Placement {
         Placement { gpus_in_use: node.gpus_in_use, workloads: node.workloads.clone() }
     }
 
-    /// GPUs in use: as reported, else the sum of the workloads.
     pub fn in_use(&self) -> i64 {
-        self.gpus_in_use.unwrap_or_else(|| self.listed())
+        gpus_in_use(self.gpus_in_use, &self.workloads)
     }
 
     /// GPUs of a node of `gpus` left by this use, as text: "value out of range" when the
@@ -63,10 +62,21 @@ impl Placement {
         gpus.checked_sub(self.in_use()).map_or_else(|| "value out of range".to_owned(), |n| n.to_string())
     }
 
-    /// Saturating: a sum of absurd counts stays `i64::MAX` (drawn clipped), never wraps.
     fn listed(&self) -> i64 {
-        self.workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0)))
+        listed_gpus(&self.workloads)
     }
+}
+
+/// GPUs in use on a node (or a placement kept of it): as reported, else the sum of its
+/// workloads. The one rule the cards, the filters and the sorts share.
+pub fn gpus_in_use(reported: Option<i64>, workloads: &[Workload]) -> i64 {
+    reported.unwrap_or_else(|| listed_gpus(workloads))
+}
+
+/// Saturating: a sum of absurd counts stays `i64::MAX` (drawn clipped), never wraps; a
+/// negative count adds nothing.
+fn listed_gpus(workloads: &[Workload]) -> i64 {
+    workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0)))
 }
 
 /// Cells drawn per node at most: a node reporting absurd counts must not hang the page.

@@ -18,5 +18,6 @@ pub mod polling;
 pub mod status;
 pub mod text;
 pub mod time;
+pub mod window;
 pub mod words;
 pub mod workload;

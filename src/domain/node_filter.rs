@@ -4,6 +4,7 @@
 //! so that a filtered view can be bookmarked and shared. Pure: the page renders what this
 //! decides, over indices into the answer's node list (10,000 nodes are never copied).
 
+use super::grid::gpus_in_use;
 use super::words::{count, figure};
 use super::workload::Whereabouts;
 use crate::api::enums::{NodeState, WorkloadKind};
@@ -88,17 +89,19 @@ impl NodeFilter {
         )
     }
 
-    /// Whether `node` passes every filter.
-    pub fn keeps(&self, node: &Node) -> bool {
+    /// Whether `node` passes every filter; `needle` is the search, trimmed and lower-cased
+    /// once for all the nodes.
+    fn keeps(&self, needle: &str, node: &Node) -> bool {
         self.state.as_ref().is_none_or(|state| &node.state == state)
             && self.min_free.is_none_or(|n| free_gpus(node) >= n)
             && self.kind.as_ref().is_none_or(|kind| node.workloads.iter().any(|w| &w.kind == kind))
-            && search_matches(&self.search.trim().to_lowercase(), node)
+            && search_matches(needle, node)
     }
 
     /// Indices of the nodes shown, in the chosen order (ties keep the sent order).
     pub fn apply(&self, nodes: &[Node]) -> Vec<usize> {
-        let mut shown: Vec<usize> = (0..nodes.len()).filter(|&i| self.keeps(&nodes[i])).collect();
+        let needle = self.search.trim().to_lowercase();
+        let mut shown: Vec<usize> = (0..nodes.len()).filter(|&i| self.keeps(&needle, &nodes[i])).collect();
         match self.sort {
             SortBy::Sent => {}
             SortBy::Name => shown.sort_by(|&a, &b| natural_cmp(&nodes[a].display_name, &nodes[b].display_name)),
@@ -109,10 +112,8 @@ impl NodeFilter {
     }
 }
 
-/// GPUs in use on a node: as reported, else the sum of its workloads (the rule of
-/// `grid::Placement::in_use`, without copying the workloads).
-pub fn in_use(node: &Node) -> i64 {
-    node.gpus_in_use.unwrap_or_else(|| node.workloads.iter().fold(0i64, |sum, w| sum.saturating_add(w.gpus.max(0))))
+fn in_use(node: &Node) -> i64 {
+    gpus_in_use(node.gpus_in_use, &node.workloads)
 }
 
 /// Free GPUs on a node, never below zero (a node over-reporting use has none free).
@@ -158,6 +159,19 @@ pub fn showing_text(shown: usize, total: usize) -> String {
         count(total, "node")
     } else {
         format!("showing {} of {}", figure(shown), count(total, "node"))
+    }
+}
+
+/// Node names listed in a found workload's line, at most: a cluster on thousands of nodes
+/// is named by its first few, the rest counted (its page lists every one).
+pub const NODES_NAMED: usize = 12;
+
+/// "node-1, node-2"; past [`NODES_NAMED`]: "node-1, …, node-12 and 6,531 more".
+pub fn nodes_named(names: &[(String, i64)]) -> String {
+    let named: Vec<&str> = names.iter().take(NODES_NAMED).map(|(name, _)| name.as_str()).collect();
+    match names.len().saturating_sub(NODES_NAMED) {
+        0 => named.join(", "),
+        more => format!("{} and {} more", named.join(", "), figure(more)),
     }
 }
 
@@ -288,6 +302,15 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_on_thousands_of_nodes_names_its_first_few_and_counts_the_rest() {
+        let names: Vec<(String, i64)> = (1..=6_543).map(|i| (format!("node-{i}"), 2)).collect();
+        let text = nodes_named(&names);
+        assert!(text.starts_with("node-1, node-2, "), "{text}");
+        assert!(text.ends_with("node-12 and 6,531 more"), "{text}");
+        assert_eq!(nodes_named(&names[..12]).matches(", ").count(), 11);
+    }
+
+    #[test]
     fn a_cluster_across_nodes_is_found_once_with_its_total_gpus_and_its_nodes() {
         let found = found_workloads(&nodes(), "train");
         assert_eq!(
@@ -303,6 +326,7 @@ mod tests {
             }]
         );
         assert_eq!(found_workloads(&nodes(), "5")[0].at.nodes, [("node-4".to_owned(), 3)]);
+        assert_eq!(nodes_named(&found[0].at.nodes), "node-10, node-2");
         assert!(found_workloads(&nodes(), "").is_empty());
     }
 }

@@ -33,6 +33,9 @@ pub fn NodesPage() -> impl IntoView {
     for_reservation_id(|id| view! { <NodesLive id/> })
 }
 
+/// The User Timing measure of the latest answer's apply to the cards (see [`client::timed`]).
+pub const NODES_APPLY: &str = "nodes-apply";
+
 /// What the page knows of the placement: the cards, the latest answer, the latest answer
 /// with the placement known, and the latest failure. Copy; no network of its own, so
 /// tests feed it answers directly.
@@ -65,7 +68,7 @@ impl NodesModel {
         }
         match result {
             Ok(response) => {
-                self.store.apply(&response);
+                client::timed(NODES_APPLY, || self.store.apply(&response));
                 let response = Arc::new(response);
                 if !response.workloads_unknown {
                     self.known.set(Some(Fetched { value: Arc::clone(&response), at }));

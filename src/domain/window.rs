@@ -1,0 +1,159 @@
+//! Windowing for a long grid of fixed-height rows (the Nodes grid at 10,000 nodes): only the
+//! rows on screen plus a margin are in the DOM, and the space of the rest is kept above and
+//! below, so the scroll height is that of the whole grid. Pure arithmetic in pixels and
+//! indices; the view measures the layout and draws what this decides.
+
+/// The layout as measured in the page: how the grid scrolls and how its cards are laid out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    /// How far the grid is scrolled, in pixels.
+    pub scroll_px: f64,
+    /// How much of the grid is on screen, in pixels.
+    pub view_px: f64,
+    /// Cards to a row.
+    pub columns: usize,
+    /// From the top of one row to the top of the next: a card's height and the gap.
+    pub pitch_px: f64,
+}
+
+impl Viewport {
+    /// Before the layout is measured (the first draw, a grid not yet laid out): one
+    /// column of tall rows in a screen of 1,000 px, a first screenful of cards at least.
+    pub const UNMEASURED: Viewport = Viewport { scroll_px: 0.0, view_px: 1_000.0, columns: 1, pitch_px: 80.0 };
+}
+
+/// Rows drawn above and below the screen, so that scrolling a few rows shows no blank.
+pub const MARGIN_ROWS: usize = 2;
+
+/// The items to draw and the space left for the rest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    /// First item drawn (an index into the items shown).
+    pub start: usize,
+    /// One past the last item drawn; `start == end` when there is nothing to draw.
+    pub end: usize,
+    /// Space above the first row drawn, in pixels: the rows not drawn there.
+    pub before_px: f64,
+    /// Space below the last row drawn.
+    pub after_px: f64,
+}
+
+impl Window {
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// The window over `items` for `viewport`, with `margin_rows` drawn beyond each edge. A
+/// layout that makes no sense (no columns, rows of no height, a negative or NaN size) is
+/// taken as [`Viewport::UNMEASURED`]'s, so the grid never divides by zero nor draws nothing
+/// when something is there; a scroll past the end draws the last rows.
+pub fn window(items: usize, viewport: Viewport, margin_rows: usize) -> Window {
+    let sane = |value: f64, fallback: f64| if value.is_finite() && value > 0.0 { value } else { fallback };
+    let columns = if viewport.columns == 0 { 1 } else { viewport.columns };
+    let pitch = sane(viewport.pitch_px, Viewport::UNMEASURED.pitch_px);
+    let view = sane(viewport.view_px, Viewport::UNMEASURED.view_px);
+    let scroll = if viewport.scroll_px.is_finite() { viewport.scroll_px.max(0.0) } else { 0.0 };
+    let rows = items.div_ceil(columns);
+    // `as` from f64 saturates (and NaN is 0): a huge scroll is the last row, never a wrap.
+    let first_visible = ((scroll / pitch) as usize).min(rows.saturating_sub(1));
+    let visible = (((scroll + view) / pitch).ceil() as usize).saturating_sub((scroll / pitch) as usize);
+    let start_row = first_visible.saturating_sub(margin_rows);
+    let end_row = first_visible.saturating_add(visible.max(1)).saturating_add(margin_rows).min(rows);
+    let height = |rows: usize| rows as f64 * pitch;
+    Window {
+        start: (start_row * columns).min(items),
+        end: (end_row * columns).min(items),
+        before_px: height(start_row),
+        after_px: height(rows - end_row.max(start_row)),
+    }
+}
+
+/// Tracks in a computed `grid-template-columns` ("250px 250px 250px"): the columns of a grid
+/// laid out with `repeat(auto-fill, …)`; 1 for `none` (a grid not laid out).
+pub fn columns_of(template: &str) -> usize {
+    template.split_whitespace().filter(|track| px(track).is_some()).count().max(1)
+}
+
+/// A computed length in pixels ("236px", "6.5px"); `None` for anything else ("normal", "auto").
+pub fn px(value: &str) -> Option<f64> {
+    value.trim().strip_suffix("px")?.parse().ok().filter(|n: &f64| n.is_finite() && *n >= 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(scroll_px: f64, view_px: f64, columns: usize, pitch_px: f64) -> Viewport {
+        Viewport { scroll_px, view_px, columns, pitch_px }
+    }
+
+    /// The spacers and the rows drawn always add up to the whole grid's rows.
+    fn assert_whole(w: &Window, items: usize, v: Viewport) {
+        let rows = items.div_ceil(v.columns);
+        let drawn_rows = w.len().div_ceil(v.columns);
+        assert_eq!(w.before_px + drawn_rows as f64 * v.pitch_px + w.after_px, rows as f64 * v.pitch_px, "{w:?}");
+    }
+
+    #[test]
+    fn at_the_top_only_a_screenful_and_the_margin_below_are_drawn() {
+        let v = at(0.0, 800.0, 1, 40.0);
+        let w = window(10_000, v, 5);
+        assert_eq!((w.start, w.end, w.before_px), (0, 25, 0.0));
+        assert_eq!(w.after_px, (10_000 - 25) as f64 * 40.0);
+        assert_whole(&w, 10_000, v);
+    }
+
+    #[test]
+    fn in_the_middle_the_spacers_keep_the_whole_height() {
+        // 7 cards to a row of 90 px (84 px cards, 6 px gap), scrolled to row 1,000 of 1,429.
+        let v = at(90_000.0, 640.0, 7, 90.0);
+        let w = window(10_000, v, MARGIN_ROWS);
+        assert_eq!((w.start, w.end), (998 * 7, 1_010 * 7), "rows 1,000–1,007 on screen, 2 more each side");
+        assert_whole(&w, 10_000, v);
+    }
+
+    #[test]
+    fn a_row_partly_on_screen_is_drawn() {
+        // Scrolled half a row: rows 10 to 14 show, the last in part.
+        let w = window(1_000, at(1_045.0, 400.0, 4, 100.0), 0);
+        assert_eq!((w.start, w.end), (40, 60));
+    }
+
+    #[test]
+    fn at_and_past_the_end_the_last_rows_are_drawn_and_nothing_beyond() {
+        let v = at(10_000.0, 500.0, 3, 100.0);
+        let w = window(10, v, 1);
+        assert_eq!((w.start, w.end, w.after_px), (6, 10, 0.0), "4 rows: the last (one card) and its margin");
+        assert_eq!(w.before_px, 200.0);
+        assert_whole(&w, 10, v);
+        let w = window(10_000, at(f64::MAX, 500.0, 3, 100.0), 1);
+        assert_eq!(w.end, 10_000);
+    }
+
+    #[test]
+    fn an_empty_grid_or_an_unmeasured_layout_draws_safely() {
+        let empty = window(0, at(0.0, 800.0, 4, 200.0), 2);
+        assert_eq!(empty, Window { start: 0, end: 0, before_px: 0.0, after_px: 0.0 });
+        let unmeasured = window(100, at(f64::NAN, 0.0, 0, 0.0), 0);
+        assert_eq!((unmeasured.start, unmeasured.end), (0, 13), "a first screenful of the unmeasured layout");
+        assert_eq!(window(100, Viewport::UNMEASURED, 0).end, 13);
+        let negative = window(100, at(-500.0, -1.0, 2, -3.0), 0);
+        assert_eq!(negative.start, 0);
+    }
+
+    #[test]
+    fn the_computed_layout_is_read_from_css_values() {
+        assert_eq!(columns_of("250px 250px 250.5px"), 3);
+        assert_eq!(columns_of("none"), 1);
+        assert_eq!(columns_of(""), 1);
+        assert_eq!(px("236px"), Some(236.0));
+        assert_eq!(px(" 6.5px "), Some(6.5));
+        assert_eq!(px("normal"), None);
+        assert_eq!(px("-3px"), None);
+    }
+}
