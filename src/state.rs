@@ -230,6 +230,10 @@ impl ConnectionState {
         self.role.get()
     }
 
+    pub fn role_untracked(&self) -> Role {
+        self.role.get_untracked()
+    }
+
     /// Records the role a read revealed, if `connection` is still the one in use (a late
     /// answer for an earlier key must not relabel the current one), and beside the key if
     /// it is kept for the tab.

@@ -13,7 +13,7 @@ use crate::components::reservation_route::{for_reservation_id, read_reservation,
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
-use crate::domain::explain::ErrorContext;
+use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
@@ -222,7 +222,7 @@ pub fn LaunchForm(
     };
     let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
     let name_error = move || shown_problems.get().then(|| name_problem(&name.get())).flatten();
-    let context = r.with_value(ErrorContext::of);
+    let context = r.with_value(ErrorContext::of).acting(Action::Launch);
 
     view! {
         <section class="panel launch-panel" aria-labelledby="launch-heading">

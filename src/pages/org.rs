@@ -11,6 +11,7 @@ use crate::components::field::Field;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
+use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, reclaimable, OrgCapacity};
 use crate::domain::status::org_status;
 use crate::domain::words;
@@ -492,7 +493,8 @@ fn ReclaimPanel(
             let fresh = (!dry_run).then_some(view! {
                 <p class="field-help">"Retry runs a new dry run first: spot VMs may have landed on these units since."</p>
             });
-            view! { <ErrorPanel error retry/> {fresh} }.into_any()
+            view! { <ErrorPanel error context=ErrorContext::default().acting(Action::Reclaim) retry/> {fresh} }
+                .into_any()
         }
     };
     view! {
