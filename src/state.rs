@@ -86,11 +86,22 @@ struct Kept {
     key: String,
     #[serde(default)]
     role: Role,
+    /// Kept like `base_url`; absent in an entry from before it existed (then the same).
+    #[serde(default)]
+    org_base_url: String,
+    #[serde(default)]
+    console_origin: String,
 }
 
 impl Kept {
     fn write(connection: &Connection, role: Role) {
-        let kept = Kept { base_url: connection.base_url().to_owned(), key: connection.expose_key().to_owned(), role };
+        let kept = Kept {
+            base_url: connection.base_url().to_owned(),
+            key: connection.expose_key().to_owned(),
+            role,
+            org_base_url: connection.org_base_url().to_owned(),
+            console_origin: connection.console_origin().unwrap_or_default().to_owned(),
+        };
         if let (Some(storage), Ok(json)) = (session_storage(), serde_json::to_string(&kept)) {
             // A full or blocked storage only means the key is not kept.
             let _ = storage.set_item(KEPT_CONNECTION, &json);
@@ -106,6 +117,12 @@ impl Kept {
     fn read() -> Option<Kept> {
         let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
         serde_json::from_str(&json).ok()
+    }
+
+    fn connection(&self) -> Connection {
+        Connection::new(&self.base_url, &self.key)
+            .with_org_base_url(&self.org_base_url)
+            .with_console_origin(&self.console_origin)
     }
 }
 
@@ -127,7 +144,7 @@ impl ConnectionState {
     pub fn restore() -> Self {
         let state = Self::new();
         if let Some(kept) = Kept::read() {
-            let connection = Connection::new(kept.base_url, kept.key);
+            let connection = kept.connection();
             state.start(connection.clone(), kept.role);
             if kept.role != Role::Unknown {
                 return state;
@@ -218,6 +235,10 @@ impl ConnectionState {
         self.session.with(|s| s.as_ref().map(|s| s.connection.clone()))
     }
 
+    pub fn connection_untracked(&self) -> Option<Connection> {
+        self.session.with_untracked(|s| s.as_ref().map(|s| s.connection.clone()))
+    }
+
     pub fn is_connected(&self) -> bool {
         self.session.with(Option::is_some)
     }
@@ -241,7 +262,7 @@ impl ConnectionState {
         let current = self.session.with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
         if current && self.role.get_untracked() != role {
             self.role.set(role);
-            if Kept::read().is_some_and(|kept| Connection::new(kept.base_url, kept.key) == *connection) {
+            if Kept::read().is_some_and(|kept| kept.connection() == *connection) {
                 Kept::write(connection, role);
             }
         }

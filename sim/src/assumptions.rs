@@ -130,5 +130,11 @@ pub const STOPS_AFTER: TimeDelta = TimeDelta::days(3);
 /// request after the previous window closed.
 pub const RATE_WINDOW: Duration = Duration::from_secs(60);
 
+/// **assumption**: the org capacity API is a different API (seed 000) with a base URL of its
+/// own: the simulator serves it under `/api` beside the Compute API (the console's default)
+/// and alone under this prefix, where the Compute API and the hooks are not served (so that
+/// the console's own setting for it can be tried).
+pub const ORG_API_PREFIX: &str = "/org-api";
+
 /// **assumption**: reclaiming a unit that is not on the spot market answers this.
 pub const UNIT_NOT_RELEASED: (StatusCode, &str) = (StatusCode::CONFLICT, "unit_not_released");

@@ -142,7 +142,12 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .layer(from_fn_with_state(sim.clone(), faults::inject))
         // Outside the faults, so that a truncated or malformed answer is compressed as sent.
         .layer(CompressionLayer::new());
-    let root = Router::new().nest("/api", api);
+    let org_api = org::routes()
+        .route_layer(from_fn_with_state(sim.clone(), auth::require_key))
+        .fallback(error::unknown_endpoint)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(CompressionLayer::new());
+    let root = Router::new().nest("/api", api).nest(assumptions::ORG_API_PREFIX, org_api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
         None => root.fallback(error::unknown_endpoint),

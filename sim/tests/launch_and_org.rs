@@ -183,3 +183,17 @@ async fn reclaim_dry_run_changes_nothing_real_run_terminates_spot_vms_and_others
     let missing = sim.post("/api/v1/orgs/org_acme/reservations/rsv_0008/reclaim", Some(OWNER), &body).await;
     assert_eq!(missing.status, 404, "not listed for org_acme");
 }
+
+#[tokio::test]
+async fn the_org_api_is_also_served_alone_under_its_own_base_url() {
+    let sim = sim().await;
+    let both = sim.read("/api/v1/orgs/org_acme/reservations").await;
+    let alone = sim.read("/org-api/v1/orgs/org_acme/reservations").await;
+    assert_eq!(both, alone, "the same org capacity API under either base URL");
+    assert_eq!(sim.get("/org-api/v1/orgs/org_acme/reservations", None).await.status, 401, "keys are checked");
+    let reply = sim.get("/org-api/gpu-reservations", Some(OWNER)).await;
+    assert_eq!(reply.status, 404, "the Compute API is not served there: {}", reply.text());
+    let dry_run = json!({ "unitIds": ["nonexistent"], "dryRun": true });
+    let reply = sim.post("/org-api/v1/orgs/org_acme/reservations/rsv_0007/reclaim", Some(OWNER), &dry_run).await;
+    assert_eq!(reply.status, 409, "reclaim is served there too: {}", reply.text());
+}

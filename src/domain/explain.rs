@@ -1,6 +1,7 @@
 //! The launch-failure mapping: what the user reads about any failed call, a title, an
 //! explanation in the user's terms and a remedy. `api::error` decodes; this says.
 
+use crate::api::assumptions::ORG_API_MISPLACED;
 use crate::api::error::{codes, ApiError, ErrorKind};
 use crate::api::models::Reservation;
 
@@ -24,6 +25,8 @@ pub struct ErrorContext {
     /// The reader is the account owner, who pays. Anyone else (a member, or a role not yet
     /// known) is told who pays, never to pay.
     pub owner: bool,
+    /// The call went to the org capacity API at this base URL (seed 000, its own base URL).
+    pub org_api_base: Option<String>,
 }
 
 /// A call that changes things, which a read-only key may not make.
@@ -37,6 +40,11 @@ impl ErrorContext {
     /// Where the reservation is, to name it in error texts.
     pub fn of(r: &Reservation) -> Self {
         ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()), ..Self::default() }
+    }
+
+    /// A call to the org capacity API at `base`.
+    pub fn org_api(base: &str) -> Self {
+        ErrorContext { org_api_base: Some(base.to_owned()), ..Self::default() }
     }
 
     /// The same context for a call that changes things.
@@ -83,6 +91,23 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             "The API did not answer in time",
             format!("{} The request was stopped.", err.message.as_deref().unwrap_or("No answer in time.")),
             "Try again in a moment; if it keeps happening, quote the request id to support.".to_owned(),
+        ),
+        (ErrorKind::Decode, ..) if ctx.org_api_base.is_some() => text(
+            "Not the org capacity API",
+            format!(
+                "The org capacity API base URL {} answered, but not with seed 000's list of reservations: {ORG_API_MISPLACED}.{}",
+                ctx.org_api_base.as_deref().unwrap_or_default(),
+                detail(err)
+            ),
+            format!("Set {ORG_BASE_URL_SETTING}"),
+        ),
+        (ErrorKind::Http, Some(404), _) if ctx.org_api_base.is_some() => text(
+            "Not found at the org capacity API base URL",
+            format!(
+                "The org capacity API base URL {} answered HTTP 404: {ORG_API_MISPLACED}, or it knows no such org.{server_says}",
+                ctx.org_api_base.as_deref().unwrap_or_default()
+            ),
+            format!("Check the org id; if it is right, set {ORG_BASE_URL_SETTING}"),
         ),
         (ErrorKind::Decode, ..) => text(
             "The answer could not be read",
@@ -200,6 +225,10 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
         ),
     }
 }
+
+/// Where the org capacity API's base URL is set (after "Set" or "set").
+const ORG_BASE_URL_SETTING: &str =
+    "the org capacity API base URL on Connect (disconnect, then connect with it) to where that API is served.";
 
 fn detail(err: &ApiError) -> String {
     err.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
@@ -352,6 +381,37 @@ mod tests {
         );
         assert!(x.explanation.contains("an org that does not manage the reservation"), "{}", x.explanation);
         assert!(x.remedy.contains("allowed to reclaim units"), "{}", x.remedy);
+    }
+
+    #[test]
+    fn a_web_page_or_a_404_from_the_org_api_says_the_base_url_may_not_serve_it() {
+        let org = ErrorContext::org_api("/api");
+        let page = ApiError::undecodable(200, &ResponseHeaders::default(), "The answer (HTTP 200) is a web page.");
+        let x = explain(&page, &org);
+        assert_eq!(x.title, "Not the org capacity API");
+        assert!(
+            x.explanation.starts_with(
+                "The org capacity API base URL /api answered, but not with seed 000's list of reservations: this base URL does not serve the org capacity API."
+            ),
+            "{}",
+            x.explanation
+        );
+        assert!(x.remedy.starts_with("Set the org capacity API base URL on Connect"), "{}", x.remedy);
+        let x = explain(&error(404, r#"{"error":"not_found","message":"No endpoint"}"#), &org);
+        assert!(
+            x.explanation.contains(
+                "answered HTTP 404: this base URL does not serve the org capacity API, or it knows no such org."
+            ),
+            "{}",
+            x.explanation
+        );
+        assert!(
+            x.remedy.starts_with("Check the org id; if it is right, set the org capacity API base URL"),
+            "{}",
+            x.remedy
+        );
+        // Elsewhere a 404 is about the id.
+        assert_eq!(explain(&error(404, ""), &ErrorContext::default()).title, "Not found");
     }
 
     #[test]

@@ -107,8 +107,13 @@ fn OrgReservations(org_id: String) -> impl IntoView {
         reclaimed.set(Some(done));
         list.refetch();
     });
+    // The org capacity API has its own base URL (Connect): said, and named in its errors.
+    let base = org_base_url();
     view! {
-        <RemoteStatus remote=list what="the org's reservations"/>
+        <p class="panel-note org-source">
+            "Read from the org capacity API at " <code>{base.clone()}</code> " (its base URL is set on Connect)."
+        </p>
+        <RemoteStatus remote=list what="the org's reservations" context=ErrorContext::org_api(&base)/>
         {move || reclaimed.get().map(|done| view! {
             <div class="banner tone-ok reclaimed" role="status">
                 <strong class="banner-title">
@@ -128,6 +133,11 @@ fn OrgReservations(org_id: String) -> impl IntoView {
             <OrgView org_id=id.get_value() reservations on_reclaimed/>
         })}
     }
+}
+
+/// The org capacity API's base URL of the connection in use (untracked: for an error text).
+fn org_base_url() -> String {
+    use_connection().connection_untracked().map(|c| c.org_base_url().to_owned()).unwrap_or_default()
 }
 
 /// The answer of a confirmed reclaim.
@@ -493,8 +503,8 @@ fn ReclaimPanel(
             let fresh = (!dry_run).then_some(view! {
                 <p class="field-help">"Retry runs a new dry run first: spot VMs may have landed on these units since."</p>
             });
-            view! { <ErrorPanel error context=ErrorContext::default().acting(Action::Reclaim) retry/> {fresh} }
-                .into_any()
+            let context = ErrorContext::org_api(&org_base_url()).acting(Action::Reclaim);
+            view! { <ErrorPanel error context retry/> {fresh} }.into_any()
         }
     };
     view! {
