@@ -41,6 +41,18 @@ fn the_owner_sees_rates_advance_and_checked_charges() {
 }
 
 #[wasm_bindgen_test]
+fn a_due_date_the_api_does_not_state_reads_as_expected() {
+    // Seed 004's next charge: scheduled, invoice funding, no due_at.
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let next = fact(&host, "Next charge");
+    assert!(next.contains("no due date stated yet: expected once it is invoiced"), "{next}");
+    assert!(!next.contains("due 1"), "no due date is invented: {next}");
+}
+
+#[wasm_bindgen_test]
 fn a_member_sees_no_payment_figure_anywhere() {
     let host = mount(|| {
         provide_console(Role::Member);

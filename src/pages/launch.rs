@@ -2,6 +2,7 @@
 //! which says before sending which documented answer the current data predicts, sends the
 //! launch once (no double submit) and shows the mapped error or the new instance.
 
+use crate::api::assumptions::PAYMENT_DUE_SCOPE;
 use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
@@ -136,7 +137,8 @@ pub fn FreeNow(response: NodesResponse) -> impl IntoView {
 /// "Predicted answer" in words, and the CSS tone it is shown in.
 pub fn prediction_text(p: &Prediction) -> (&'static str, String) {
     match p {
-        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}.")),
+        // Predicted from this reservation's own status: "expected", with the scope assumed.
+        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}. {PAYMENT_DUE_SCOPE}")),
         Prediction::WouldFail { status, code, explanation } => (
             "danger",
             format!(

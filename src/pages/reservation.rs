@@ -22,7 +22,7 @@ use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future};
 use crate::domain::billing::{
-    check_advance, check_charge, check_next_charge, check_schedule, totals, NextCharge as NextChargeCheck,
+    check_advance, check_charge, check_next_charge, check_schedule, totals, unstated_due, NextCharge as NextChargeCheck,
 };
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
@@ -346,7 +346,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 <div class="fact-wide">
                     <dt>"Next charge"</dt>
-                    <dd><NextChargeFact check=next_charge/></dd>
+                    <dd><NextChargeFact check=next_charge funding=payment.funding.clone()/></dd>
                 </div>
                 {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
             </dl>
@@ -379,13 +379,13 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
 /// `next_charge` as sent, worded by the reservation's state, ⚠ with both values when it is
 /// not the earliest unpaid entry of the schedule.
 #[component]
-fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
+fn NextChargeFact(check: NextChargeCheck, funding: Funding) -> impl IntoView {
     let warn = |text: String| view! { <span class="sub tone-text-warning">{text}</span> };
     let describe = |c: &Charge| {
         format!("period {} ({}, {})", c.period_index, format_period(c.period_start, c.period_end), c.amount_usd)
     };
     match check {
-        NextChargeCheck::Agrees(charge) => view! { <NextCharge charge/> }.into_any(),
+        NextChargeCheck::Agrees(charge) => view! { <NextCharge charge funding/> }.into_any(),
         NextChargeCheck::Disagrees { sent, earliest_unpaid } => {
             let text = match &earliest_unpaid {
                 Some(e) => format!(
@@ -397,7 +397,7 @@ fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
                     format!("⚠ The API sends {} as next, but no charge of the schedule is unpaid.", describe(&sent))
                 }
             };
-            view! { <NextCharge charge=sent/> {warn(text)} }.into_any()
+            view! { <NextCharge charge=sent funding/> {warn(text)} }.into_any()
         }
         NextChargeCheck::NoneUntilFirstInvoicePaid => {
             view! { <span>"None until the first invoice is paid"</span> }.into_any()
@@ -412,14 +412,16 @@ fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
 }
 
 #[component]
-fn NextCharge(charge: Charge) -> impl IntoView {
+fn NextCharge(charge: Charge, funding: Funding) -> impl IntoView {
     let (status, tone) = charge_status(&charge.status);
+    let expected = unstated_due(&charge, &funding);
     view! {
         <Period start=charge.period_start end=charge.period_end/>
         <span class="sub num">{format!(" (period_index {} as sent)", charge.period_index)}</span>
         " · " <Money amount=charge.amount_usd/> " "
         <StatusBadge label=status tone/>
         {charge.due_at.map(|at| view! { <span class="sub">"due " <UtcDate at/></span> })}
+        {expected.map(|text| view! { <span class="sub due-expected">{text}</span> })}
     }
 }
 
