@@ -154,3 +154,15 @@ async fn the_org_id_field_is_labelled_and_a_refused_id_is_tied_to_it() {
     let error = host.query_selector("#org-id-error").unwrap().unwrap().text_content().unwrap();
     assert!(error.starts_with("An org id has only letters"), "{error}");
 }
+
+#[wasm_bindgen_test]
+async fn when_a_reservation_was_created_is_shown() {
+    let created = org_reservation(json!({ "id": "rsv_new", "createdAt": "2026-10-20T08:00:00Z" }));
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <OrgView org_id="org_acme".to_owned() reservations=vec![created] on_reclaimed=Callback::new(|_| ())/> }
+    });
+    settle().await;
+    let created = fact(&card(&host, "rsv_new"), "Created");
+    assert!(created.contains("20 Oct 2026"), "{created}");
+}

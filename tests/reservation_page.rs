@@ -53,6 +53,16 @@ fn a_due_date_the_api_does_not_state_reads_as_expected() {
 }
 
 #[wasm_bindgen_test]
+fn list_level_quotas_that_differ_from_the_storage_ones_are_flagged_with_both() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationView detail=owner_detail(json!({ "fs_quota_gib": 30000 }))/> }
+    });
+    let flags = first_text(&host, ".quota-mismatch");
+    assert_eq!(flags, "⚠ The reservation lists 30,000 GiB of shared filesystem, its storage 20,000 GiB.");
+}
+
+#[wasm_bindgen_test]
 fn a_member_sees_no_payment_figure_anywhere() {
     let host = mount(|| {
         provide_console(Role::Member);

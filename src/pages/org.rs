@@ -328,6 +328,7 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
                 <div><dt>"Topology generation"</dt><dd class="num">{r.topology_gen.map_or_else(|| "not stated".to_owned(), |g| g.to_string())}</dd></div>
                 <div><dt>"Contract"</dt><dd>{r.contract_ref.clone().unwrap_or_else(|| "none".to_owned())}</dd></div>
                 <div class="wide"><dt>"Reason"</dt><dd class="prose">{r.reason.clone().unwrap_or_else(|| "none given".to_owned())}</dd></div>
+                {r.created_at.map(|at| view! { <div><dt>"Created"</dt><dd><Time at/></dd></div> })}
                 {r.updated_at.map(|at| view! { <div><dt>"Updated"</dt><dd><Time at/></dd></div> })}
             </dl>
             <p class="org-role">{role}</p>

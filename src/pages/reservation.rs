@@ -20,7 +20,7 @@ use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
-use crate::domain::amendments::{differences, is_future};
+use crate::domain::amendments::{differences, is_future, quota_mismatches};
 use crate::domain::billing::{
     check_advance, check_charge, check_next_charge, check_schedule, totals, unstated_due, NextCharge as NextChargeCheck,
 };
@@ -104,7 +104,7 @@ pub fn ReservationView(
         }}
         <TermsPanel detail=detail.clone() placements/>
         <div class="grid-2">
-            <StoragePanel storage=detail.storage.clone()/>
+            <StoragePanel storage=detail.storage.clone() mismatches=quota_mismatches(&r, &detail.storage)/>
             <AmendmentsPanel amendments=detail.amendments.clone() with_rates=owner/>
         </div>
         {match detail.payment.clone() {
@@ -190,12 +190,17 @@ fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoVie
 }
 
 #[component]
-fn StoragePanel(storage: Storage) -> impl IntoView {
+fn StoragePanel(
+    storage: Storage,
+    /// The list-level quotas where they differ from `storage`'s.
+    mismatches: Vec<String>,
+) -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="storage-title">
             <h2 id="storage-title">"Storage included"</h2>
             <UsageBar label="Cloud drive" used=storage.drive_used_gib quota=storage.drive_quota_gib/>
             <UsageBar label="Shared filesystem" used=storage.fs_used_gib quota=storage.fs_quota_gib/>
+            {mismatches.into_iter().map(|text| view! { <p class="quota-mismatch"><Flag text class="sub"/></p> }).collect::<Vec<_>>()}
         </section>
     }
 }
