@@ -65,6 +65,12 @@ pub const LAUNCH_CHECKS: [LaunchCheck; 7] = [
     LaunchCheck::Capacity,
 ];
 
+/// **assumption** (seed 004: "one per region, and a renewal is a new reservation"): the demo
+/// account holds at most one live reservation per region, plus a renewal in this status that
+/// starts when its predecessor ends. A launch goes to the region's live reservation, never
+/// to the renewal scheduled after it.
+pub const RENEWAL_STATUS: Status = Status::Scheduled;
+
 /// **assumption**: a suspended reservation answers launches like a past-due one (its
 /// payment is overdue too), and the check is on the reservation launched on, not account-wide.
 pub const PAYMENT_DUE_STATUSES: [Status; 2] = [Status::PastDue, Status::Suspended];
