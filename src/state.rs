@@ -91,6 +91,8 @@ struct Kept {
     org_base_url: String,
     #[serde(default)]
     console_origin: String,
+    #[serde(default)]
+    simulator: bool,
 }
 
 impl Kept {
@@ -101,6 +103,7 @@ impl Kept {
             role,
             org_base_url: connection.org_base_url().to_owned(),
             console_origin: connection.console_origin().unwrap_or_default().to_owned(),
+            simulator: connection.is_simulator(),
         };
         if let (Some(storage), Ok(json)) = (session_storage(), serde_json::to_string(&kept)) {
             // A full or blocked storage only means the key is not kept.
@@ -123,6 +126,7 @@ impl Kept {
         Connection::new(&self.base_url, &self.key)
             .with_org_base_url(&self.org_base_url)
             .with_console_origin(&self.console_origin)
+            .with_simulator(self.simulator)
     }
 }
 

@@ -8,6 +8,7 @@ mod page_support;
 use console_fixtures::{mount, provide_console, settle, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
+use reservations_console::api::client::Connection;
 use reservations_console::api::org::OrgReservation;
 use reservations_console::pages::org::{OrgPicker, OrgView};
 use reservations_console::router::Router;
@@ -165,4 +166,19 @@ async fn when_a_reservation_was_created_is_shown() {
     settle().await;
     let created = fact(&card(&host, "rsv_new"), "Created");
     assert!(created.contains("20 Oct 2026"), "{created}");
+}
+
+#[wasm_bindgen_test]
+async fn the_demo_org_is_offered_only_when_the_api_is_the_simulator() {
+    for simulator in [false, true] {
+        let host = mount(move || {
+            let state = provide_console(Role::Member);
+            state.connect(Connection::new("/api", "eco_test_key").with_simulator(simulator), false, Role::Member);
+            let current = Memo::new(|_| None);
+            view! { <Router><OrgPicker current/></Router> }
+        });
+        settle().await;
+        let help = host.query_selector("#org-id-help").unwrap().unwrap().text_content().unwrap();
+        assert_eq!(help.contains("The demo org is org_acme"), simulator, "simulator {simulator}: {help}");
+    }
 }

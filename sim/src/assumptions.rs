@@ -142,5 +142,10 @@ pub const RATE_WINDOW: Duration = Duration::from_secs(60);
 /// the console's own setting for it can be tried).
 pub const ORG_API_PREFIX: &str = "/org-api";
 
+/// Every answer of either API says it comes from this simulator, so that the console shows
+/// its demo hints (the demo org) only then. **assumption**: the real APIs send no such
+/// header (their documents name none), so a console pointed at them shows no demo hint.
+pub const SIMULATOR_HEADER: (&str, &str) = ("x-api-simulator", "reservations-sim");
+
 /// **assumption**: reclaiming a unit that is not on the spot market answers this.
 pub const UNIT_NOT_RELEASED: (StatusCode, &str) = (StatusCode::CONFLICT, "unit_not_released");

@@ -187,10 +187,17 @@ async fn reclaim_dry_run_changes_nothing_real_run_terminates_spot_vms_and_others
 #[tokio::test]
 async fn the_org_api_is_also_served_alone_under_its_own_base_url() {
     let sim = sim().await;
+    let compute = sim.get("/api/gpu-reservations", Some(OWNER)).await;
+    assert_eq!(compute.header("x-api-simulator"), Some("reservations-sim"), "the console shows demo hints by it");
+    assert_eq!(sim.get("/api/gpu-reservations", None).await.header("x-api-simulator"), Some("reservations-sim"));
     let both = sim.read("/api/v1/orgs/org_acme/reservations").await;
     let alone = sim.read("/org-api/v1/orgs/org_acme/reservations").await;
     assert_eq!(both, alone, "the same org capacity API under either base URL");
     assert_eq!(sim.get("/org-api/v1/orgs/org_acme/reservations", None).await.status, 401, "keys are checked");
+    assert_eq!(
+        sim.get("/org-api/v1/orgs/org_acme/reservations", Some(OWNER)).await.header("x-api-simulator"),
+        Some("reservations-sim")
+    );
     let reply = sim.get("/org-api/gpu-reservations", Some(OWNER)).await;
     assert_eq!(reply.status, 404, "the Compute API is not served there: {}", reply.text());
     let dry_run = json!({ "unitIds": ["nonexistent"], "dryRun": true });

@@ -10,6 +10,11 @@ use std::time::Duration;
 /// (and a reverse proxy in production) serves the API. CORS is never relied upon.
 pub const DEFAULT_BASE_URL: &str = "/api";
 
+/// The answer header by which the local simulator says it is the API (`x-api-simulator:
+/// reservations-sim`); the console shows its demo hints (the demo org) only then.
+/// **assumption**: the real APIs send no such header (their documents name none).
+pub const SIMULATOR_HEADER: &str = "x-api-simulator";
+
 /// How long one request may take before it is aborted (AbortController) and reported as
 /// `ErrorKind::Timeout`. Not documented; long enough for a live `/nodes` read of a region.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);

@@ -43,6 +43,9 @@ pub struct Connection {
     /// The provider's own console (`https://console.example.com`), for links to its
     /// pages; none unless the user set one.
     console_origin: Option<String>,
+    /// The API answered as the local simulator ([`assumptions::SIMULATOR_HEADER`]): demo
+    /// hints are shown.
+    simulator: bool,
     key: Secret,
 }
 
@@ -52,6 +55,7 @@ impl fmt::Debug for Connection {
             .field("base_url", &self.base_url)
             .field("org_base_url", &self.org_base_url)
             .field("console_origin", &self.console_origin)
+            .field("simulator", &self.simulator)
             .field("key", &self.key)
             .finish()
     }
@@ -72,6 +76,7 @@ impl Connection {
             org_base_url: base_url.clone(),
             base_url,
             console_origin: None,
+            simulator: false,
             key: Secret(key.into().trim().to_owned()),
         }
     }
@@ -85,6 +90,15 @@ impl Connection {
     pub fn with_console_origin(self, origin: &str) -> Self {
         let origin = origin.trim().trim_end_matches('/');
         Connection { console_origin: (!origin.is_empty()).then(|| origin.to_owned()), ..self }
+    }
+
+    /// As [`check_key`] found the API: the local simulator or not.
+    pub fn with_simulator(self, simulator: bool) -> Self {
+        Connection { simulator, ..self }
+    }
+
+    pub fn is_simulator(&self) -> bool {
+        self.simulator
     }
 
     pub fn base_url(&self) -> &str {
@@ -216,6 +230,28 @@ fn undecodable(status: u16, headers: &ResponseHeaders, body: &str, e: &serde_jso
 /// `GET /gpu-reservations`: newest first.
 pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, ApiError> {
     send(conn, Api::Compute, Method::Get, "/gpu-reservations", None::<&()>).await
+}
+
+/// What Connect learns from its first read: the reservations, and whether the API is the
+/// local simulator (its answer says so in a header).
+pub struct Checked {
+    pub reservations: Vec<Reservation>,
+    pub simulator: bool,
+}
+
+/// `GET /gpu-reservations`, read by Connect to check the key.
+pub async fn check_key(conn: &Connection) -> Result<Checked, ApiError> {
+    let answered = async {
+        let answer = exchange(conn, Api::Compute, Method::Get, "/gpu-reservations", None).await?;
+        let reservations = decode(answer.status, &answer.headers, &answer.text, Utc::now())?;
+        Ok(Checked { reservations, simulator: says_simulator(&answer.headers) })
+    };
+    answered.await.map_err(|e: ApiError| e.redact(&conn.key.0))
+}
+
+/// Whether an answer's headers say it came from the local simulator.
+pub fn says_simulator(headers: &ResponseHeaders) -> bool {
+    headers.get(assumptions::SIMULATOR_HEADER).is_some_and(|v| !v.is_empty())
 }
 
 /// `GET /gpu-reservations/{id}`: `payment` only for the owner.
@@ -578,7 +614,7 @@ mod tests {
         let c = Connection::new("/api", "eco_demo_owner");
         assert_eq!(
             format!("{c:?}"),
-            r#"Connection { base_url: "/api", org_base_url: "/api", console_origin: None, key: "…" }"#
+            r#"Connection { base_url: "/api", org_base_url: "/api", console_origin: None, simulator: false, key: "…" }"#
         );
         assert_eq!(c.to_string(), "/api (key …)");
         assert!(!format!("{c:#?}").contains("eco_demo_owner"));
@@ -604,6 +640,14 @@ mod tests {
         let own = Connection::new("/api", "k").with_org_base_url("https://org.example.com/ ");
         assert_eq!(own.url(Api::Org, "/v1/orgs/o/reservations"), "https://org.example.com/v1/orgs/o/reservations");
         assert_eq!(own.url(Api::Compute, "/gpu-reservations"), "/api/gpu-reservations", "the Compute API's is kept");
+    }
+
+    #[test]
+    fn only_an_answer_that_says_so_is_the_simulator() {
+        assert!(says_simulator(&ResponseHeaders::from_pairs([("X-Api-Simulator", "reservations-sim")])));
+        assert!(!says_simulator(&ResponseHeaders::default()));
+        assert!(!says_simulator(&ResponseHeaders::from_pairs([("x-api-simulator", "")])));
+        assert!(!Connection::new("/api", "k").is_simulator(), "not until an answer says so");
     }
 
     #[test]

@@ -65,9 +65,10 @@ fn ConnectForm() -> impl IntoView {
         failure.set(None);
         // The page may be left during the requests: its signals are written with `try_`.
         spawn_local(async move {
-            match client::list_reservations(&connection).await {
-                Ok(list) => {
-                    let role = detect_role(&connection, &list).await;
+            match client::check_key(&connection).await {
+                Ok(checked) => {
+                    let connection = connection.with_simulator(checked.simulator);
+                    let role = detect_role(&connection, &checked.reservations).await;
                     let target = state.take_return_path();
                     key.try_set(String::new());
                     state.connect(connection, keep_for_tab, role);

@@ -20,7 +20,8 @@ use crate::state::use_connection;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-/// The demo data's org (the simulator's), offered as a starting point.
+/// The demo data's org (the simulator's), offered as a starting point when the API is the
+/// simulator (its answers say so), never to a user of the real API.
 const DEMO_ORG: &str = "org_acme";
 const MAX_ORG_ID: usize = 64;
 
@@ -62,6 +63,7 @@ pub fn OrgPage() -> impl IntoView {
 #[component]
 pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
     let location = use_location();
+    let simulator = use_connection().connection_untracked().is_some_and(|c| c.is_simulator());
     let typed = RwSignal::new(current.get_untracked().unwrap_or_default());
     let problem = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -82,7 +84,12 @@ pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
             <Field
                 label="Org id"
                 id="org-id"
-                help=|| view! { "The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "." }
+                help=move || view! {
+                    "An org id has letters, digits, “_”, “-” and “.”."
+                    {simulator.then(|| view! {
+                        " The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "."
+                    })}
+                }
                 error=problem
                 beside=|| view! { <button type="submit" class="button">"Show"</button> }
             >
