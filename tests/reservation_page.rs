@@ -63,6 +63,18 @@ fn list_level_quotas_that_differ_from_the_storage_ones_are_flagged_with_both() {
 }
 
 #[wasm_bindgen_test]
+fn the_charges_table_scroller_is_reachable_by_keyboard_and_named() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let wrap = host.query_selector(".table-wrap:has(.charges-table)").unwrap().expect("the charges' scroller");
+    assert_eq!(wrap.get_attribute("tabindex").as_deref(), Some("0"), "focusable");
+    assert_eq!(wrap.get_attribute("role").as_deref(), Some("region"));
+    assert_eq!(wrap.get_attribute("aria-label").as_deref(), Some("Charges per billing period"));
+}
+
+#[wasm_bindgen_test]
 fn a_member_sees_no_payment_figure_anywhere() {
     let host = mount(|| {
         provide_console(Role::Member);

@@ -570,8 +570,10 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
+    // The table scrolls sideways where it is wider than the screen: focusable and named, so
+    // a keyboard can scroll it too.
     view! {
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex="0" role="region" aria-label="Charges per billing period">
             <table class="data-table stack-table charges-table">
                 <caption>"Charges per billing period (dates in UTC, last day included)"</caption>
                 <thead>
