@@ -107,11 +107,25 @@ struct Kept {
     key: String,
     #[serde(default)]
     role: Role,
+    /// Kept like `base_url`; absent in an entry from before it existed (then the same).
+    #[serde(default)]
+    org_base_url: String,
+    #[serde(default)]
+    console_origin: String,
+    #[serde(default)]
+    simulator: bool,
 }
 
 impl Kept {
     fn write(connection: &Connection, role: Role) {
-        let kept = Kept { base_url: connection.base_url().to_owned(), key: connection.expose_key().to_owned(), role };
+        let kept = Kept {
+            base_url: connection.base_url().to_owned(),
+            key: connection.expose_key().to_owned(),
+            role,
+            org_base_url: connection.org_base_url().to_owned(),
+            console_origin: connection.console_origin().unwrap_or_default().to_owned(),
+            simulator: connection.is_simulator(),
+        };
         if let (Some(storage), Ok(json)) = (session_storage(), serde_json::to_string(&kept)) {
             // A full or blocked storage only means the key is not kept.
             let _ = storage.set_item(KEPT_CONNECTION, &json);
@@ -127,6 +141,13 @@ impl Kept {
     fn read() -> Option<Kept> {
         let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
         serde_json::from_str(&json).ok()
+    }
+
+    fn connection(&self) -> Connection {
+        Connection::new(&self.base_url, &self.key)
+            .with_org_base_url(&self.org_base_url)
+            .with_console_origin(&self.console_origin)
+            .with_simulator(self.simulator)
     }
 }
 
@@ -150,7 +171,7 @@ impl ConnectionState {
     pub fn restore() -> Self {
         let state = Self::new();
         if let Some(kept) = Kept::read() {
-            let connection = Connection::new(kept.base_url, kept.key);
+            let connection = kept.connection();
             state.start(connection.clone(), kept.role);
             if kept.role != Role::Unknown {
                 return state;
@@ -275,6 +296,10 @@ impl ConnectionState {
         self.session.with(|s| s.as_ref().map(|s| s.connection.clone()))
     }
 
+    pub fn connection_untracked(&self) -> Option<Connection> {
+        self.session.with_untracked(|s| s.as_ref().map(|s| s.connection.clone()))
+    }
+
     pub fn is_connected(&self) -> bool {
         self.session.with(Option::is_some)
     }
@@ -292,6 +317,10 @@ impl ConnectionState {
         self.role.get()
     }
 
+    pub fn role_untracked(&self) -> Role {
+        self.role.get_untracked()
+    }
+
     /// Records the role a read revealed, if `connection` is still the one in use (a late
     /// answer for an earlier key must not relabel the current one), and beside the key if
     /// it is kept for the tab.
@@ -299,7 +328,7 @@ impl ConnectionState {
         let current = self.session.with_untracked(|s| s.as_ref().is_some_and(|s| &s.connection == connection));
         if current && self.role.get_untracked() != role {
             self.role.set(role);
-            if Kept::read().is_some_and(|kept| Connection::new(kept.base_url, kept.key) == *connection) {
+            if Kept::read().is_some_and(|kept| kept.connection() == *connection) {
                 Kept::write(connection, role);
             }
         }

@@ -114,6 +114,40 @@ async fn each_field_is_labelled_and_described_by_its_help() {
     }
 }
 
+#[wasm_bindgen_test]
+async fn the_org_capacity_api_and_the_provider_console_are_set_on_connect() {
+    let host = connect_page().await;
+    let value = |id: &str| -> String {
+        let input: web_sys::HtmlInputElement =
+            wasm_bindgen::JsCast::unchecked_into(host.query_selector(&format!("#{id}")).unwrap().expect(id));
+        input.value()
+    };
+    assert_eq!(value("org-base-url"), "/api", "the same as the Compute API's by default");
+    assert_eq!(value("console-origin"), "", "no provider console unless set");
+    for (id, label) in
+        [("org-base-url", "Org capacity API base URL"), ("console-origin", "Provider console (optional)")]
+    {
+        let for_it = host.query_selector(&format!("label[for={id}]")).unwrap().unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(for_it.text_content().unwrap(), label);
+    }
+    // A console origin that is not one is refused before anything is sent.
+    let set = |id: &str, to: &str| {
+        let input: web_sys::HtmlInputElement =
+            wasm_bindgen::JsCast::unchecked_into(host.query_selector(&format!("#{id}")).unwrap().unwrap());
+        input.set_value(to);
+        input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    };
+    set("api-key", "eco_demo_owner");
+    set("console-origin", "javascript:alert(1)");
+    let form: web_sys::HtmlFormElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    form.request_submit().unwrap();
+    settle().await;
+    assert_eq!(attribute(&host, "#console-origin", "aria-invalid").as_deref(), Some("true"));
+    assert!(text(&host).contains("Enter an origin starting with https://"), "{}", text(&host));
+    assert!(!text(&host).contains("Checking the key"), "nothing was sent");
+}
+
 /// A request answered with `status` and `body`, sent through the console's one door as any
 /// page's request is; resolves once its answer has been handled.
 async fn answered_by(state: ConnectionState, status: u16, body: &'static str) {

@@ -289,3 +289,91 @@ async fn a_charge_of_a_trillion_dollars_is_shown_exactly_and_flagged_against_the
     assert!(shown.contains("does not match the terms"), "31 days × 24 h × 32 GPUs × $1.25 is $29,760: flagged");
     assert!(!shown.contains("$29,760.00 scheduled"), "the reported amount is never replaced by the expected one");
 }
+
+/// Mounts `view` with the console's styles in a frame `width` px wide: the frame is the
+/// viewport its media queries see, as a phone's or a desktop's window is.
+fn mount_in_frame<F, N>(width: u32, view: F) -> web_sys::HtmlElement
+where
+    F: FnOnce() -> N + 'static,
+    N: IntoView,
+{
+    let outer = document();
+    let frame = outer.create_element("iframe").unwrap();
+    frame.set_attribute("style", &format!("width: {width}px; height: 900px; border: 0")).unwrap();
+    outer.body().unwrap().append_child(&frame).unwrap();
+    let inner: web_sys::Document = js_sys::Reflect::get(&frame, &"contentDocument".into()).unwrap().unchecked_into();
+    let style = inner.create_element("style").unwrap();
+    style.set_text_content(Some(&STYLES.concat()));
+    inner.head().unwrap().append_child(&style).unwrap();
+    let host: web_sys::HtmlElement = inner.create_element("div").unwrap().unchecked_into();
+    inner.body().unwrap().append_child(&host).unwrap();
+    leptos::mount::mount_to(host.clone(), view).forget();
+    host
+}
+
+/// The frame's page never scrolls sideways; from 1280 px no table has to either (between
+/// the cards and 1280 px a wide table scrolls in its own focusable scroller).
+fn assert_nothing_scrolls_sideways(host: &web_sys::HtmlElement, width: u32) {
+    let page = host.owner_document().unwrap().document_element().unwrap();
+    let wide: Vec<String> = all(host, "*")
+        .into_iter()
+        .filter_map(|e| {
+            let rect = js_sys::Reflect::get(&e, &"getBoundingClientRect".into()).ok()?;
+            let rect = js_sys::Function::from(rect).call0(&e).ok()?;
+            let right = js_sys::Reflect::get(&rect, &"right".into()).ok()?.as_f64()?;
+            (right > f64::from(page.client_width()))
+                .then(|| format!("{}.{} {right}", e.tag_name(), e.get_attribute("class").unwrap_or_default()))
+        })
+        .collect();
+    assert!(
+        page.scroll_width() <= page.client_width(),
+        "at {width} px the page scrolls: {} (wider than the page: {wide:?})",
+        page.scroll_width()
+    );
+    for wrap in all(host, ".table-wrap").into_iter().filter(|_| width >= 1280) {
+        assert!(
+            wrap.scroll_width() <= wrap.client_width(),
+            "at {width} px a table is {} px wide in its {} px scroller",
+            wrap.scroll_width(),
+            wrap.client_width()
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn long_contract_refs_status_badges_and_check_notes_wrap_from_360_to_1280_px() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::reservation::ReservationView;
+    let contract = format!("MSA-{}", "0123456789".repeat(12));
+    let status = "frozen_while_the_region_is_migrated_to_new_hardware_and_nobody_may_launch";
+    // A charge off the terms: its check note is the longest text of the table.
+    let charge = json!({
+        "period_index": 1, "adjustment": false,
+        "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+        "gpu_amount_usd": 29761, "storage_amount_usd": 0, "amount_usd": 29761,
+        "advance_applied_usd": 0, "status": status
+    });
+    for width in [360, 390, 768, 1280] {
+        let (contract, charge) = (contract.clone(), charge.clone());
+        let detail = owner_detail(json!({
+            "contract_ref": contract, "status": status,
+            "payment": { "next_charge": charge.clone(), "charges": [charge] }
+        }));
+        let host = mount_in_frame(width, move || {
+            provide_console(Role::Owner);
+            view! { <ReservationView detail/> }
+        });
+        settle().await;
+        assert!(text(&host).contains(&contract), "the contract ref is shown whole");
+        assert!(text(&host).contains(&format!("{status} (unrecognised)")), "the badge is shown whole, not cut");
+        assert_nothing_scrolls_sideways(&host, width);
+
+        let listed = vec![reservation(json!({ "contract_ref": contract, "status": status }))];
+        let host = mount_in_frame(width, move || {
+            provide_console(Role::Owner);
+            view! { <ReservationsView reservations=listed/> }
+        });
+        settle().await;
+        assert_nothing_scrolls_sideways(&host, width);
+    }
+}

@@ -113,7 +113,11 @@ fn a_node_with_more_gpus_in_use_than_it_has_is_not_offered_and_is_named() {
 async fn a_launch_that_fits_on_one_node_is_predicted_to_succeed() {
     let f = form("active").await;
     f.type_into("gpus", "3").await;
-    assert_eq!(f.prediction(), "Predicted answer: Expected to succeed: it fits on node-2.");
+    assert_eq!(
+        f.prediction(),
+        "Predicted answer: Expected to succeed: it fits on node-2. Assumed per reservation: the API does not say \
+         whether an overdue payment on another reservation of the account also pauses launches here."
+    );
 }
 
 #[wasm_bindgen_test]
@@ -248,4 +252,52 @@ async fn a_refused_launch_shows_the_mapped_error_with_its_request_id() {
     assert!(page.contains("in region atl with NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition GPUs"), "{page}");
     assert!(page.contains("req_7f3a"), "{page}");
     assert!(f.host.query_selector(".error-panel button").unwrap().is_some(), "a Retry is offered");
+}
+
+#[wasm_bindgen_test]
+async fn a_403_on_a_launch_says_the_key_may_not_change_things() {
+    let f = form("active").await;
+    f.outcome.set(Some(Err(ApiError::from_response(
+        403,
+        &ResponseHeaders::default(),
+        r#"{"error":"forbidden"}"#,
+        now(),
+    ))));
+    settle().await;
+    let title = f.host.query_selector(".error-panel .error-title").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(title, "This key may not change things");
+    let page = text(&f.host);
+    assert!(page.contains("it is not allowed to launch workloads"), "{page}");
+    assert!(page.contains("Connect with a key that is allowed to launch workloads"), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn a_402_shown_to_a_member_says_the_owner_pays() {
+    // The form is mounted with a member's key.
+    let f = form("past_due").await;
+    let body = r#"{"error":"reservation_payment_due","message":"payment overdue"}"#;
+    f.outcome.set(Some(Err(ApiError::from_response(402, &ResponseHeaders::default(), body, now()))));
+    settle().await;
+    let remedy = f.host.query_selector(".error-remedy").unwrap().unwrap().text_content().unwrap();
+    assert!(remedy.contains("The account owner pays the overdue invoice under Billing → Invoices"), "{remedy}");
+    assert!(!remedy.contains("Pay "), "{remedy}");
+}
+
+#[wasm_bindgen_test]
+async fn a_429_is_a_calm_notice_that_waits_not_an_alert() {
+    let f = form("active").await;
+    let headers = ResponseHeaders::from_pairs([("retry-after", "7"), ("x-ratelimit-remaining", "0")]);
+    f.outcome.set(Some(Err(ApiError::from_response(429, &headers, r#"{"error":"rate_limit_exceeded"}"#, now()))));
+    settle().await;
+    let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("status"), "not an alert");
+    assert!(panel.class_list().contains("notice"));
+    let page = text(&f.host);
+    assert!(page.contains("Waiting: 7 s left before the next try."), "{page}");
+    assert!(page.contains("0 left"), "{page}");
+    // A failure that does not end by itself stays an alert.
+    f.outcome.set(Some(Err(ApiError::from_response(500, &ResponseHeaders::default(), "", now()))));
+    settle().await;
+    let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("alert"));
 }

@@ -8,6 +8,7 @@ mod page_support;
 use console_fixtures::{mount, provide_console, settle, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
+use reservations_console::api::client::Connection;
 use reservations_console::api::org::OrgReservation;
 use reservations_console::pages::org::{OrgPicker, OrgView};
 use reservations_console::router::Router;
@@ -153,4 +154,31 @@ async fn the_org_id_field_is_labelled_and_a_refused_id_is_tied_to_it() {
     assert_eq!(attribute("aria-describedby").as_deref(), Some("org-id-error org-id-help"));
     let error = host.query_selector("#org-id-error").unwrap().unwrap().text_content().unwrap();
     assert!(error.starts_with("An org id has only letters"), "{error}");
+}
+
+#[wasm_bindgen_test]
+async fn when_a_reservation_was_created_is_shown() {
+    let created = org_reservation(json!({ "id": "rsv_new", "createdAt": "2026-10-20T08:00:00Z" }));
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <OrgView org_id="org_acme".to_owned() reservations=vec![created] on_reclaimed=Callback::new(|_| ())/> }
+    });
+    settle().await;
+    let created = fact(&card(&host, "rsv_new"), "Created");
+    assert!(created.contains("20 Oct 2026"), "{created}");
+}
+
+#[wasm_bindgen_test]
+async fn the_demo_org_is_offered_only_when_the_api_is_the_simulator() {
+    for simulator in [false, true] {
+        let host = mount(move || {
+            let state = provide_console(Role::Member);
+            state.connect(Connection::new("/api", "eco_test_key").with_simulator(simulator), false, Role::Member);
+            let current = Memo::new(|_| None);
+            view! { <Router><OrgPicker current/></Router> }
+        });
+        settle().await;
+        let help = host.query_selector("#org-id-help").unwrap().unwrap().text_content().unwrap();
+        assert_eq!(help.contains("The demo org is org_acme"), simulator, "simulator {simulator}: {help}");
+    }
 }

@@ -41,6 +41,40 @@ fn the_owner_sees_rates_advance_and_checked_charges() {
 }
 
 #[wasm_bindgen_test]
+fn a_due_date_the_api_does_not_state_reads_as_expected() {
+    // Seed 004's next charge: scheduled, invoice funding, no due_at.
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let next = fact(&host, "Next charge");
+    assert!(next.contains("no due date stated yet: expected once it is invoiced"), "{next}");
+    assert!(!next.contains("due 1"), "no due date is invented: {next}");
+}
+
+#[wasm_bindgen_test]
+fn list_level_quotas_that_differ_from_the_storage_ones_are_flagged_with_both() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationView detail=owner_detail(json!({ "fs_quota_gib": 30000 }))/> }
+    });
+    let flags = first_text(&host, ".quota-mismatch");
+    assert_eq!(flags, "⚠ The reservation lists 30,000 GiB of shared filesystem, its storage 20,000 GiB.");
+}
+
+#[wasm_bindgen_test]
+fn the_charges_table_scroller_is_reachable_by_keyboard_and_named() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({}))/> }
+    });
+    let wrap = host.query_selector(".table-wrap:has(.charges-table)").unwrap().expect("the charges' scroller");
+    assert_eq!(wrap.get_attribute("tabindex").as_deref(), Some("0"), "focusable");
+    assert_eq!(wrap.get_attribute("role").as_deref(), Some("region"));
+    assert_eq!(wrap.get_attribute("aria-label").as_deref(), Some("Charges per billing period"));
+}
+
+#[wasm_bindgen_test]
 fn a_member_sees_no_payment_figure_anywhere() {
     let host = mount(|| {
         provide_console(Role::Member);

@@ -4,11 +4,61 @@
 
 use e2e::{Console, MEMBER_KEY, OWNER_KEY};
 
+/// Issue 14: the owner of a reservation awaiting payment reads what is and is not due yet,
+/// and a member is never told to pay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn awaiting_payment_reads_true_to_the_owner_and_to_a_member() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+    console.connect_instead(OWNER_KEY).await;
+    console.navigate("/reservations/16").await;
+    browser.wait_for("section.payment").await;
+    let payment = browser.text("section.payment").await;
+    assert!(payment.contains("None until the first invoice is paid"), "{payment}");
+    assert!(!payment.contains("every charge is paid"), "{payment}");
+    console.screenshots("owner-awaiting-payment-16").await;
+    console.connect_instead(MEMBER_KEY).await;
+    console.navigate("/reservations/16").await;
+    let banner = browser.wait_for_text(".banners", "first invoice").await;
+    assert!(banner.contains("the account owner pays it under Billing → Invoices"), "{banner}");
+    assert!(!banner.contains("Pay "), "{banner}");
+    console.screenshots("member-awaiting-payment-16").await;
+    console.assert_no_console_errors(&[]).await;
+}
+
+/// Issue 14: the workload view links to the provider's own console only when its origin
+/// was set on Connect, in a new tab without opener or referrer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_view_links_to_the_provider_console_only_when_one_is_set() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+    let workload = "/reservations/12/workloads/gpu_cluster/418";
+    console.connect(OWNER_KEY).await;
+    console.navigate(workload).await;
+    browser.wait_for(".workload-page .page-head").await;
+    assert!(!browser.exists(".provider-link").await, "no provider console set, no link");
+
+    browser.click("header .session button").await;
+    browser.wait_for("#api-key").await;
+    browser.type_into("#console-origin", "https://console.ecohash.com").await;
+    browser.type_into("#api-key", OWNER_KEY).await;
+    browser.click("form.connect-form button[type=submit]").await;
+    browser.wait_for("header .session .badge").await;
+    console.navigate(workload).await;
+    let link = browser.wait_for(".provider-link").await;
+    assert_eq!(link.attr("href").await.unwrap().as_deref(), Some("https://console.ecohash.com/gpu-clusters/418"));
+    assert_eq!(link.attr("target").await.unwrap().as_deref(), Some("_blank"));
+    assert_eq!(link.attr("rel").await.unwrap().as_deref(), Some("noopener noreferrer"));
+    console.screenshots("owner-workload-provider-link").await;
+    console.assert_no_console_errors(&[]).await;
+}
+
 /// (screenshot name, path, what shows once the page has its data).
-const PAGES: [(&str, &str, &str); 7] = [
+const PAGES: [(&str, &str, &str); 8] = [
     ("overview", "/overview", "table.fleet-table tbody tr"),
     ("reservations", "/reservations", "table.reservations-table tbody tr"),
     ("reservation-12", "/reservations/12", "#terms-title"),
+    ("reservation-16-awaiting-payment", "/reservations/16", "#terms-title"),
     ("nodes-12", "/reservations/12/nodes", ".totals-panel"),
     ("nodes-6-unreachable", "/reservations/6/nodes", ".unreachable"),
     ("launch-12", "/reservations/12/launch", "form.launch-form"),
@@ -24,7 +74,7 @@ async fn every_page_renders_for_the_owner_and_then_a_member_without_console_erro
         for (name, path, ready) in PAGES {
             console.navigate(path).await;
             browser.wait_for(ready).await;
-            if name == "reservation-12" {
+            if name.starts_with("reservation-") {
                 let billing = if role == "owner" { "section.payment" } else { "section.member-billing" };
                 browser.wait_for(billing).await;
             }

@@ -65,6 +65,12 @@ pub const LAUNCH_CHECKS: [LaunchCheck; 7] = [
     LaunchCheck::Capacity,
 ];
 
+/// **assumption** (seed 004: "one per region, and a renewal is a new reservation"): the demo
+/// account holds at most one live reservation per region, plus a renewal in this status that
+/// starts when its predecessor ends. A launch goes to the region's live reservation, never
+/// to the renewal scheduled after it.
+pub const RENEWAL_STATUS: Status = Status::Scheduled;
+
 /// **assumption**: a suspended reservation answers launches like a past-due one (its
 /// payment is overdue too), and the check is on the reservation launched on, not account-wide.
 pub const PAYMENT_DUE_STATUSES: [Status; 2] = [Status::PastDue, Status::Suspended];
@@ -129,6 +135,17 @@ pub const STOPS_AFTER: TimeDelta = TimeDelta::days(3);
 /// **assumption**: the rate-limit window is a fixed 60 s of real time, opened by a key's first
 /// request after the previous window closed.
 pub const RATE_WINDOW: Duration = Duration::from_secs(60);
+
+/// **assumption**: the org capacity API is a different API (seed 000) with a base URL of its
+/// own: the simulator serves it under `/api` beside the Compute API (the console's default)
+/// and alone under this prefix, where the Compute API and the hooks are not served (so that
+/// the console's own setting for it can be tried).
+pub const ORG_API_PREFIX: &str = "/org-api";
+
+/// Every answer of either API says it comes from this simulator, so that the console shows
+/// its demo hints (the demo org) only then. **assumption**: the real APIs send no such
+/// header (their documents name none), so a console pointed at them shows no demo hint.
+pub const SIMULATOR_HEADER: (&str, &str) = ("x-api-simulator", "reservations-sim");
 
 /// **assumption**: reclaiming a unit that is not on the spot market answers this.
 pub const UNIT_NOT_RELEASED: (StatusCode, &str) = (StatusCode::CONFLICT, "unit_not_released");

@@ -179,13 +179,17 @@ struct NodesView {
     workloads_unknown: bool,
 }
 
+/// Seed 004: when the region cannot be reached, nodes are returned "without GPUs in use or
+/// workloads": both fields are then left out, not sent as 0 and [].
 #[derive(Serialize)]
 struct NodeView {
     display_name: String,
     state: NodeState,
     gpus: u32,
-    gpus_in_use: u32,
-    workloads: Vec<Workload>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus_in_use: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workloads: Option<Vec<Workload>>,
 }
 
 /// The reservation `id` if this key's account holds it: `404` unknown, `403` another account's.
@@ -248,8 +252,8 @@ async fn nodes(
             display_name: format!("node-{}", i + 1),
             state: node.state,
             gpus: node.gpus,
-            gpus_in_use: if unknown { 0 } else { node.gpus_in_use() },
-            workloads: if unknown { Vec::new() } else { node.workloads },
+            gpus_in_use: (!unknown).then(|| node.gpus_in_use()),
+            workloads: (!unknown).then_some(node.workloads),
         })
         .collect();
     Ok(Json(NodesView { nodes, workloads_unknown: unknown }))

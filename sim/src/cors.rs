@@ -11,7 +11,8 @@ use axum::middleware::Next;
 
 /// Response headers a cross-origin script may read: without them the browser hides the
 /// request id, `retry-after` and the rate-limit figures from the client under test.
-const EXPOSED: &str = "x-ecolink-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
+const EXPOSED: &str =
+    "x-ecolink-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-api-simulator";
 
 fn loopback_origin(headers: &HeaderMap) -> Option<HeaderValue> {
     let origin = headers.get(header::ORIGIN)?;

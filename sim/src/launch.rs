@@ -2,7 +2,7 @@
 //! seed 004 from the account's real state, in the order of `assumptions::LAUNCH_CHECKS`, and
 //! on success places the instance (first fit) so that the next `/nodes` read shows it.
 
-use crate::assumptions::{LaunchCheck, INSTANCE_LIFETIME, LAUNCH_CHECKS, PAYMENT_DUE_STATUSES};
+use crate::assumptions::{LaunchCheck, INSTANCE_LIFETIME, LAUNCH_CHECKS, PAYMENT_DUE_STATUSES, RENEWAL_STATUS};
 use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::placement::{Launched, Placement};
@@ -42,10 +42,13 @@ impl Attempt<'_> {
         self.reservations.iter().filter(|r| r.spec.account == self.principal.account && r.spec.status != Status::Ended)
     }
 
-    /// The non-ended reservation of this account for the region and GPU type asked for.
+    /// The non-ended reservation of this account for the region and GPU type asked for: the
+    /// live one, before a renewal scheduled to follow it ([`RENEWAL_STATUS`]).
     fn reservation(&self) -> Option<&Reservation> {
         let (region, gpu_type) = (self.text("region_id")?, self.text("gpu_type")?);
-        self.account_reservations().find(|r| r.spec.region_id == region && r.spec.gpu_type == gpu_type)
+        self.account_reservations()
+            .filter(|r| r.spec.region_id == region && r.spec.gpu_type == gpu_type)
+            .min_by_key(|r| (r.spec.status == RENEWAL_STATUS, r.spec.id))
     }
 
     /// The first ready node with enough free GPUs.

@@ -27,7 +27,9 @@ mod scenario;
 mod state;
 mod static_files;
 
-use axum::middleware::from_fn_with_state;
+use axum::http::HeaderValue;
+use axum::middleware::{from_fn_with_state, map_response};
+use axum::response::Response;
 use axum::Router;
 use chrono::{DateTime, Utc};
 use state::Sim;
@@ -141,8 +143,15 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn_with_state(sim.clone(), faults::inject))
         // Outside the faults, so that a truncated or malformed answer is compressed as sent.
-        .layer(CompressionLayer::new());
-    let root = Router::new().nest("/api", api);
+        .layer(CompressionLayer::new())
+        .layer(map_response(says_simulated));
+    let org_api = org::routes()
+        .route_layer(from_fn_with_state(sim.clone(), auth::require_key))
+        .fallback(error::unknown_endpoint)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(CompressionLayer::new())
+        .layer(map_response(says_simulated));
+    let root = Router::new().nest("/api", api).nest(assumptions::ORG_API_PREFIX, org_api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
         None => root.fallback(error::unknown_endpoint),
@@ -152,6 +161,13 @@ pub fn app(config: Config) -> (Router, SimHandle) {
     let root = if cors { root.layer(axum::middleware::from_fn(cors::allow_loopback_origins)) } else { root };
     let router = root.with_state(sim.clone());
     (router, SimHandle(sim))
+}
+
+/// Marks an API answer as the simulator's ([`assumptions::SIMULATOR_HEADER`]).
+async fn says_simulated(mut response: Response) -> Response {
+    let (name, value) = assumptions::SIMULATOR_HEADER;
+    response.headers_mut().insert(name, HeaderValue::from_static(value));
+    response
 }
 
 /// A simulator serving on a listener of its own, as [`start`] returns it.

@@ -11,9 +11,13 @@
 //!   storage billed per GiB-month; drive near its quota; node-3 preparing
 //! - 12 active, atl, 4×8 RTX PRO 6000, 12 months monthly, invoice, MSA-2026-014 (seed 004's
 //!   example); future amendment 4→6 nodes; node-4 under maintenance
-//! - 14 scheduled, atl, B200 · 15 assigning, ord, RTX PRO 6000, quarterly
-//! - 16 awaiting_payment, dfw, H100, first invoice issued · 17 awaiting_payment, sea, H100,
+//! - 14 scheduled, atl, RTX PRO 6000: the renewal of 12, starting when 12 ends
+//! - 15 assigning, lax, RTX PRO 6000, quarterly
+//! - 16 awaiting_payment, phx, H100, first invoice issued · 17 awaiting_payment, den, H100,
 //!   first invoice not issued yet
+//!
+//! One live reservation per region, plus a scheduled renewal that starts when its
+//! predecessor ends (seed 004: "one per region, and a renewal is a new reservation").
 //!
 //! Other account (`eco_demo_other`): 11 active, atl, 1×8 H100. Scenario `large` adds 20:
 //! active, iad, 1,000 nodes of 8 B200; scenario `huge` adds the same reservation 20 with
@@ -194,21 +198,24 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             node_states: vec![Ready, Ready, Ready, UnderMaintenance],
             ..Spec::default()
         },
+        // Seed 004: "one per region, and a renewal is a new reservation": 12's renewal is
+        // scheduled to start when 12 ends (its 12-month term).
         Spec {
             id: 14,
             status: Status::Scheduled,
             region_id: "atl",
-            gpu_type: B200,
-            starts_at: Some(month(1)),
-            contract_ref: "MSA-2026-019".into(),
-            rate: Usd(340),
-            initial: terms(2, 2000, 10000),
+            gpu_type: RTX_PRO_6000,
+            starts_at: Some(month(11)),
+            contract_ref: "MSA-2026-014-R1 (renewal of reservation 12)".into(),
+            funding: Funding::Invoice,
+            rate: Usd(125),
+            initial: atl_rtx,
             ..Spec::default()
         },
         Spec {
             id: 15,
             status: Status::Assigning,
-            region_id: "ord",
+            region_id: "lax",
             gpu_type: RTX_PRO_6000,
             term_months: 6,
             billing_period: BillingPeriod::Quarterly,
@@ -221,7 +228,7 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
         Spec {
             id: 16,
             status: Status::AwaitingPayment,
-            region_id: "dfw",
+            region_id: "phx",
             gpu_type: H100,
             contract_ref: "MSA-2026-027".into(),
             funding: Funding::Invoice,
@@ -233,7 +240,7 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
         Spec {
             id: 17,
             status: Status::AwaitingPayment,
-            region_id: "sea",
+            region_id: "den",
             gpu_type: H100,
             term_months: 3,
             contract_ref: "MSA-2026-031".into(),

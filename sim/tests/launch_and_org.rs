@@ -39,10 +39,10 @@ async fn each_launch_error_comes_from_the_reservations_state_in_the_documented_o
     for (region, gpu_type, status, code) in [
         ("sea", RTX, 402, "reservation_payment_due"),
         ("dfw", B200, 402, "reservation_payment_due"),
-        ("dfw", H100, 402, "reservation_awaiting_payment"),
-        ("sea", H100, 402, "reservation_awaiting_payment"),
-        ("atl", B200, 409, "gpu_capacity"),
-        ("ord", RTX, 409, "gpu_capacity"),
+        ("phx", H100, 402, "reservation_awaiting_payment"),
+        ("den", H100, 402, "reservation_awaiting_payment"),
+        ("atl", B200, 403, "reservation_only"),
+        ("lax", RTX, 409, "gpu_capacity"),
         ("atl", RTX, 409, "gpu_capacity"),
     ] {
         let gpus = if region == "atl" && gpu_type == RTX { 9 } else { 1 };
@@ -182,4 +182,53 @@ async fn reclaim_dry_run_changes_nothing_real_run_terminates_spot_vms_and_others
     assert_eq!(bad.status, 400);
     let missing = sim.post("/api/v1/orgs/org_acme/reservations/rsv_0008/reclaim", Some(OWNER), &body).await;
     assert_eq!(missing.status, 404, "not listed for org_acme");
+}
+
+#[tokio::test]
+async fn the_org_api_is_also_served_alone_under_its_own_base_url() {
+    let sim = sim().await;
+    let compute = sim.get("/api/gpu-reservations", Some(OWNER)).await;
+    assert_eq!(compute.header("x-api-simulator"), Some("reservations-sim"), "the console shows demo hints by it");
+    assert_eq!(sim.get("/api/gpu-reservations", None).await.header("x-api-simulator"), Some("reservations-sim"));
+    let both = sim.read("/api/v1/orgs/org_acme/reservations").await;
+    let alone = sim.read("/org-api/v1/orgs/org_acme/reservations").await;
+    assert_eq!(both, alone, "the same org capacity API under either base URL");
+    assert_eq!(sim.get("/org-api/v1/orgs/org_acme/reservations", None).await.status, 401, "keys are checked");
+    assert_eq!(
+        sim.get("/org-api/v1/orgs/org_acme/reservations", Some(OWNER)).await.header("x-api-simulator"),
+        Some("reservations-sim")
+    );
+    let reply = sim.get("/org-api/gpu-reservations", Some(OWNER)).await;
+    assert_eq!(reply.status, 404, "the Compute API is not served there: {}", reply.text());
+    let dry_run = json!({ "unitIds": ["nonexistent"], "dryRun": true });
+    let reply = sim.post("/org-api/v1/orgs/org_acme/reservations/rsv_0007/reclaim", Some(OWNER), &dry_run).await;
+    assert_eq!(reply.status, 409, "reclaim is served there too: {}", reply.text());
+}
+
+#[tokio::test]
+async fn one_live_reservation_per_region_plus_a_renewal_scheduled_when_it_ends_and_launches_go_to_the_live_one() {
+    let sim = sim().await;
+    let list = sim.read("/api/gpu-reservations").await;
+    let live: Vec<&Value> = list.as_array().unwrap().iter().filter(|r| r["status"] != "ended").collect();
+    let mut regions: Vec<&str> = live.iter().map(|r| r["region_id"].as_str().unwrap()).collect();
+    regions.sort_unstable();
+    regions.dedup();
+    for region in regions {
+        let here: Vec<&&Value> = live.iter().filter(|r| r["region_id"] == region).collect();
+        let current: Vec<&&Value> = here.iter().copied().filter(|r| r["status"] != "scheduled").collect();
+        assert!(current.len() <= 1, "{region}: more than one live reservation: {here:?}");
+        for renewal in here.iter().filter(|r| r["status"] == "scheduled") {
+            if let Some(predecessor) = current.first() {
+                assert_eq!(renewal["starts_at"], predecessor["ends_at"], "{region}: starts when its predecessor ends");
+                assert_eq!(renewal["gpu_type"], predecessor["gpu_type"], "{region}");
+            }
+        }
+    }
+    let (twelve, fourteen) = (sim.read("/api/gpu-reservations/12").await, sim.read("/api/gpu-reservations/14").await);
+    assert_eq!((fourteen["status"].as_str(), fourteen["region_id"].as_str()), (Some("scheduled"), Some("atl")));
+    assert_eq!(fourteen["starts_at"], twelve["ends_at"], "14 is 12's renewal");
+    let reply = sim.post("/api/gpu-instances", Some(OWNER), &launch_body("atl", RTX, json!(1))).await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let nodes = sim.read("/api/gpu-reservations/12/nodes").await.to_string();
+    assert!(nodes.contains(&format!("\"id\":{}", reply.json()["id"])), "the launch runs on 12, the live one");
 }

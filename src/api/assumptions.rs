@@ -3,11 +3,17 @@
 //! place"). Change them here when the real behaviour is known; the code refers to these
 //! names and nowhere else spells the values out.
 
+use super::enums::WorkloadKind;
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
 /// (and a reverse proxy in production) serves the API. CORS is never relied upon.
 pub const DEFAULT_BASE_URL: &str = "/api";
+
+/// The answer header by which the local simulator says it is the API (`x-api-simulator:
+/// reservations-sim`); the console shows its demo hints (the demo org) only then.
+/// **assumption**: the real APIs send no such header (their documents name none).
+pub const SIMULATOR_HEADER: &str = "x-api-simulator";
 
 /// How long one request may take before it is aborted (AbortController) and reported as
 /// `ErrorKind::Timeout`. Not documented; long enough for a live `/nodes` read of a region.
@@ -39,11 +45,40 @@ pub fn reclaim_path(org_segment: &str, reservation_segment: &str) -> String {
     format!("/v1/orgs/{org_segment}/reservations/{reservation_segment}/reclaim")
 }
 
-/// Seed 000's documented read, under the same base URL as the Compute API.
-/// **assumption**: both APIs sit behind one base URL (the simulator serves both under `/api`).
+/// Seed 000's documented read, under the org capacity API's own base URL (set on Connect;
+/// the Compute API's when left blank, as the simulator serves both under `/api`).
 pub fn org_reservations_path(org_segment: &str) -> String {
     format!("/v1/orgs/{org_segment}/reservations")
 }
+
+/// **assumption**: the provider's own console shows a workload at `{origin}/{kind}s/{id}`
+/// with the kind's words joined by `-` (`/gpu-instances/902`, `/gpu-clusters/418`,
+/// `/inference-instances/7`, `/fine-tunes/3`): seed 004 says the id "is the one the
+/// matching endpoint and console page use", not the page's path. The origin is the user's
+/// (Connect, empty by default: no link); a kind the console does not know gets no link.
+pub fn provider_console_path(kind: &WorkloadKind, id: i64) -> Option<String> {
+    let segment = match kind {
+        WorkloadKind::GpuInstance => "gpu-instances",
+        WorkloadKind::GpuCluster => "gpu-clusters",
+        WorkloadKind::InferenceInstance => "inference-instances",
+        WorkloadKind::FineTune => "fine-tunes",
+        WorkloadKind::Unknown(_) => return None,
+    };
+    Some(format!("/{segment}/{id}"))
+}
+
+/// **assumption**: on the org page, a 2xx that is not seed 000's list (a web page, another
+/// API's JSON) means the org capacity API base URL points at something else, and a 404
+/// means that, or an org the API does not know (the documents say neither what an unknown
+/// org answers nor where the org API lives), so both are said.
+pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capacity API";
+
+/// **assumption**: the documents do not say whether an overdue payment pauses launches on
+/// the reservation it is for or on the whole account (seed 004: "a reservation payment is
+/// overdue; new launches are paused"). The console takes it per reservation: a launch is
+/// predicted from this reservation's own status, so the prediction is only "expected" and
+/// says that an overdue payment on another reservation of the account could still pause it.
+pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
 /// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
 /// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above
@@ -77,6 +112,14 @@ pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn provider_console_pages_follow_the_kind_and_an_unknown_kind_has_none() {
+        assert_eq!(provider_console_path(&WorkloadKind::GpuInstance, 902).as_deref(), Some("/gpu-instances/902"));
+        assert_eq!(provider_console_path(&WorkloadKind::GpuCluster, 418).as_deref(), Some("/gpu-clusters/418"));
+        assert_eq!(provider_console_path(&WorkloadKind::FineTune, 3).as_deref(), Some("/fine-tunes/3"));
+        assert_eq!(provider_console_path(&WorkloadKind::Unknown("batch".into()), 1), None);
+    }
 
     #[test]
     fn short_codes_are_lowercase_identifiers() {

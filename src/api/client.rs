@@ -33,11 +33,20 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// Where the API is and the key to call it with.
+/// Where the two APIs are, the key to call them with, and the provider's own console.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Connection {
     /// Without a trailing slash: `/api`, `https://api.ecohash.com`.
     pub base_url: String,
+    /// The org capacity API's (seed 000 documents a different API); the same as
+    /// `base_url` unless set.
+    org_base_url: String,
+    /// The provider's own console (`https://console.example.com`), for links to its
+    /// pages; none unless the user set one.
+    console_origin: Option<String>,
+    /// The API answered as the local simulator ([`assumptions::SIMULATOR_HEADER`]): demo
+    /// hints are shown.
+    simulator: bool,
     key: Secret,
     scope: Scope,
 }
@@ -58,7 +67,13 @@ impl Eq for Scope {}
 
 impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Connection").field("base_url", &self.base_url).field("key", &self.key).finish()
+        f.debug_struct("Connection")
+            .field("base_url", &self.base_url)
+            .field("org_base_url", &self.org_base_url)
+            .field("console_origin", &self.console_origin)
+            .field("simulator", &self.simulator)
+            .field("key", &self.key)
+            .finish()
     }
 }
 
@@ -72,10 +87,15 @@ impl Connection {
     /// An empty base URL means [`DEFAULT_BASE_URL`]; surrounding blanks and trailing
     /// slashes are dropped, and so are blanks around a pasted key.
     pub fn new(base_url: impl Into<String>, key: impl Into<String>) -> Self {
-        let base_url = base_url.into();
-        let trimmed = base_url.trim().trim_end_matches('/');
-        let base_url = if trimmed.is_empty() { DEFAULT_BASE_URL.to_owned() } else { trimmed.to_owned() };
-        Connection { base_url, key: Secret(key.into().trim().to_owned()), scope: Scope::default() }
+        let base_url = base_url_or(&base_url.into(), DEFAULT_BASE_URL);
+        Connection {
+            org_base_url: base_url.clone(),
+            base_url,
+            console_origin: None,
+            simulator: false,
+            key: Secret(key.into().trim().to_owned()),
+            scope: Scope::default(),
+        }
     }
 
     /// This connection with its requests aborted when `signal` is (see
@@ -85,8 +105,36 @@ impl Connection {
         self
     }
 
+    /// The org capacity API's own base URL; blank means the same as the Compute API's.
+    pub fn with_org_base_url(self, org_base_url: &str) -> Self {
+        Connection { org_base_url: base_url_or(org_base_url, &self.base_url), ..self }
+    }
+
+    /// The provider's console origin, checked with [`console_origin_problem`]; blank means none.
+    pub fn with_console_origin(self, origin: &str) -> Self {
+        let origin = origin.trim().trim_end_matches('/');
+        Connection { console_origin: (!origin.is_empty()).then(|| origin.to_owned()), ..self }
+    }
+
+    /// As [`check_key`] found the API: the local simulator or not.
+    pub fn with_simulator(self, simulator: bool) -> Self {
+        Connection { simulator, ..self }
+    }
+
+    pub fn is_simulator(&self) -> bool {
+        self.simulator
+    }
+
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    pub fn org_base_url(&self) -> &str {
+        &self.org_base_url
+    }
+
+    pub fn console_origin(&self) -> Option<&str> {
+        self.console_origin.as_deref()
     }
 
     /// The key itself, for the opt-in copy in sessionStorage only. Never format it.
@@ -94,13 +142,51 @@ impl Connection {
         &self.key.0
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base_url)
+    fn url(&self, api: Api, path: &str) -> String {
+        match api {
+            Api::Compute => format!("{}{path}", self.base_url),
+            Api::Org => format!("{}{path}", self.org_base_url),
+        }
     }
 
     fn authorization(&self) -> String {
         format!("Bearer {}", self.key.0)
     }
+}
+
+/// `raw` without blanks and trailing slashes, or `default` when that leaves nothing.
+fn base_url_or(raw: &str, default: &str) -> String {
+    let trimmed = raw.trim().trim_end_matches('/');
+    if trimmed.is_empty() { default } else { trimmed }.to_owned()
+}
+
+/// Which of the two APIs a request goes to (each has its base URL).
+#[derive(Clone, Copy)]
+enum Api {
+    Compute,
+    Org,
+}
+
+/// Why `raw` cannot be the provider's console origin, or `None` (blank is fine: no links).
+/// An origin is `https://host[:port]` (plain `http://` only for a loopback host), with no
+/// path, query or credentials: the console adds the page's path itself.
+pub fn console_origin_problem(raw: &str) -> Option<&'static str> {
+    let origin = raw.trim().trim_end_matches('/');
+    if origin.is_empty() {
+        return None;
+    }
+    let host = match (origin.strip_prefix("https://"), origin.strip_prefix("http://")) {
+        (Some(host), _) => host,
+        (None, Some(host)) if ["localhost", "127.0.0.1", "[::1]"].contains(&host.split(':').next().unwrap_or("")) => {
+            host
+        }
+        _ => return Some("Enter an origin starting with https://, such as https://console.ecohash.com."),
+    };
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
+    if host.is_empty() || !host.chars().all(allowed) {
+        return Some("Enter only the origin (https://host), without a path, query or user name.");
+    }
+    None
 }
 
 /// Why a key cannot be sent as typed, in the user's terms, or `None` when it can.
@@ -187,19 +273,41 @@ fn undecodable(status: u16, headers: &ResponseHeaders, body: &str, e: &serde_jso
 
 /// `GET /gpu-reservations`: newest first.
 pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, ApiError> {
-    send(conn, Method::Get, "/gpu-reservations", None::<&()>).await
+    send(conn, Api::Compute, Method::Get, "/gpu-reservations", None::<&()>).await
+}
+
+/// What Connect learns from its first read: the reservations, and whether the API is the
+/// local simulator (its answer says so in a header).
+pub struct Checked {
+    pub reservations: Vec<Reservation>,
+    pub simulator: bool,
+}
+
+/// `GET /gpu-reservations`, read by Connect to check the key.
+pub async fn check_key(conn: &Connection) -> Result<Checked, ApiError> {
+    let answered = async {
+        let answer = exchange(conn, Api::Compute, Method::Get, "/gpu-reservations", None).await?;
+        let reservations = decode(answer.status, &answer.headers, &answer.text, Utc::now())?;
+        Ok(Checked { reservations, simulator: says_simulator(&answer.headers) })
+    };
+    answered.await.map_err(|e: ApiError| e.redact(&conn.key.0))
+}
+
+/// Whether an answer's headers say it came from the local simulator.
+pub fn says_simulator(headers: &ResponseHeaders) -> bool {
+    headers.get(assumptions::SIMULATOR_HEADER).is_some_and(|v| !v.is_empty())
 }
 
 /// `GET /gpu-reservations/{id}`: `payment` only for the owner.
 pub async fn reservation(conn: &Connection, id: i64) -> Result<ReservationDetail, ApiError> {
-    send(conn, Method::Get, &reservation_path(id), None::<&()>).await
+    send(conn, Api::Compute, Method::Get, &reservation_path(id), None::<&()>).await
 }
 
 /// `GET /gpu-reservations/{id}`, read only for whether it shows `payment`, which only the
 /// owner's key sees. Connect learns the role with it, and the first load is spared the
 /// whole detail's parsing.
 pub async fn shows_payment(conn: &Connection, id: i64) -> Result<bool, ApiError> {
-    let read: PaymentShown = send(conn, Method::Get, &reservation_path(id), None::<&()>).await?;
+    let read: PaymentShown = send(conn, Api::Compute, Method::Get, &reservation_path(id), None::<&()>).await?;
     Ok(read.payment.is_some())
 }
 
@@ -219,7 +327,7 @@ struct PaymentShown {
 pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {
     let path = format!("/gpu-reservations/{id}/nodes");
     let answered = async {
-        let answer = exchange(conn, Method::Get, &path, None).await?;
+        let answer = exchange(conn, Api::Compute, Method::Get, &path, None).await?;
         timed(NODES_DECODE, || decode(answer.status, &answer.headers, &answer.text, Utc::now()))
     };
     answered.await.map_err(|e| e.redact(&conn.key.0))
@@ -249,13 +357,13 @@ pub fn timed<T>(name: &str, work: impl FnOnce() -> T) -> T {
 
 /// Launch on a reservation (**assumption**, see [`assumptions::LAUNCH_PATH`]).
 pub async fn launch(conn: &Connection, request: &LaunchRequest) -> Result<LaunchedInstance, ApiError> {
-    send(conn, Method::Post, LAUNCH_PATH, Some(request)).await
+    send(conn, Api::Compute, Method::Post, LAUNCH_PATH, Some(request)).await
 }
 
 /// `GET /v1/orgs/{orgId}/reservations` (seed 000).
 pub async fn org_reservations(conn: &Connection, org_id: &str) -> Result<Vec<OrgReservation>, ApiError> {
     let path = assumptions::org_reservations_path(&path_segment(org_id)?);
-    send(conn, Method::Get, &path, None::<&()>).await
+    send(conn, Api::Org, Method::Get, &path, None::<&()>).await
 }
 
 /// Reclaim released units (**assumption**, see [`assumptions::reclaim_path`]).
@@ -266,7 +374,7 @@ pub async fn reclaim(
     request: &ReclaimRequest,
 ) -> Result<OrgReservation, ApiError> {
     let path = assumptions::reclaim_path(&path_segment(org_id)?, &path_segment(reservation_id)?);
-    send(conn, Method::Post, &path, Some(request)).await
+    send(conn, Api::Org, Method::Post, &path, Some(request)).await
 }
 
 #[derive(Clone, Copy)]
@@ -278,13 +386,14 @@ enum Method {
 /// Sends one request and decodes its answer. Every error leaving here has the key redacted.
 async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     conn: &Connection,
+    api: Api,
     method: Method,
     path: &str,
     body: Option<&B>,
 ) -> Result<T, ApiError> {
     let answered = async {
         let body = body.map(serde_json::to_string).transpose().map_err(unbuildable)?;
-        let answer = exchange(conn, method, path, body).await?;
+        let answer = exchange(conn, api, method, path, body).await?;
         decode(answer.status, &answer.headers, &answer.text, Utc::now())
     };
     answered.await.map_err(|e| e.redact(&conn.key.0))
@@ -304,10 +413,16 @@ struct Answer {
 
 /// Builds and sends one request (aborted after [`REQUEST_TIMEOUT`]) with an optional JSON
 /// body. Not generic, so the wasm holds it once however many answer types there are.
-async fn exchange(conn: &Connection, method: Method, path: &str, body: Option<String>) -> Result<Answer, ApiError> {
+async fn exchange(
+    conn: &Connection,
+    api: Api,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+) -> Result<Answer, ApiError> {
     use gloo_net::http::RequestBuilder;
 
-    let url = conn.url(path);
+    let url = conn.url(api, path);
     let method = match method {
         Method::Get => gloo_net::http::Method::GET,
         Method::Post => gloo_net::http::Method::POST,
@@ -650,7 +765,10 @@ mod tests {
     #[test]
     fn connection_never_prints_the_key() {
         let c = Connection::new("/api", "eco_demo_owner");
-        assert_eq!(format!("{c:?}"), r#"Connection { base_url: "/api", key: "…" }"#);
+        assert_eq!(
+            format!("{c:?}"),
+            r#"Connection { base_url: "/api", org_base_url: "/api", console_origin: None, simulator: false, key: "…" }"#
+        );
         assert_eq!(c.to_string(), "/api (key …)");
         assert!(!format!("{c:#?}").contains("eco_demo_owner"));
         assert_eq!(c.authorization(), "Bearer eco_demo_owner");
@@ -660,12 +778,49 @@ mod tests {
     fn base_url_defaults_to_api_and_tolerates_trailing_slashes() {
         assert_eq!(Connection::new("", "k").base_url(), "/api");
         assert_eq!(Connection::new("  ", "k").base_url(), "/api");
-        assert_eq!(Connection::new("/api/", "k").url("/gpu-reservations"), "/api/gpu-reservations");
+        assert_eq!(Connection::new("/api/", "k").url(Api::Compute, "/gpu-reservations"), "/api/gpu-reservations");
         assert_eq!(
-            Connection::new("https://api.ecohash.com//", "k").url("/gpu-reservations/12"),
+            Connection::new("https://api.ecohash.com//", "k").url(Api::Compute, "/gpu-reservations/12"),
             "https://api.ecohash.com/gpu-reservations/12"
         );
         assert_eq!(Connection::new("/api", " eco_k \n").expose_key(), "eco_k");
+    }
+
+    #[test]
+    fn the_org_capacity_api_has_its_own_base_url_the_same_one_unless_set() {
+        let same = Connection::new("https://api.ecohash.com", "k").with_org_base_url("  ");
+        assert_eq!(same.org_base_url(), "https://api.ecohash.com");
+        let own = Connection::new("/api", "k").with_org_base_url("https://org.example.com/ ");
+        assert_eq!(own.url(Api::Org, "/v1/orgs/o/reservations"), "https://org.example.com/v1/orgs/o/reservations");
+        assert_eq!(own.url(Api::Compute, "/gpu-reservations"), "/api/gpu-reservations", "the Compute API's is kept");
+    }
+
+    #[test]
+    fn only_an_answer_that_says_so_is_the_simulator() {
+        assert!(says_simulator(&ResponseHeaders::from_pairs([("X-Api-Simulator", "reservations-sim")])));
+        assert!(!says_simulator(&ResponseHeaders::default()));
+        assert!(!says_simulator(&ResponseHeaders::from_pairs([("x-api-simulator", "")])));
+        assert!(!Connection::new("/api", "k").is_simulator(), "not until an answer says so");
+    }
+
+    #[test]
+    fn a_provider_console_origin_is_an_https_origin_or_nothing() {
+        for ok in ["", "  ", "https://console.ecohash.com", "https://console.ecohash.com/", "http://localhost:8080"] {
+            assert_eq!(console_origin_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "console.ecohash.com",
+            "http://console.ecohash.com",
+            "javascript:alert(1)",
+            "https://console.ecohash.com/path",
+            "https://user@console.ecohash.com",
+            "https://",
+        ] {
+            assert!(console_origin_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(Connection::new("/api", "k").console_origin(), None);
+        let set = Connection::new("/api", "k").with_console_origin(" https://console.ecohash.com/ ");
+        assert_eq!(set.console_origin(), Some("https://console.ecohash.com"));
     }
 
     #[test]

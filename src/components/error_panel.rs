@@ -1,9 +1,11 @@
 //! A failed call, explained: what happened, why, what to do, and the request id that
-//! support asks for, with a Retry.
+//! support asks for, with a Retry. A condition that ends by itself (429, 503) is a calm
+//! notice that waits, not an alert.
 
 use crate::api::error::ApiError;
-use crate::domain::explain::{explain, ErrorContext};
+use crate::domain::explain::{explain, is_self_healing, ErrorContext};
 use crate::domain::polling::server_wait;
+use crate::state::{ConnectionState, Role};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -17,13 +19,16 @@ pub fn ErrorPanel(
     busy: Signal<bool>,
     #[prop(optional, into)] retry: Option<Callback<()>>,
 ) -> impl IntoView {
-    let text = explain(&error, &context);
+    // Only the owner is told to pay; the role is the connection's (none in a bare mount).
+    let owner = use_context::<ConnectionState>().is_some_and(|state| state.role_untracked() == Role::Owner);
+    let text = explain(&error, &ErrorContext { owner, ..context });
+    let calm = is_self_healing(&error);
     let status = error.status.map(|s| s.to_string());
     let wait = error.retry_after().map(|d| format!("{} s", d.as_secs().max(1)));
     // A Retry before the server's retry-after (obeyed up to the same cap as the live
     // loop) would only be refused again: it waits, counting down.
     let countdown = RwSignal::new(error.retry_after().map_or(0, |d| server_wait(d).as_secs_f64().ceil() as u64));
-    if retry.is_some() && countdown.get_untracked() > 0 {
+    if (retry.is_some() || calm) && countdown.get_untracked() > 0 {
         let tick = set_interval_with_handle(
             move || {
                 countdown.try_update(|n| *n = n.saturating_sub(1));
@@ -38,9 +43,17 @@ pub fn ErrorPanel(
         });
     }
     view! {
-        <section class="error-panel" role="alert">
+        <section class=if calm { "error-panel notice" } else { "error-panel" } role=if calm { "status" } else { "alert" }>
             <h2 class="error-title">{text.title}</h2>
             <p>{text.explanation}</p>
+            {(calm && countdown.get_untracked() > 0).then(|| view! {
+                <p class="notice-wait">
+                    {move || match countdown.get() {
+                        0 => "The wait is over.".to_owned(),
+                        n => format!("Waiting: {n} s left before the next try."),
+                    }}
+                </p>
+            })}
             <p class="error-remedy">
                 <strong>"What to do: "</strong>
                 {text.remedy}

@@ -1,6 +1,6 @@
 //! An amendment as a list of readable before → after changes.
 
-use crate::api::models::{Amendment, Timestamp};
+use crate::api::models::{Amendment, Reservation, Storage, Timestamp};
 use crate::api::money::{group_thousands, Usd};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +32,22 @@ fn rate(r: Usd) -> String {
     format!("{r}/GPU-hour")
 }
 
+/// Where the list-level quotas (`drive_quota_gib`, `fs_quota_gib` of the reservation) and
+/// the detail's `storage` quotas disagree, one line each with both values. Seed 004 gives
+/// no rule for which wins (an amendment in force may explain it), so both are said.
+pub fn quota_mismatches(r: &Reservation, storage: &Storage) -> Vec<String> {
+    [
+        ("cloud drive", r.drive_quota_gib, storage.drive_quota_gib),
+        ("shared filesystem", r.fs_quota_gib, storage.fs_quota_gib),
+    ]
+    .into_iter()
+    .filter(|(_, listed, in_storage)| listed != in_storage)
+    .map(|(what, listed, in_storage)| {
+        format!("The reservation lists {} of {what}, its storage {}.", gib(listed), gib(in_storage))
+    })
+    .collect()
+}
+
 /// `20,000 GiB`, `0.5 GiB`.
 pub fn gib(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -50,6 +66,18 @@ pub fn is_future(a: &Amendment, now: Timestamp) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_level_quotas_that_differ_from_the_storage_ones_are_said_with_both() {
+        let d: crate::api::models::ReservationDetail =
+            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+        assert!(quota_mismatches(&d.reservation, &d.storage).is_empty(), "seed 004 agrees with itself");
+        let storage = Storage { fs_quota_gib: 30000.0, ..d.storage.clone() };
+        assert_eq!(
+            quota_mismatches(&d.reservation, &storage),
+            ["The reservation lists 20,000 GiB of shared filesystem, its storage 30,000 GiB."]
+        );
+    }
     use crate::domain::time::tests::at;
 
     /// Seed 004's amendment: 4 → 6 nodes and 20,000 → 30,000 GiB of filesystem.

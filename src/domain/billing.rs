@@ -6,7 +6,7 @@
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
 use super::time::format_utc_date;
-use crate::api::enums::{BillingPeriod, ChargeStatus, ReservationStatus};
+use crate::api::enums::{BillingPeriod, ChargeStatus, Funding, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
 
@@ -424,6 +424,21 @@ pub fn check_next_charge(payment: &Payment, status: &ReservationStatus) -> NextC
     }
 }
 
+/// What is said of an unpaid charge's due date when the API states none (seed 004: "due_at
+/// and paid_at appear when they apply"): what is expected, marked so; `None` when a due
+/// date is sent or nothing is due.
+pub fn unstated_due(charge: &Charge, funding: &Funding) -> Option<&'static str> {
+    if charge.due_at.is_some() || !unpaid(&charge.status) {
+        return None;
+    }
+    Some(match (&charge.status, funding) {
+        // Seed 004 documents this one: "taken from the account's credit when it starts".
+        (ChargeStatus::Scheduled, Funding::Wallet) => "taken from the account's credit when the period starts",
+        (ChargeStatus::Scheduled, _) => "no due date stated yet: expected once it is invoiced",
+        _ => "no due date stated",
+    })
+}
+
 /// Amounts of the schedule by charge status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
@@ -475,6 +490,30 @@ pub fn totals(payment: &Payment) -> Totals {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_due_date_the_api_does_not_state_is_said_to_be_expected_never_invented() {
+        let (_, p) = detail(json!([]), json!([]));
+        let mut december: Charge = serde_json::from_value(json!({
+            "period_index": 1, "adjustment": false,
+            "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+            "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760,
+            "advance_applied_usd": 0, "status": "scheduled"
+        }))
+        .unwrap();
+        assert_eq!(unstated_due(&december, &p.funding), Some("no due date stated yet: expected once it is invoiced"));
+        assert_eq!(
+            unstated_due(&december, &Funding::Wallet),
+            Some("taken from the account's credit when the period starts")
+        );
+        december.status = ChargeStatus::Invoiced;
+        assert_eq!(unstated_due(&december, &p.funding), Some("no due date stated"));
+        december.due_at = Some(december.period_end);
+        assert_eq!(unstated_due(&december, &p.funding), None, "a stated due date is shown as sent");
+        december.due_at = None;
+        december.status = ChargeStatus::Paid;
+        assert_eq!(unstated_due(&december, &p.funding), None, "nothing is due");
+    }
 
     /// Seed 004's detail as owner, with `amendments` and `charges` supplied.
     fn detail(amendments: serde_json::Value, charges: serde_json::Value) -> (ReservationDetail, Payment) {

@@ -1,6 +1,7 @@
 //! The launch-failure mapping: what the user reads about any failed call, a title, an
 //! explanation in the user's terms and a remedy. `api::error` decodes; this says.
 
+use crate::api::assumptions::ORG_API_MISPLACED;
 use crate::api::error::{codes, ApiError, ErrorKind};
 use crate::api::models::Reservation;
 
@@ -12,17 +13,43 @@ pub struct Explanation {
     pub remedy: String,
 }
 
-/// What the console knows about the reservation a call was about, to name it in the text.
+/// What the console knows about the call that failed and who reads about it, to name it in
+/// the text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ErrorContext {
     pub region_id: Option<String>,
     pub gpu_type: Option<String>,
+    /// The call changed things (a launch, a reclaim): a 403 there is about what the key may
+    /// change, not about reading.
+    pub action: Option<Action>,
+    /// The reader is the account owner, who pays. Anyone else (a member, or a role not yet
+    /// known) is told who pays, never to pay.
+    pub owner: bool,
+    /// The call went to the org capacity API at this base URL (seed 000, its own base URL).
+    pub org_api_base: Option<String>,
+}
+
+/// A call that changes things, which a read-only key may not make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Launch,
+    Reclaim,
 }
 
 impl ErrorContext {
     /// Where the reservation is, to name it in error texts.
     pub fn of(r: &Reservation) -> Self {
-        ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()) }
+        ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()), ..Self::default() }
+    }
+
+    /// A call to the org capacity API at `base`.
+    pub fn org_api(base: &str) -> Self {
+        ErrorContext { org_api_base: Some(base.to_owned()), ..Self::default() }
+    }
+
+    /// The same context for a call that changes things.
+    pub fn acting(self, action: Action) -> Self {
+        ErrorContext { action: Some(action), ..self }
     }
 
     /// "in atl with NVIDIA-B200", "in atl", "" — as much as is known.
@@ -65,6 +92,23 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             format!("{} The request was stopped.", err.message.as_deref().unwrap_or("No answer in time.")),
             "Try again in a moment; if it keeps happening, quote the request id to support.".to_owned(),
         ),
+        (ErrorKind::Decode, ..) if ctx.org_api_base.is_some() => text(
+            "Not the org capacity API",
+            format!(
+                "The org capacity API base URL {} answered, but not with seed 000's list of reservations: {ORG_API_MISPLACED}.{}",
+                ctx.org_api_base.as_deref().unwrap_or_default(),
+                detail(err)
+            ),
+            format!("Set {ORG_BASE_URL_SETTING}"),
+        ),
+        (ErrorKind::Http, Some(404), _) if ctx.org_api_base.is_some() => text(
+            "Not found at the org capacity API base URL",
+            format!(
+                "The org capacity API base URL {} answered HTTP 404: {ORG_API_MISPLACED}, or it knows no such org.{server_says}",
+                ctx.org_api_base.as_deref().unwrap_or_default()
+            ),
+            format!("Check the org id; if it is right, set {ORG_BASE_URL_SETTING}"),
+        ),
         (ErrorKind::Decode, ..) => text(
             "The answer could not be read",
             format!("The server answered, but not with data the console understands.{}", detail(err)),
@@ -87,12 +131,22 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
         (_, _, Some(codes::RESERVATION_PAYMENT_DUE)) => text(
             "Payment overdue: launches paused",
             format!("A payment for your reservation{at} is overdue, so new launches are paused until it is paid. Running workloads keep running until the stop date.{server_says}"),
-            "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.".to_owned(),
+            if ctx.owner {
+                "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid."
+            } else {
+                "The account owner pays the overdue invoice under Billing → Invoices; launches resume once it is paid. Ask them, and launch again then."
+            }
+            .to_owned(),
         ),
         (_, _, Some(codes::RESERVATION_AWAITING_PAYMENT)) => text(
             "Waiting for the first invoice",
             format!("Your reservation{at} starts when its first invoice is paid; launches and new storage there wait until then.{server_says}"),
-            "Pay the first invoice under Billing → Invoices.".to_owned(),
+            if ctx.owner {
+                "Pay the first invoice under Billing → Invoices."
+            } else {
+                "The account owner pays the first invoice under Billing → Invoices; launches start once it is paid."
+            }
+            .to_owned(),
         ),
         (_, _, Some(codes::GPU_CAPACITY)) => text(
             "Not enough free GPUs on one node",
@@ -116,6 +170,20 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             format!("The key is missing, malformed or revoked.{server_says}"),
             "Check the key (it starts with eco_) and connect again with a valid one.".to_owned(),
         ),
+        (_, Some(403), _) if ctx.action.is_some() => {
+            let (doing, also) = match ctx.action {
+                Some(Action::Reclaim) => (
+                    "reclaim units (which terminates spot VMs)",
+                    " Reclaiming is also refused for an org that does not manage the reservation.",
+                ),
+                _ => ("launch workloads", ""),
+            };
+            text(
+                "This key may not change things",
+                format!("The key is valid, but it is not allowed to {doing}. Viewing needs read access only; launching and reclaiming change things and need a key allowed to.{also}{server_says}"),
+                format!("Connect with a key that is allowed to {doing} (the account owner can create one), or ask someone who has one. Viewing with this key still works."),
+            )
+        }
         (_, Some(403), _) => text(
             "Not allowed with this key",
             format!("The key is valid, but this resource is not your account's, or your role does not permit it.{server_says}"),
@@ -158,15 +226,29 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     }
 }
 
+/// Where the org capacity API's base URL is set (after "Set" or "set").
+const ORG_BASE_URL_SETTING: &str =
+    "the org capacity API base URL on Connect (disconnect, then connect with it) to where that API is served.";
+
 fn detail(err: &ApiError) -> String {
     err.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
 }
 
+/// " (200 per window, 0 left)": the rate-limit headers the answer carried.
 fn rate_limit_phrase(err: &ApiError) -> String {
-    match err.rate_limit.and_then(|r| r.limit) {
-        Some(limit) => format!(" ({limit} per window)"),
-        None => String::new(),
+    let limit = err.rate_limit.and_then(|r| r.limit).map(|limit| format!("{limit} per window"));
+    let left = err.rate_limit.and_then(|r| r.remaining).map(|n| format!("{n} left"));
+    match (limit, left) {
+        (Some(limit), Some(left)) => format!(" ({limit}, {left})"),
+        (Some(one), None) | (None, Some(one)) => format!(" ({one})"),
+        (None, None) => String::new(),
     }
+}
+
+/// A condition that ends by itself (a 429, a 503): shown as a calm notice that waits, not
+/// an alarm. Nothing the user did is wrong, and the next try after the wait may succeed.
+pub fn is_self_healing(err: &ApiError) -> bool {
+    err.kind == ErrorKind::Http && matches!(err.status, Some(429 | 503))
 }
 
 /// "Wait 12 s, then try again." from `retry-after` (or the rate-limit reset), else `fallback`.
@@ -202,7 +284,7 @@ mod tests {
     }
 
     fn atl_b200() -> ErrorContext {
-        ErrorContext { region_id: Some("atl".into()), gpu_type: Some("NVIDIA-B200".into()) }
+        ErrorContext { region_id: Some("atl".into()), gpu_type: Some("NVIDIA-B200".into()), ..ErrorContext::default() }
     }
 
     // The launch-failure mapping: one test per documented code and generic status.
@@ -235,9 +317,13 @@ mod tests {
         assert!(x.remedy.contains("allowed only in its region with its GPU type"), "{}", x.remedy);
     }
 
+    fn owner() -> ErrorContext {
+        ErrorContext { owner: true, ..atl_b200() }
+    }
+
     #[test]
     fn payment_due_says_launches_are_paused_and_where_to_pay() {
-        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &atl_b200());
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &owner());
         assert_eq!(x.title, "Payment overdue: launches paused");
         assert!(x
             .explanation
@@ -247,10 +333,103 @@ mod tests {
 
     #[test]
     fn awaiting_payment_points_to_the_first_invoice() {
-        let x = explain(&error_with_code(402, Some("reservation_awaiting_payment"), None), &ErrorContext::default());
+        let owner = ErrorContext { owner: true, ..ErrorContext::default() };
+        let x = explain(&error_with_code(402, Some("reservation_awaiting_payment"), None), &owner);
         assert_eq!(x.title, "Waiting for the first invoice");
         assert!(x.explanation.contains("starts when its first invoice is paid"));
         assert_eq!(x.remedy, "Pay the first invoice under Billing → Invoices.");
+    }
+
+    #[test]
+    fn payment_remedies_shown_to_a_member_never_tell_them_to_pay() {
+        for code in ["reservation_payment_due", "reservation_awaiting_payment"] {
+            // A member, and a reader whose role is not known yet, are told who pays.
+            let x = explain(&error_with_code(402, Some(code), None), &atl_b200());
+            assert!(x.remedy.starts_with("The account owner pays"), "{code}: {}", x.remedy);
+            assert!(x.remedy.contains("under Billing → Invoices"), "{code}: {}", x.remedy);
+            let told_to_pay = format!("{} {}", x.explanation, x.remedy);
+            assert!(!told_to_pay.contains("Pay "), "{code}: {told_to_pay}");
+        }
+    }
+
+    #[test]
+    fn a_403_on_a_launch_says_the_key_may_not_change_things() {
+        let e = error(403, r#"{"error":"forbidden","message":"read-only key"}"#);
+        let x = explain(&e, &atl_b200().acting(Action::Launch));
+        assert_eq!(x.title, "This key may not change things");
+        assert!(
+            x.explanation.starts_with("The key is valid, but it is not allowed to launch workloads."),
+            "{}",
+            x.explanation
+        );
+        assert!(x.explanation.contains("launching and reclaiming change things and need a key allowed to"));
+        assert!(x.explanation.ends_with("The server says: “read-only key”."), "{}", x.explanation);
+        assert!(x.remedy.starts_with("Connect with a key that is allowed to launch workloads"), "{}", x.remedy);
+        // A reservation_only refusal of a launch keeps its own words.
+        let only = error_with_code(403, Some("reservation_only"), None);
+        assert_eq!(explain(&only, &atl_b200().acting(Action::Launch)).title, "Not covered by your reservation");
+    }
+
+    #[test]
+    fn a_403_on_a_reclaim_says_the_key_may_not_change_things() {
+        let x = explain(&error(403, r#"{"error":"forbidden"}"#), &ErrorContext::default().acting(Action::Reclaim));
+        assert_eq!(x.title, "This key may not change things");
+        assert!(
+            x.explanation.contains("not allowed to reclaim units (which terminates spot VMs)"),
+            "{}",
+            x.explanation
+        );
+        assert!(x.explanation.contains("an org that does not manage the reservation"), "{}", x.explanation);
+        assert!(x.remedy.contains("allowed to reclaim units"), "{}", x.remedy);
+    }
+
+    #[test]
+    fn a_web_page_or_a_404_from_the_org_api_says_the_base_url_may_not_serve_it() {
+        let org = ErrorContext::org_api("/api");
+        let page = ApiError::undecodable(200, &ResponseHeaders::default(), "The answer (HTTP 200) is a web page.");
+        let x = explain(&page, &org);
+        assert_eq!(x.title, "Not the org capacity API");
+        assert!(
+            x.explanation.starts_with(
+                "The org capacity API base URL /api answered, but not with seed 000's list of reservations: this base URL does not serve the org capacity API."
+            ),
+            "{}",
+            x.explanation
+        );
+        assert!(x.remedy.starts_with("Set the org capacity API base URL on Connect"), "{}", x.remedy);
+        let x = explain(&error(404, r#"{"error":"not_found","message":"No endpoint"}"#), &org);
+        assert!(
+            x.explanation.contains(
+                "answered HTTP 404: this base URL does not serve the org capacity API, or it knows no such org."
+            ),
+            "{}",
+            x.explanation
+        );
+        assert!(
+            x.remedy.starts_with("Check the org id; if it is right, set the org capacity API base URL"),
+            "{}",
+            x.remedy
+        );
+        // Elsewhere a 404 is about the id.
+        assert_eq!(explain(&error(404, ""), &ErrorContext::default()).title, "Not found");
+    }
+
+    #[test]
+    fn rate_limits_and_unavailability_heal_by_themselves_other_failures_do_not() {
+        for status in [429, 503] {
+            assert!(is_self_healing(&error(status, "")), "{status}");
+        }
+        for status in [400, 401, 402, 403, 404, 409, 500, 502] {
+            assert!(!is_self_healing(&error(status, "")), "{status}");
+        }
+        assert!(!is_self_healing(&ApiError::network("offline")));
+    }
+
+    #[test]
+    fn a_429_says_how_many_requests_are_left() {
+        let h = headers(&[("x-ratelimit-limit", "200"), ("x-ratelimit-remaining", "0"), ("retry-after", "9")]);
+        let x = explain(&ApiError::from_response(429, &h, "", now()), &ErrorContext::default());
+        assert!(x.explanation.contains("per key (200 per window, 0 left)."), "{}", x.explanation);
     }
 
     #[test]

@@ -439,12 +439,12 @@ mod tests {
         let berlin = Zone::Local(chrono::FixedOffset::east_opt(3600).unwrap());
         assert_eq!(
             reservation_status_in(&r, at(2026, 12, 2, 14, 5), berlin).explanation,
-            "A payment is overdue since 25 Nov 2026, 01:00. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00) unless it is paid."
+            "A payment is overdue since 25 Nov 2026, 01:00 GMT+1. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00 GMT+1) unless it is paid."
         );
         assert!(needs_action(&r, berlin, true)
             .unwrap()
             .body
-            .starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 unless"));
+            .starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 GMT+1 unless"));
     }
 
     #[test]

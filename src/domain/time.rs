@@ -19,15 +19,34 @@ pub enum Zone {
     Utc,
 }
 
-/// `2 Dec 2026, 14:05` in the zone (with ` UTC` appended when the zone is UTC).
+/// `2 Dec 2026, 15:05 GMT+1` in the zone, which it always names (`UTC` when the zone is
+/// UTC): a local time shown beside billing dates headed "(UTC)" must not pass for UTC.
 pub fn format_time(t: Timestamp, zone: Zone) -> String {
     fn day_and_time(t: impl Datelike + Timelike) -> String {
         format!("{}, {:02}:{:02}", day_month_year(&t), t.hour(), t.minute())
     }
     match zone {
-        Zone::Local(offset) => day_and_time(t.with_timezone(&offset)),
-        Zone::System => day_and_time(t.with_timezone(&chrono::Local)),
+        Zone::Local(offset) => format!("{} {}", day_and_time(t.with_timezone(&offset)), offset_name(offset)),
+        Zone::System => {
+            let local = t.with_timezone(&chrono::Local);
+            format!("{} {}", day_and_time(local), offset_name(*local.offset()))
+        }
         Zone::Utc => format!("{} UTC", day_and_time(t)),
+    }
+}
+
+/// `GMT+1`, `GMT-8`, `GMT+5:30`, `GMT`: a local zone named by its offset, as browsers
+/// name a zone they have no abbreviation for (the wasm has no zone database).
+pub fn offset_name(offset: FixedOffset) -> String {
+    let seconds = offset.local_minus_utc();
+    if seconds == 0 {
+        return "GMT".to_owned();
+    }
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let minutes = seconds.unsigned_abs() / 60;
+    match minutes % 60 {
+        0 => format!("GMT{sign}{}", minutes / 60),
+        m => format!("GMT{sign}{}:{m:02}", minutes / 60),
     }
 }
 
@@ -286,9 +305,19 @@ pub(crate) mod tests {
         let t = at(2026, 12, 2, 14, 5);
         assert_eq!(format_time(t, Zone::Utc), "2 Dec 2026, 14:05 UTC");
         let berlin = FixedOffset::east_opt(3600).unwrap();
-        assert_eq!(format_time(t, Zone::Local(berlin)), "2 Dec 2026, 15:05");
+        assert_eq!(format_time(t, Zone::Local(berlin)), "2 Dec 2026, 15:05 GMT+1");
         let la = FixedOffset::west_opt(8 * 3600).unwrap();
-        assert_eq!(format_time(at(2026, 12, 1, 0, 0), Zone::Local(la)), "30 Nov 2026, 16:00");
+        assert_eq!(format_time(at(2026, 12, 1, 0, 0), Zone::Local(la)), "30 Nov 2026, 16:00 GMT-8");
+    }
+
+    #[test]
+    fn a_local_time_names_its_zone_by_its_offset() {
+        let zone = |seconds| offset_name(FixedOffset::east_opt(seconds).unwrap());
+        assert_eq!(zone(0), "GMT");
+        assert_eq!(zone(3600), "GMT+1");
+        assert_eq!(zone(-8 * 3600), "GMT-8");
+        assert_eq!(zone(5 * 3600 + 1800), "GMT+5:30");
+        assert_eq!(zone(-(3 * 3600 + 1800)), "GMT-3:30");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! answers 401, explained here), then the role learnt from the first reservation's detail.
 
 use crate::api::assumptions::DEFAULT_BASE_URL;
-use crate::api::client::{self, key_problem, Connection};
+use crate::api::client::{self, console_origin_problem, key_problem, Connection};
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
@@ -37,6 +37,9 @@ fn ConnectForm() -> impl IntoView {
     let state = use_connection();
     let location = use_location();
     let base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
+    let org_base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
+    let console_origin = RwSignal::new(String::new());
+    let origin_error = RwSignal::new(None::<&'static str>);
     let key = RwSignal::new(String::new());
     let keep = RwSignal::new(false);
     let busy = RwSignal::new(false);
@@ -50,18 +53,22 @@ fn ConnectForm() -> impl IntoView {
         }
         let typed = key.get_untracked();
         key_error.set(key_problem(&typed));
-        if key_error.get_untracked().is_some() {
+        origin_error.set(console_origin_problem(&console_origin.get_untracked()));
+        if key_error.get_untracked().is_some() || origin_error.get_untracked().is_some() {
             return;
         }
-        let connection = Connection::new(base_url.get_untracked(), typed);
+        let connection = Connection::new(base_url.get_untracked(), typed)
+            .with_org_base_url(&org_base_url.get_untracked())
+            .with_console_origin(&console_origin.get_untracked());
         let keep_for_tab = keep.get_untracked();
         busy.set(true);
         failure.set(None);
         // The page may be left during the requests: its signals are written with `try_`.
         spawn_local(async move {
-            match client::list_reservations(&connection).await {
-                Ok(list) => {
-                    let role = detect_role(&connection, &list).await;
+            match client::check_key(&connection).await {
+                Ok(checked) => {
+                    let connection = connection.with_simulator(checked.simulator);
+                    let role = detect_role(&connection, &checked.reservations).await;
                     let target = state.take_return_path();
                     key.try_set(String::new());
                     state.connect(connection, keep_for_tab, role);
@@ -111,6 +118,28 @@ fn ConnectForm() -> impl IntoView {
                         }
                     >
                         <input type="text" inputmode="url" autocomplete="url" spellcheck="false" bind:value=base_url/>
+                    </Field>
+                    <Field
+                        label="Org capacity API base URL"
+                        id="org-base-url"
+                        help=|| view! {
+                            "The org capacity API (org pages, reclaim) is a different API: where it is served. "
+                            "Blank means the same as the API base URL."
+                        }
+                    >
+                        <input type="text" inputmode="url" spellcheck="false" bind:value=org_base_url/>
+                    </Field>
+                    <Field
+                        label="Provider console (optional)"
+                        id="console-origin"
+                        help=|| view! {
+                            "The origin of the provider's own web console, such as "
+                            <code>"https://console.ecohash.com"</code>
+                            ", to link each workload to its page there. Empty: no such links."
+                        }
+                        error=Signal::derive(move || origin_error.get().map(str::to_owned))
+                    >
+                        <input type="text" inputmode="url" spellcheck="false" placeholder="https://…" bind:value=console_origin/>
                     </Field>
                     <Field
                         label="API key"

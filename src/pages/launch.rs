@@ -2,6 +2,7 @@
 //! which says before sending which documented answer the current data predicts, sends the
 //! launch once (no double submit) and shows the mapped error or the new instance.
 
+use crate::api::assumptions::PAYMENT_DUE_SCOPE;
 use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
@@ -13,7 +14,7 @@ use crate::components::reservation_route::{for_reservation_id, read_reservation,
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
-use crate::domain::explain::ErrorContext;
+use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
@@ -136,7 +137,8 @@ pub fn FreeNow(response: NodesResponse) -> impl IntoView {
 /// "Predicted answer" in words, and the CSS tone it is shown in.
 pub fn prediction_text(p: &Prediction) -> (&'static str, String) {
     match p {
-        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}.")),
+        // Predicted from this reservation's own status: "expected", with the scope assumed.
+        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}. {PAYMENT_DUE_SCOPE}")),
         Prediction::WouldFail { status, code, explanation } => (
             "danger",
             format!(
@@ -222,7 +224,7 @@ pub fn LaunchForm(
     };
     let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
     let name_error = move || shown_problems.get().then(|| name_problem(&name.get())).flatten();
-    let context = r.with_value(ErrorContext::of);
+    let context = r.with_value(ErrorContext::of).acting(Action::Launch);
 
     view! {
         <section class="panel launch-panel" aria-labelledby="launch-heading">

@@ -11,6 +11,7 @@ use crate::components::field::Field;
 use crate::components::remote::{Remote, RemoteStatus};
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
+use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, reclaimable, OrgCapacity};
 use crate::domain::status::org_status;
 use crate::domain::text::visible_controls;
@@ -20,7 +21,8 @@ use crate::state::use_connection;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-/// The demo data's org (the simulator's), offered as a starting point.
+/// The demo data's org (the simulator's), offered as a starting point when the API is the
+/// simulator (its answers say so), never to a user of the real API.
 const DEMO_ORG: &str = "org_acme";
 const MAX_ORG_ID: usize = 64;
 
@@ -62,6 +64,7 @@ pub fn OrgPage() -> impl IntoView {
 #[component]
 pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
     let location = use_location();
+    let simulator = use_connection().connection_untracked().is_some_and(|c| c.is_simulator());
     let typed = RwSignal::new(current.get_untracked().unwrap_or_default());
     let problem = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -82,7 +85,12 @@ pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
             <Field
                 label="Org id"
                 id="org-id"
-                help=|| view! { "The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "." }
+                help=move || view! {
+                    "An org id has letters, digits, “_”, “-” and “.”."
+                    {simulator.then(|| view! {
+                        " The demo org is " <a href=format!("/orgs/{DEMO_ORG}")><code>{DEMO_ORG}</code></a> "."
+                    })}
+                }
                 error=problem
                 beside=|| view! { <button type="submit" class="button">"Show"</button> }
             >
@@ -107,8 +115,13 @@ fn OrgReservations(org_id: String) -> impl IntoView {
         reclaimed.set(Some(done));
         list.refetch();
     });
+    // The org capacity API has its own base URL (Connect): said, and named in its errors.
+    let base = org_base_url();
     view! {
-        <RemoteStatus remote=list what="the org's reservations"/>
+        <p class="panel-note org-source">
+            "Read from the org capacity API at " <code>{base.clone()}</code> " (its base URL is set on Connect)."
+        </p>
+        <RemoteStatus remote=list what="the org's reservations" context=ErrorContext::org_api(&base)/>
         {move || reclaimed.get().map(|done| view! {
             <div class="banner tone-ok reclaimed" role="status">
                 <strong class="banner-title">
@@ -128,6 +141,11 @@ fn OrgReservations(org_id: String) -> impl IntoView {
             <OrgView org_id=id.get_value() reservations on_reclaimed/>
         })}
     }
+}
+
+/// The org capacity API's base URL of the connection in use (untracked: for an error text).
+fn org_base_url() -> String {
+    use_connection().connection_untracked().map(|c| c.org_base_url().to_owned()).unwrap_or_default()
 }
 
 /// The answer of a confirmed reclaim.
@@ -323,6 +341,7 @@ fn OrgReservationCard(org_id: String, r: OrgReservation, on_reclaimed: Callback<
                 <div><dt>"Topology generation"</dt><dd class="num">{r.topology_gen.map_or_else(|| "not stated".to_owned(), |g| g.to_string())}</dd></div>
                 <div><dt>"Contract"</dt><dd>{r.contract_ref.as_deref().map_or_else(|| "none".to_owned(), shown)}</dd></div>
                 <div class="wide"><dt>"Reason"</dt><dd class="prose">{r.reason.as_deref().map_or_else(|| "none given".to_owned(), shown)}</dd></div>
+                {r.created_at.map(|at| view! { <div><dt>"Created"</dt><dd><Time at/></dd></div> })}
                 {r.updated_at.map(|at| view! { <div><dt>"Updated"</dt><dd><Time at/></dd></div> })}
             </dl>
             <p class="org-role">{role}</p>
@@ -498,7 +517,8 @@ fn ReclaimPanel(
             let fresh = (!dry_run).then_some(view! {
                 <p class="field-help">"Retry runs a new dry run first: spot VMs may have landed on these units since."</p>
             });
-            view! { <ErrorPanel error retry/> {fresh} }.into_any()
+            let context = ErrorContext::org_api(&org_base_url()).acting(Action::Reclaim);
+            view! { <ErrorPanel error context retry/> {fresh} }.into_any()
         }
     };
     view! {

@@ -20,9 +20,9 @@ use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
-use crate::domain::amendments::{differences, is_future};
+use crate::domain::amendments::{differences, is_future, quota_mismatches};
 use crate::domain::billing::{
-    check_advance, check_charge, check_next_charge, check_schedule, totals, NextCharge as NextChargeCheck,
+    check_advance, check_charge, check_next_charge, check_schedule, totals, unstated_due, NextCharge as NextChargeCheck,
 };
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
@@ -106,7 +106,7 @@ pub fn ReservationView(
         }}
         <TermsPanel detail=detail.clone() placements/>
         <div class="grid-2">
-            <StoragePanel storage=detail.storage.clone()/>
+            <StoragePanel storage=detail.storage.clone() mismatches=quota_mismatches(&r, &detail.storage)/>
             <AmendmentsPanel amendments=detail.amendments.clone() with_rates=owner/>
         </div>
         {match detail.payment.clone() {
@@ -192,12 +192,17 @@ fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoVie
 }
 
 #[component]
-fn StoragePanel(storage: Storage) -> impl IntoView {
+fn StoragePanel(
+    storage: Storage,
+    /// The list-level quotas where they differ from `storage`'s.
+    mismatches: Vec<String>,
+) -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="storage-title">
             <h2 id="storage-title">"Storage included"</h2>
             <UsageBar label="Cloud drive" used=storage.drive_used_gib quota=storage.drive_quota_gib/>
             <UsageBar label="Shared filesystem" used=storage.fs_used_gib quota=storage.fs_quota_gib/>
+            {mismatches.into_iter().map(|text| view! { <p class="quota-mismatch"><Flag text class="sub"/></p> }).collect::<Vec<_>>()}
         </section>
     }
 }
@@ -353,7 +358,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 <div class="fact-wide">
                     <dt>"Next charge"</dt>
-                    <dd><NextChargeFact check=next_charge/></dd>
+                    <dd><NextChargeFact check=next_charge funding=payment.funding.clone()/></dd>
                 </div>
                 {first_invoice.map(|invoice| view! { <FirstInvoiceFact invoice/> })}
             </dl>
@@ -411,13 +416,13 @@ fn statement_lines(detail: &ReservationDetail, read_at: chrono::DateTime<chrono:
 /// `next_charge` as sent, worded by the reservation's state, ⚠ with both values when it is
 /// not the earliest unpaid entry of the schedule.
 #[component]
-fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
+fn NextChargeFact(check: NextChargeCheck, funding: Funding) -> impl IntoView {
     let warn = |text: String| view! { <span class="sub tone-text-warning">{text}</span> };
     let describe = |c: &Charge| {
         format!("period {} ({}, {})", c.period_index, format_period(c.period_start, c.period_end), c.amount_usd)
     };
     match check {
-        NextChargeCheck::Agrees(charge) => view! { <NextCharge charge/> }.into_any(),
+        NextChargeCheck::Agrees(charge) => view! { <NextCharge charge funding/> }.into_any(),
         NextChargeCheck::Disagrees { sent, earliest_unpaid } => {
             let text = match &earliest_unpaid {
                 Some(e) => format!(
@@ -429,7 +434,7 @@ fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
                     format!("⚠ The API sends {} as next, but no charge of the schedule is unpaid.", describe(&sent))
                 }
             };
-            view! { <NextCharge charge=sent/> {warn(text)} }.into_any()
+            view! { <NextCharge charge=sent funding/> {warn(text)} }.into_any()
         }
         NextChargeCheck::NoneUntilFirstInvoicePaid => {
             view! { <span>"None until the first invoice is paid"</span> }.into_any()
@@ -444,14 +449,16 @@ fn NextChargeFact(check: NextChargeCheck) -> impl IntoView {
 }
 
 #[component]
-fn NextCharge(charge: Charge) -> impl IntoView {
+fn NextCharge(charge: Charge, funding: Funding) -> impl IntoView {
     let (status, tone) = charge_status(&charge.status);
+    let expected = unstated_due(&charge, &funding);
     view! {
         <Period start=charge.period_start end=charge.period_end/>
         <span class="sub num">{format!(" (period_index {} as sent)", charge.period_index)}</span>
         " · " <Money amount=charge.amount_usd/> " "
         <StatusBadge label=status tone/>
         {charge.due_at.map(|at| view! { <span class="sub">"due " <UtcDate at/></span> })}
+        {expected.map(|text| view! { <span class="sub due-expected">{text}</span> })}
     }
 }
 
@@ -595,8 +602,10 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
+    // The table scrolls sideways where it is wider than the screen: focusable and named, so
+    // a keyboard can scroll it too.
     view! {
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex="0" role="region" aria-label="Charges per billing period">
             <table class="data-table stack-table charges-table">
                 <caption>"Charges per billing period (dates in UTC, last day included)"</caption>
                 <thead>

@@ -2,6 +2,7 @@
 //! from the reservation's placement polled like the Nodes page (see `crate::live`). The
 //! workload links of Nodes and the launch banner lead here.
 
+use crate::api::assumptions::provider_console_path;
 use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
@@ -34,6 +35,20 @@ pub fn WorkloadPage() -> impl IntoView {
     })
 }
 
+/// The workload's page in the provider's own console, in a new tab, only when the user set
+/// that console's origin on Connect (the path is an assumption).
+fn provider_link(kind: &WorkloadKind, workload: i64) -> Option<impl IntoView> {
+    let origin = use_connection().connection_untracked()?.console_origin()?.to_owned();
+    let path = provider_console_path(kind, workload)?;
+    Some(view! {
+        <div class="page-actions">
+            <a class="button button-secondary provider-link" href=format!("{origin}{path}") target="_blank" rel="noopener noreferrer">
+                "Open in the provider's console"
+            </a>
+        </div>
+    })
+}
+
 #[component]
 fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
     let state = use_connection();
@@ -60,6 +75,7 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
     });
     let title = format!("{} #{workload}", kind_label(&kind));
+    let provider = provider_link(&kind, workload);
     let placement =
         move || latest.with(|l| l.as_ref().map(|nodes| (nodes.workloads_unknown, locate(nodes, &kind, workload))));
     view! {
@@ -67,6 +83,7 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
             <ReservationCrumbs id here="Workload"/>
             <div class="page-head">
                 <h1 class="workload-title">{title}</h1>
+                {provider}
             </div>
             {move || {
                 error.get().filter(|e| !e.is_unauthorized()).map(|error| {
