@@ -112,7 +112,8 @@ async fn refresh_stays_put_while_the_age_before_it_ticks() {
             "Updated 23 hours ago Refresh"
         ]
     );
-    let left = |i| line(i).query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().offset_left();
+    let left =
+        |i| line(i).query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().offset_left();
     for i in 1..lines.length() {
         assert_eq!(left(i), left(0), "Refresh moved when the age read “{}”", ages[i as usize]);
     }
