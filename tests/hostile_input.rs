@@ -260,6 +260,7 @@ async fn a_hostile_contract_ref_and_absurd_counts_and_dates_in_the_list_are_show
     assert_inert(&host);
     let shown = text(&host);
     assert!(shown.contains(MARKUP), "shown as sent: {shown:.600}");
+    // The rows are written as HTML through `Html`, as the node cards are: the control shown.
     assert!(shown.contains("⟨RLO⟩fdp.exe") && !shown.contains('\u{202E}'), "the control made visible: {shown:.600}");
     assert!(shown.contains("1000000000"), "the reserved GPUs as reported: {shown:.600}");
     assert!(shown.contains('⚠'), "nodes × GPUs per node ≠ reserved GPUs is flagged: {shown:.600}");

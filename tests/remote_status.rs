@@ -4,12 +4,14 @@
 
 mod console_fixtures;
 
+use chrono::TimeDelta;
 use console_fixtures::{mount, now, provide_console, settle, sleep, text};
+use leptos::context::Provider;
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::components::remote::{Remote, RemoteStatus};
-use reservations_console::state::Role;
+use reservations_console::state::{Clock, Role};
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -68,6 +70,54 @@ async fn a_failed_refresh_keeps_the_data_marked_stale_with_the_error_and_a_retry
 
     click(&host, ".error-panel button").await;
     assert_eq!(calls.get(), 3, "Retry asks again");
+}
+
+/// The status line as it reads `seconds` after the read, beside the others: a clock of its own.
+#[component]
+fn StatusLater(remote: Remote<String>, seconds: i64) -> impl IntoView {
+    view! {
+        <Provider value=Clock::fixed(now() + TimeDelta::seconds(seconds))>
+            <RemoteStatus remote what="reservations"/>
+        </Provider>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn refresh_stays_put_while_the_age_before_it_ticks() {
+    // The console's layout: a Refresh that moves as the age grows is a layout shift
+    // (Lighthouse measured one on the reservations list while it loaded).
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    style.set_text_content(Some(include_str!("../style/main.css")));
+    document.head().unwrap().append_child(&style).unwrap();
+    let host = mount(|| {
+        provide_console(Role::Member);
+        let read = Remote::new(|_conn: Connection| async { Ok::<_, ApiError>("twelve reservations".to_owned()) });
+        view! {
+            <RemoteStatus remote=read what="reservations"/>
+            {[1, 59, 59 * 60, 23 * 3600].map(|seconds| view! { <StatusLater remote=read seconds/> })}
+        }
+    });
+    settle().await;
+    let lines = host.query_selector_all(".remote-line").unwrap();
+    let line = |i| lines.item(i).unwrap().unchecked_into::<web_sys::Element>();
+    let ages: Vec<String> = (0..lines.length()).map(|i| line(i).text_content().unwrap()).collect();
+    assert_eq!(
+        ages,
+        [
+            "Updated now Refresh",
+            "Updated 1 second ago Refresh",
+            "Updated 59 seconds ago Refresh",
+            "Updated 59 minutes ago Refresh",
+            "Updated 23 hours ago Refresh"
+        ]
+    );
+    let left =
+        |i| line(i).query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().offset_left();
+    for i in 1..lines.length() {
+        assert_eq!(left(i), left(0), "Refresh moved when the age read “{}”", ages[i as usize]);
+    }
+    style.remove();
 }
 
 /// The panel's Retry button: its label, and whether it can be pressed.

@@ -329,3 +329,29 @@ async fn filters_and_the_zone_are_read_from_the_address_and_written_back_to_it()
     assert_eq!(rows(), 0);
     assert_eq!(local, "?region=ord&status=past_due", "local times need no parameter");
 }
+
+#[wasm_bindgen_test]
+async fn a_rows_link_opens_the_reservation_in_place() {
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/reservations")).unwrap();
+    let document = window.document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    // Unmounted at the end, so that its click listener leaves with it.
+    let mounted = leptos::mount::mount_to(host.clone(), || {
+        provide_console(Role::Member);
+        view! { <Router><ReservationsView reservations=list_of_every_status()/></Router> }
+    });
+    settle().await;
+    // A document load would drop this mark along with the test.
+    js_sys::Reflect::set(&js_sys::global(), &"listMark".into(), &JsValue::TRUE).unwrap();
+    row(&host, 12).query_selector("a.row-link").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    settle().await;
+    let path = window.location().pathname().unwrap();
+    drop(mounted);
+    host.remove();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    assert_eq!(path, "/reservations/12", "the row's link, written as HTML, is followed by the router");
+    assert_eq!(js_sys::Reflect::get(&js_sys::global(), &"listMark".into()).unwrap(), JsValue::TRUE);
+}

@@ -5,6 +5,7 @@
 
 mod cdp;
 mod leak;
+mod lighthouse;
 mod measure;
 mod report;
 mod requests;
@@ -25,6 +26,7 @@ use weight::Wire;
 
 const USAGE: &str = "\
 usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
+             [--node-modules DIR] [--only lighthouse|first-render]
        bench --leak-case DIR [--out DIR]
 
   --dist DIR        the console's release build (default: dist/)
@@ -34,6 +36,10 @@ usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
                     and the report says so (default 480: 2,000 polls at the 100 ms
                     floor of ?poll_ms= take about 240 s on an idle machine)
   --out DIR         where report.md and report.json go (default: target/bench/)
+  --node-modules DIR where npm installed `lighthouse` (cargo xtask bench passes it);
+                    without it the Lighthouse figures are not measured
+  --only PART       measure this part alone: `lighthouse` (both pages' audits, about a
+                    minute) or `first-render` (the reservations table, console and baseline)
   --leak-case DIR   instead, measure the reduced case of Leptos's keyed <For> built in
                     DIR ((cd bench/for-leak && trunk build --release --offline) builds
                     it into target/for-leak/dist) into for-leak.md and for-leak.json";
@@ -59,6 +65,25 @@ struct Options {
     long_run: Duration,
     out: PathBuf,
     leak_case: Option<PathBuf>,
+    node_modules: Option<PathBuf>,
+    only: Option<Part>,
+}
+
+/// A part of the bench that `--only` can run alone, to iterate on one figure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Part {
+    Lighthouse,
+    FirstRender,
+}
+
+impl Part {
+    fn parse(text: &str) -> Result<Part, String> {
+        match text {
+            "lighthouse" => Ok(Part::Lighthouse),
+            "first-render" => Ok(Part::FirstRender),
+            _ => Err(format!("--only {text}: lighthouse or first-render")),
+        }
+    }
 }
 
 impl Options {
@@ -70,6 +95,8 @@ impl Options {
             long_run: Duration::from_secs(480),
             out: root.join("target/bench"),
             leak_case: None,
+            node_modules: None,
+            only: None,
         };
         let mut args = args.iter();
         while let Some(flag) = args.next() {
@@ -81,6 +108,8 @@ impl Options {
                 "--polls" => options.polls = number(flag, value()?)?,
                 "--long-run-secs" => options.long_run = Duration::from_secs(number(flag, value()?)?),
                 "--leak-case" => options.leak_case = Some(PathBuf::from(value()?)),
+                "--node-modules" => options.node_modules = Some(PathBuf::from(value()?)),
+                "--only" => options.only = Some(Part::parse(value()?)?),
                 _ => return Err(format!("unknown flag {flag}")),
             }
         }
@@ -96,6 +125,16 @@ impl Options {
     /// The first render's runs: `--runs`, and never fewer than [`FIRST_RENDER_RUNS`].
     fn first_render_runs(&self) -> usize {
         self.runs.max(FIRST_RENDER_RUNS)
+    }
+
+    /// Whether `part` is measured: every part is, unless `--only` names another.
+    fn measures(&self, part: Part) -> bool {
+        self.only.is_none_or(|only| only == part)
+    }
+
+    /// Whether the whole bench runs (no `--only`).
+    fn measures_all(&self) -> bool {
+        self.only.is_none()
     }
 }
 
@@ -204,7 +243,10 @@ async fn run(options: &Options, root: &Path) -> Report {
              1,000 nodes × 8 GPUs, {churn} nodes changed every {every} ms, memory read (after a full GC, \
              with a poll held back) at poll {first} and at the end; it stops after {cap} s. The long run \
              is the console's alone: the baseline's would only be a comparison. Requests in flight: \
-             over the long run and {window} s at the default interval.",
+             over the long run and {window} s at the default interval. Lighthouse (npm's, its \
+             default mobile preset with simulated throttling) in Chromium on Connect and on the \
+             reservations list connected (the key kept for the tab), dist/ served by a simulator of the demo \
+             scenario as `cargo xtask serve` does.{only}",
             runs = options.runs,
             first_render_runs = options.first_render_runs(),
             polls = plan.polls,
@@ -214,9 +256,25 @@ async fn run(options: &Options, root: &Path) -> Report {
             first = plan.first_reading,
             cap = plan.max_duration.as_secs(),
             window = DEFAULT_INTERVAL_WINDOW.as_secs(),
+            only = match options.only {
+                Some(Part::Lighthouse) => " Only Lighthouse was run (--only lighthouse).",
+                Some(Part::FirstRender) => " Only the first render was measured (--only first-render).",
+                None => "",
+            },
         ),
         ..Report::default()
     };
+    if options.measures(Part::Lighthouse) {
+        progress.say("Lighthouse on Connect and on the reservations list");
+        let audits = match &options.node_modules {
+            Some(modules) => lighthouse::run(modules, &options.dist, KEY, &options.out).await,
+            None => Err("no --node-modules (`cargo xtask bench` installs lighthouse and passes it)".into()),
+        };
+        report.lighthouse = keep(&mut report.missing, "Lighthouse", audits).unwrap_or_default();
+    }
+    if !options.measures(Part::FirstRender) {
+        return report;
+    }
     let console = Page { name: "console", sim: simulator(&options.dist, Scenario::Large).await };
     let baseline = Page { name: "baseline", sim: simulator(&root.join("bench/baseline"), Scenario::Large).await };
     progress.say(format!("simulators: console {}, baseline {}", console.sim.url(), baseline.sim.url()));
@@ -226,15 +284,17 @@ async fn run(options: &Options, root: &Path) -> Report {
     cdp::disable_cache(&browser).await;
     let missing = &mut report.missing;
 
-    progress.say("weight of the first load");
-    report.weight = Pair {
-        console: keep(missing, "console weight", measure::weight(&browser, &console).await),
-        baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
-    };
+    if options.measures_all() {
+        progress.say("weight of the first load");
+        report.weight = Pair {
+            console: keep(missing, "console weight", measure::weight(&browser, &console).await),
+            baseline: keep(missing, "baseline weight", measure::weight(&browser, &baseline).await),
+        };
 
-    progress.say("console on the wire: first and repeat load of Connect");
-    let (first_load, repeat_load) = measure::wire_loads(&browser, &console).await;
-    report.wire = Some(Wire { first_load, repeat_load, poll_json: None });
+        progress.say("console on the wire: first and repeat load of Connect");
+        let (first_load, repeat_load) = measure::wire_loads(&browser, &console).await;
+        report.wire = Some(Wire { first_load, repeat_load, poll_json: None });
+    }
 
     progress.say("connecting both pages");
     let mut expected = Vec::new();
@@ -250,9 +310,9 @@ async fn run(options: &Options, root: &Path) -> Report {
         }
     };
     let big = expected.split_off(2);
-    let poll_json = keep(missing, "one poll on the wire", measure::poll_transfer(&browser, &expected[0].1, KEY).await);
     if let Some(wire) = report.wire.as_mut() {
-        wire.poll_json = poll_json;
+        wire.poll_json =
+            keep(missing, "one poll on the wire", measure::poll_transfer(&browser, &expected[0].1, KEY).await);
     }
     measure::install_probe(&browser, &[expected.as_slice(), big.as_slice()].concat()).await;
 
@@ -262,6 +322,10 @@ async fn run(options: &Options, root: &Path) -> Report {
         measure::first_render(&browser, page)
     })
     .await;
+    if !options.measures_all() {
+        progress.say("done");
+        return report;
+    }
 
     progress.say(format!("first render of the overview, {first_render_runs} runs (the console's alone)"));
     report.overview_first_render_ms =
@@ -474,6 +538,8 @@ mod tests {
                 long_run: Duration::from_secs(480),
                 out: "/repo/target/bench".into(),
                 leak_case: None,
+                node_modules: None,
+                only: None,
             }
         );
     }
@@ -491,6 +557,19 @@ mod tests {
         assert_eq!(parse(&[]).unwrap().first_render_runs(), 9);
         assert_eq!(parse(&["--runs", "5"]).unwrap().first_render_runs(), 9);
         assert_eq!(parse(&["--runs", "15"]).unwrap().first_render_runs(), 15);
+    }
+
+    #[test]
+    fn only_runs_the_part_it_names() {
+        let options = parse(&["--only", "lighthouse", "--node-modules", "/t/node_modules"]).unwrap();
+        assert_eq!(options.node_modules, Some(PathBuf::from("/t/node_modules")));
+        assert!(options.measures(Part::Lighthouse) && !options.measures(Part::FirstRender));
+        assert!(!options.measures_all());
+        let first_render = parse(&["--only", "first-render"]).unwrap();
+        assert!(first_render.measures(Part::FirstRender) && !first_render.measures(Part::Lighthouse));
+        let all = parse(&[]).unwrap();
+        assert!(all.measures_all() && all.measures(Part::Lighthouse) && all.measures(Part::FirstRender));
+        assert!(parse(&["--only", "weight"]).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::lighthouse::{self, Audit};
 use crate::stats::{ratio, Spread};
 use crate::weight::{Weight, Wire};
 
@@ -91,6 +92,8 @@ pub struct Report {
     /// The console's alone: the baseline's would only be a comparison, at minutes a run.
     pub long_run: Figure<LongRun>,
     pub bounds: Pair<Figure<Bounds>>,
+    /// The console's alone, one per page of [`lighthouse::PAGES`] audited.
+    pub lighthouse: Vec<Audit>,
     /// What was not measured, and why.
     pub missing: Vec<String>,
 }
@@ -147,6 +150,12 @@ impl Report {
         put("min_poll_gap_ms".into(), self.bounds.console.as_ref().map(|b| b.min_poll_gap_ms));
         put("max_in_flight_baseline".into(), self.bounds.baseline.as_ref().map(|b| b.max_in_flight as f64));
         put("min_poll_gap_baseline_ms".into(), self.bounds.baseline.as_ref().map(|b| b.min_poll_gap_ms));
+        for page in lighthouse::PAGES {
+            let audit = self.lighthouse.iter().find(|audit| audit.name == page);
+            for figure in &LIGHTHOUSE_FIGURES {
+                put(format!("lighthouse_{page}_{}", figure.key), audit.and_then(figure.pick));
+            }
+        }
         flat.insert("details".into(), serde_json::to_value(self).expect("plain data"));
         Value::Object(flat)
     }
@@ -223,6 +232,18 @@ impl Report {
             |v| format!("{} ms", count(v)),
             "≥ 3,000 ms",
         ));
+        for page in lighthouse::PAGES {
+            let audit = self.lighthouse.iter().find(|audit| audit.name == page);
+            for figure in &LIGHTHOUSE_FIGURES {
+                let pair = Pair { console: audit.and_then(figure.pick), baseline: None };
+                rows.push(amount_row(
+                    &format!("Lighthouse, {page}: {}", figure.label),
+                    pair,
+                    figure.show,
+                    figure.target,
+                ));
+            }
+        }
 
         let mut out = format!(
             "{}\n\n| Figure | Console | Baseline | Console ÷ baseline | Target |\n|---|---:|---:|---:|---|\n",
@@ -248,6 +269,20 @@ impl Report {
                 }
             }
         }
+        let findings: Vec<String> = self
+            .lighthouse
+            .iter()
+            .flat_map(|audit| {
+                audit.failing.iter().map(move |f| {
+                    let value = f.value.as_deref().map(|v| format!(", {v}")).unwrap_or_default();
+                    format!("- {}, {}: {} (`{}`, score {:.2}{value})\n", audit.name, f.category, f.title, f.id, f.score)
+                })
+            })
+            .collect();
+        if !findings.is_empty() {
+            out.push_str("\nLighthouse's audits not passed (whole reports in lighthouse-<page>.json):\n\n");
+            out.extend(findings);
+        }
         if !self.missing.is_empty() {
             out.push_str("\nNot measured:\n\n");
             for reason in &self.missing {
@@ -259,6 +294,60 @@ impl Report {
 }
 
 const NONE: &str = "—";
+
+/// One of each page's Lighthouse figures: its key's last part, how it reads in the table,
+/// and its target.
+struct LighthouseFigure {
+    key: &'static str,
+    label: &'static str,
+    pick: fn(&Audit) -> Option<f64>,
+    show: fn(f64) -> String,
+    target: &'static str,
+}
+
+/// SEO has no target: a console behind a key asks not to be indexed, which costs most of
+/// that score.
+const LIGHTHOUSE_FIGURES: [LighthouseFigure; 7] = [
+    LighthouseFigure {
+        key: "performance",
+        label: "performance",
+        pick: |a| a.categories.performance,
+        show: score,
+        target: "≥ 0.95",
+    },
+    LighthouseFigure {
+        key: "accessibility",
+        label: "accessibility",
+        pick: |a| a.categories.accessibility,
+        show: score,
+        target: "1.00",
+    },
+    LighthouseFigure {
+        key: "best_practices",
+        label: "best practices",
+        pick: |a| a.categories.best_practices,
+        show: score,
+        target: "1.00",
+    },
+    LighthouseFigure { key: "seo", label: "SEO", pick: |a| a.categories.seo, show: score, target: "" },
+    LighthouseFigure { key: "lcp_ms", label: "LCP", pick: |a| a.lcp_ms, show: seconds, target: "≤ 2.0 s" },
+    LighthouseFigure {
+        key: "tbt_ms",
+        label: "TBT",
+        pick: |a| a.tbt_ms,
+        show: |ms| format!("{} ms", count(ms)),
+        target: "",
+    },
+    LighthouseFigure { key: "cls", label: "CLS", pick: |a| a.cls, show: |cls| format!("{cls:.3}"), target: "0" },
+];
+
+fn score(value: f64) -> String {
+    format!("{value:.2}")
+}
+
+fn seconds(ms: f64) -> String {
+    format!("{:.2} s", ms / 1000.0)
+}
 
 fn spread_row(name: &str, pair: &Pair<Figure<Spread>>, unit: &str, target: &str) -> Vec<String> {
     let show = |figure: &Figure<Spread>| {
@@ -323,6 +412,7 @@ fn bytes(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lighthouse::{Categories, Finding};
     use crate::weight::FileWeight;
 
     fn spread(median: f64) -> Figure<Spread> {
@@ -388,6 +478,53 @@ mod tests {
         assert!(table.contains("| Nodes 1,000 × 8: first grid | — | — | — |"), "{table}");
         assert!(table.contains("| Nodes 10,000: DOM elements | — | — | — | ≤ 3,000 |"), "{table}");
         assert!(table.contains("- long run: the console showed no poll count"), "{table}");
+    }
+
+    fn audit(name: &str) -> Audit {
+        Audit {
+            name: name.into(),
+            url: format!("http://127.0.0.1:1/{name}"),
+            lighthouse_version: "13.5.0".into(),
+            categories: Categories {
+                performance: Some(0.94),
+                accessibility: Some(1.0),
+                best_practices: Some(1.0),
+                seo: Some(0.63),
+            },
+            lcp_ms: Some(2303.7),
+            tbt_ms: Some(226.0),
+            cls: Some(0.0017),
+            failing: vec![Finding {
+                category: "performance".into(),
+                id: "largest-contentful-paint".into(),
+                title: "Largest Contentful Paint".into(),
+                score: 0.93,
+                value: Some("2.3 s".into()),
+            }],
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lighthouse_figures_have_a_key_and_a_row_per_page_and_metric() {
+        let report = Report { lighthouse: vec![audit("reservations")], ..sample() };
+        let json = report.to_json();
+        assert_eq!(json["lighthouse_reservations_performance"], json!(0.94));
+        assert_eq!(json["lighthouse_reservations_best_practices"], json!(1.0));
+        assert_eq!(json["lighthouse_reservations_lcp_ms"], json!(2303.7));
+        assert_eq!(json["lighthouse_reservations_cls"], json!(0.0017));
+        assert_eq!(json["lighthouse_connect_performance"], Value::Null);
+        let table = report.to_markdown();
+        assert!(table.contains("| Lighthouse, reservations: performance | 0.94 | — | — | ≥ 0.95 |"), "{table}");
+        assert!(table.contains("| Lighthouse, reservations: LCP | 2.30 s | — | — | ≤ 2.0 s |"), "{table}");
+        assert!(table.contains("| Lighthouse, reservations: CLS | 0.002 | — | — | 0 |"), "{table}");
+        assert!(table.contains("| Lighthouse, connect: accessibility | — | — | — | 1.00 |"), "{table}");
+        assert!(
+            table.contains(
+                "- reservations, performance: Largest Contentful Paint (`largest-contentful-paint`, score 0.93, 2.3 s)"
+            ),
+            "{table}"
+        );
     }
 
     #[test]

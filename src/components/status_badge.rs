@@ -1,6 +1,7 @@
 //! A status as a coloured badge that always carries its word, with the sentence that says
 //! what it means for the user. Unknown values arrive labelled "unrecognised" by the domain.
 
+use crate::components::html::Html;
 use crate::domain::status::{StatusText, Tone};
 use leptos::prelude::*;
 
@@ -28,4 +29,11 @@ pub fn StatusWithExplanation(status: StatusText) -> impl IntoView {
         <StatusBadge label=status.label tone=status.tone/>
         <p class="status-explanation">{status.explanation}</p>
     }
+}
+
+/// [`StatusWithExplanation`]'s markup, for a view written as one piece of HTML.
+pub fn write_status(html: &mut Html, status: &StatusText) {
+    html.markup(r#"<span class="badge tone-"#).markup(tone_name(status.tone)).markup(r#"">"#);
+    html.text(&status.label).markup(r#"</span><p class="status-explanation">"#);
+    html.text(&status.explanation).markup("</p>");
 }

@@ -4,6 +4,7 @@
 
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
+use crate::components::html::Html;
 use crate::domain::time::{format_period, format_time, format_utc_date, relative, utc_title, Zone};
 use crate::state::{use_clock, use_time_zone, TimeZone};
 use chrono::Timelike;
@@ -31,12 +32,21 @@ pub fn Time(at: Timestamp) -> impl IntoView {
 /// periods and terms start), with the time otherwise.
 #[component]
 pub fn UtcDate(at: Timestamp) -> impl IntoView {
-    let text = if at.num_seconds_from_midnight() == 0 && at.nanosecond() == 0 {
+    view! { <time class="num" datetime=at.to_rfc3339() title=utc_title(at)>{utc_date_text(at)}</time> }
+}
+
+fn utc_date_text(at: Timestamp) -> String {
+    if at.num_seconds_from_midnight() == 0 && at.nanosecond() == 0 {
         format_utc_date(at)
     } else {
         format_time(at, Zone::Utc)
-    };
-    view! { <time class="num" datetime=at.to_rfc3339() title=utc_title(at)>{text}</time> }
+    }
+}
+
+/// [`UtcDate`]'s markup, for a view written as one piece of HTML.
+fn write_utc_date(html: &mut Html, at: Timestamp) {
+    html.markup(r#"<time class="num" datetime=""#).text(at.to_rfc3339()).markup(r#"" title=""#);
+    html.text(utc_title(at)).markup(r#"">"#).text(utc_date_text(at)).markup("</time>");
 }
 
 /// A billing period, its last day inclusive, in UTC.
@@ -78,5 +88,33 @@ pub fn TermDates(r: Reservation) -> impl IntoView {
             view! { <span class="muted">"Set when the first invoice is paid"</span> }.into_any()
         }
         (None, _) => view! { <span class="muted">"Not set yet"</span> }.into_any(),
+    }
+}
+
+/// [`TermDates`]' markup, for a view written as one piece of HTML.
+pub fn write_term_dates(html: &mut Html, r: &Reservation) {
+    match (r.starts_at, r.ends_at) {
+        (Some(start), Some(end)) => {
+            html.markup(r#"<span class="nowrap">"#);
+            write_utc_date(html, start);
+            html.markup(r#"</span> → <span class="nowrap">"#);
+            write_utc_date(html, end);
+            html.markup("</span>");
+            if let Some(at) = r.ended_at.filter(|e| *e != end) {
+                html.markup(r#"<span class="cell-sub">ended "#);
+                write_utc_date(html, at);
+                html.markup("</span>");
+            }
+        }
+        (Some(start), None) => {
+            write_utc_date(html, start);
+            html.markup(" → no end set");
+        }
+        (None, _) if r.status == ReservationStatus::AwaitingPayment => {
+            html.markup(r#"<span class="muted">Set when the first invoice is paid</span>"#);
+        }
+        (None, _) => {
+            html.markup(r#"<span class="muted">Not set yet</span>"#);
+        }
     }
 }

@@ -2,17 +2,17 @@
 //! what needs action on top and filters by region and status.
 
 use crate::api::client;
-use crate::api::models::Reservation;
+use crate::api::models::{Reservation, Timestamp};
 use crate::components::banner::ActionBanner;
-use crate::components::flag::Flag;
+use crate::components::flag::write_flag;
 use crate::components::header::set_page_title;
-use crate::components::placements::{InUseFigure, Placements};
+use crate::components::html::Html;
+use crate::components::placements::{write_in_use, Placement, Placements};
 use crate::components::remote::{Remote, RemoteStatus};
-use crate::components::status_badge::StatusWithExplanation;
-use crate::components::time::{zone, TermDates};
+use crate::components::status_badge::write_status;
+use crate::components::time::{write_term_dates, zone};
 use crate::domain::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
-use crate::domain::text::visible_controls;
 use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
 use crate::router::{query_string, query_value, use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
@@ -236,46 +236,106 @@ fn Filter(
     }
 }
 
+/// One row: its cells written as one piece of HTML ([`Html`], the API's text escaped) and
+/// set whole, as the node cards' bodies are. The first render's time went to building the
+/// rows element by element, dozens of calls out of wasm for each; this is one. The memo
+/// rebuilds the string as the clock, the zone or the row's GPUs in use change, and the DOM
+/// is touched only when the text differs (the countdowns move by the day, not the second).
+/// The link is a plain `<a href>`: the router follows the app's own links wherever they are.
 #[component]
 fn ReservationRow(r: Reservation, placements: Placements) -> impl IntoView {
     let clock = use_clock();
     let tz = use_time_zone();
-    let (nodes, mismatch) = capacity_text(&r);
-    let term_off = term_mismatch(&r);
-    let term = term_text(&r);
     let id = r.id;
-    let row = StoredValue::new(r.clone());
-    view! {
-        <tr>
-            <td data-label="Reservation">
-                <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
-                <span class="cell-sub">
-                    {r.contract_ref.as_deref().map_or_else(|| "no contract ref".to_owned(), |c| visible_controls(c).into_owned())}
-                </span>
-            </td>
-            <td data-label="Status">
-                {move || row.with_value(|r| view! {
-                    <StatusWithExplanation status=reservation_status_in(r, clock.now(), zone(tz.get()))/>
-                })}
-            </td>
-            <td data-label="GPU type">
-                <span class="gpu-type">{visible_controls(&r.gpu_type).into_owned()}</span>
-                <span class="cell-sub">{format!("region {}", visible_controls(&r.region_id))}</span>
-            </td>
-            <td data-label="Reserved GPUs" class="num">
-                <strong>{r.reserved_gpus}</strong>
-                <span class="cell-sub">{nodes}</span>
-                {mismatch.map(|text| view! { <Flag text class="cell-sub"/> })}
-                <InUseFigure placements id class="cell-sub"/>
-            </td>
-            <td data-label="Term">{term}</td>
-            <td data-label="Start → end">
-                <TermDates r=r.clone()/>
-                {term_off.map(|text| view! { <Flag text class="cell-sub"/> })}
-            </td>
-            <td data-label="Next">
-                {move || row.with_value(|r| countdown(r, clock.now())).unwrap_or_else(|| "—".to_owned())}
-            </td>
-        </tr>
+    let cells = Memo::new(move |_| row_cells(&r, clock.now(), zone(tz.get()), placements.get(id).as_ref()));
+    view! { <tr prop:innerHTML=move || cells.get()></tr> }
+}
+
+/// A row's cells, as HTML.
+fn row_cells(r: &Reservation, now: Timestamp, zone: Zone, placement: Option<&Placement>) -> String {
+    let mut html = Html::with_capacity(1536);
+    html.markup(r#"<td data-label="Reservation"><a class="row-link" href="/reservations/"#).text(r.id);
+    html.markup(r#"">#"#).text(r.id).markup(r#"</a><span class="cell-sub">"#);
+    html.text(r.contract_ref.as_deref().unwrap_or("no contract ref")).markup("</span></td>");
+    html.markup(r#"<td data-label="Status">"#);
+    write_status(&mut html, &reservation_status_in(r, now, zone));
+    html.markup(r#"</td><td data-label="GPU type"><span class="gpu-type">"#).text(&r.gpu_type);
+    html.markup(r#"</span><span class="cell-sub">region "#).text(&r.region_id).markup("</span></td>");
+    let (nodes, mismatch) = capacity_text(r);
+    html.markup(r#"<td data-label="Reserved GPUs" class="num"><strong>"#).text(r.reserved_gpus);
+    html.markup(r#"</strong><span class="cell-sub">"#).text(nodes).markup("</span>");
+    if let Some(text) = mismatch {
+        write_flag(&mut html, &text, "cell-sub");
+    }
+    write_in_use(&mut html, placement, "cell-sub");
+    html.markup(r#"</td><td data-label="Term">"#).text(term_text(r));
+    html.markup(r#"</td><td data-label="Start → end">"#);
+    write_term_dates(&mut html, r);
+    if let Some(text) = term_mismatch(r) {
+        write_flag(&mut html, &text, "cell-sub");
+    }
+    html.markup(r#"</td><td data-label="Next">"#);
+    html.text(countdown(r, now).as_deref().unwrap_or("—")).markup("</td>");
+    html.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::{ApiError, ResponseHeaders};
+    use crate::api::models::tests::SEED_LIST;
+    use chrono::TimeDelta;
+
+    fn seed() -> Reservation {
+        serde_json::from_str::<Vec<Reservation>>(SEED_LIST).unwrap().remove(0)
+    }
+
+    #[test]
+    fn a_row_is_seven_cells_with_a_plain_link_and_the_api_text_escaped() {
+        let mut r = seed();
+        r.contract_ref = Some(r#"<img src=x onerror="alert(1)">"#.into());
+        r.gpu_type = "\u{202E}fdp.exe".into();
+        let now = r.starts_at.unwrap() + TimeDelta::days(31);
+        let html = row_cells(&r, now, Zone::Utc, Some(&Placement::Loading));
+        assert!(
+            html.starts_with(
+                r#"<td data-label="Reservation"><a class="row-link" href="/reservations/12">#12</a><span class="cell-sub">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</span></td>"#
+            ),
+            "{html}"
+        );
+        assert_eq!(html.matches("<td ").count(), 7, "{html}");
+        assert!(html.contains(r#"<span class="badge tone-ok">Active</span><p class="status-explanation">"#), "{html}");
+        assert!(html.contains(r#"<span class="gpu-type">⟨RLO⟩fdp.exe</span>"#), "{html}");
+        assert!(html.contains(r#"<strong>32</strong><span class="cell-sub">4 nodes × 8 GPUs</span>"#), "{html}");
+        assert!(html.contains(r#"<span class="cell-sub in-use muted" aria-busy="true">"#), "{html}");
+        assert!(
+            html.contains(
+                r#"<span class="nowrap"><time class="num" datetime="2026-11-01T00:00:00+00:00" title="2026-11-01 00:00:00 UTC">1 Nov 2026</time></span> → "#
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("flag"), "seed 004's figures add up: {html}");
+    }
+
+    #[test]
+    fn a_row_flags_what_does_not_add_up_and_shows_a_failed_read_with_its_reason() {
+        let mut r = seed();
+        r.reserved_gpus = 30;
+        let failed = ApiError::from_response(503, &ResponseHeaders::default(), "", r.starts_at.unwrap());
+        let html = row_cells(&r, r.starts_at.unwrap(), Zone::Utc, Some(&Placement::Failed(failed)));
+        assert!(
+            html.contains(
+                r#"<span class="cell-sub tone-text-warning flag">⚠ The API reports 30 reserved GPUs, not 32.</span>"#
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<span class="cell-sub in-use muted" title="GPUs in use could not be read: The service is temporarily unavailable."#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<span aria-hidden="true">—</span><span class="visually-hidden">GPUs in use"#),
+            "{html}"
+        );
     }
 }

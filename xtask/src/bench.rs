@@ -1,12 +1,12 @@
 //! `cargo xtask bench`: builds dist/ and the benchmark driver (bench/) side by side, then
-//! runs the driver against dist/; other flags go to the driver unchanged. Ends with the
-//! time the whole command took.
+//! runs the driver against dist/ with the Lighthouse that npm installed (pinned in
+//! `tools`); other flags go to the driver unchanged. Ends with the time the whole command took.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::proc;
-use crate::{dist, Result};
+use crate::{dist, tools, Result};
 
 /// The workspace's release profile is tuned for the wasm console (size, fat LTO, one codegen
 /// unit, abort on panic). The driver and the simulators it hosts are native and only need
@@ -31,6 +31,7 @@ fn native(args: &[&str]) -> Command {
 
 pub fn run(args: &[String]) -> Result {
     let started = Instant::now();
+    let node_modules = tools::ensure_lighthouse()?;
     // The driver builds while dist/ does: the console's single-unit LTO and wasm-opt keep
     // one core busy for minutes and leave the other free. Quiet, so that only its errors
     // mix into trunk's output.
@@ -46,7 +47,11 @@ pub fn run(args: &[String]) -> Result {
     }
     let built = started.elapsed();
     let measured = proc::run(
-        native(&["run", "--release", "--quiet", "--package", "bench", "--", "--dist"]).arg(dist::dist_dir()).args(args),
+        native(&["run", "--release", "--quiet", "--package", "bench", "--", "--dist"])
+            .arg(dist::dist_dir())
+            .arg("--node-modules")
+            .arg(node_modules)
+            .args(args),
     );
     eprintln!(
         "bench: {} in all: {} building, {} measuring",

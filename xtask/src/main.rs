@@ -26,9 +26,12 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
   bench [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
+        [--only lighthouse|first-render]
            dist, then the console against a hand-written vanilla-JS
-           baseline (bench/baseline) in headless Chromium; prints the table
-           and writes target/bench/report.md and report.json
+           baseline (bench/baseline) in headless Chromium, and Lighthouse
+           (npm's lighthouse@13.5.0) on Connect and the reservations list;
+           prints the table and writes target/bench/report.md and report.json;
+           --only measures that part alone
   dist [--api-origin https://api.example.com]
            install missing tools, build the console in release into dist/
            with its Content-Security-Policy (connect-src adds the API origin),

@@ -19,6 +19,9 @@ const BINARYEN_VERSION: &str = "132";
 /// esbuild minifies the JavaScript the split step writes (the glue and the chunks' loader),
 /// which trunk's own minifier never sees.
 const ESBUILD_VERSION: &str = "0.24.2";
+/// Lighthouse, for the bench's audits of the first load (`bench/lighthouse.mjs` drives it
+/// through its Node API, with the `puppeteer-core` and `chrome-launcher` it brings).
+const LIGHTHOUSE_VERSION: &str = "13.5.0";
 /// Firefox's WebDriver, for the wasm tests in Firefox (Debian's firefox-esr 140 speaks it).
 const GECKODRIVER_VERSION: &str = "0.37.1";
 /// The licence, ban and source checks of `deny.toml` (no advisory database needed).
@@ -90,6 +93,12 @@ pub fn ensure_test_tools() -> Result {
     })
 }
 
+/// Lighthouse for `cargo xtask bench`; returns the `node_modules` it is in.
+pub fn ensure_lighthouse() -> Result<PathBuf> {
+    ensure_npm_tool(NpmTool { binary: "lighthouse", package: "lighthouse", version: LIGHTHOUSE_VERSION })?;
+    Ok(tools_dir().join("node_modules"))
+}
+
 pub fn home() -> PathBuf {
     std::env::home_dir().expect("HOME is set")
 }
@@ -99,7 +108,7 @@ fn tools_dir() -> PathBuf {
     home().join(".cache/reservations-console/tools")
 }
 
-/// Where npm puts its tools' executables: wasm-opt (binaryen's), esbuild.
+/// Where npm puts its tools' executables: wasm-opt (binaryen's), esbuild, lighthouse.
 fn npm_bin() -> PathBuf {
     tools_dir().join("node_modules/.bin")
 }

@@ -1,0 +1,110 @@
+// Lighthouse (its default: the mobile preset, simulated throttling) on the console's Connect
+// page and on its reservations list with a connected session, in Debian's Chromium.
+//
+//   node bench/lighthouse.mjs <node_modules> <console origin> <key> <out dir>
+//
+// <node_modules> is where npm installed `lighthouse` (its `puppeteer-core` and
+// `chrome-launcher` beside it). Prints one JSON object on stdout: per page, each category's
+// score, LCP, TBT and CLS, and every audit of a category that did not pass; Lighthouse's
+// whole report of each page goes to <out dir>/lighthouse-<page>.json (open it in the
+// Lighthouse viewer for the details).
+//
+// The reservations list needs the key kept for the tab (sessionStorage), and the Lighthouse
+// CLI always audits in a tab of its own, whose sessionStorage is empty. So the session is
+// made here, through the page as a person would, in a tab that is then handed to Lighthouse
+// with its storage reset off; the HTTP cache is emptied by hand, which that reset also did,
+// so the list's load is a first load like Connect's.
+
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [modules, origin, key, out] = process.argv.slice(2);
+if (!modules || !origin || !key || !out) {
+  console.error('usage: node lighthouse.mjs <node_modules> <console origin> <key> <out dir>');
+  process.exit(2);
+}
+const resolve = createRequire(join(modules, 'resolve-from-here.js')).resolve;
+const load = async (name) => import(pathToFileURL(resolve(name)).href);
+const lighthouse = (await load('lighthouse')).default;
+const puppeteer = (await load('puppeteer-core')).default;
+const chromeLauncher = await load('chrome-launcher');
+
+const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+const FLAGS = { output: 'json', logLevel: 'error', onlyCategories: CATEGORIES };
+
+/** The figures the bench reports, and what to fix; the whole report written beside. */
+function summary(name, { lhr, report }) {
+  writeFileSync(join(out, `lighthouse-${name}.json`), report);
+  const categories = Object.fromEntries(CATEGORIES.map((id) => [id, lhr.categories[id]?.score ?? null]));
+  const numeric = (id) => lhr.audits[id]?.numericValue ?? null;
+  const failing = [];
+  for (const id of CATEGORIES) {
+    for (const ref of lhr.categories[id]?.auditRefs ?? []) {
+      const audit = lhr.audits[ref.id];
+      // Informative and not-applicable audits have a null score; manual ones are not run.
+      if (ref.weight > 0 && audit.score !== null && audit.score < 1) {
+        failing.push({ category: id, id: ref.id, title: audit.title, score: audit.score, value: audit.displayValue ?? null });
+      }
+    }
+  }
+  return {
+    name,
+    url: lhr.finalDisplayedUrl,
+    lighthouse_version: lhr.lighthouseVersion,
+    categories,
+    lcp_ms: numeric('largest-contentful-paint'),
+    tbt_ms: numeric('total-blocking-time'),
+    cls: numeric('cumulative-layout-shift'),
+    failing,
+    warnings: lhr.runWarnings,
+  };
+}
+
+/** Connects through the Connect page with "keep for this tab"; resolves on the list. */
+async function connect(page) {
+  await page.goto(`${origin}/`, { waitUntil: 'load' });
+  await page.waitForSelector('#api-key');
+  await page.type('#api-key', key);
+  await page.click('input[name=keep]');
+  await page.click('form button[type=submit]');
+  await page.waitForFunction(() => location.pathname === '/reservations', { timeout: 20_000 });
+  await page.waitForSelector('table.reservations-table tbody tr', { timeout: 20_000 });
+}
+
+const chrome = await chromeLauncher.launch({
+  // The bench sets it: Debian's Chromium unless the caller named another.
+  chromePath: process.env.CHROME_PATH,
+  chromeFlags: CHROME_FLAGS,
+});
+const pages = [];
+let failed = null;
+try {
+  // Connect: a first visit, in a tab of Lighthouse's own with storage and cache reset.
+  const first = await lighthouse(`${origin}/`, { ...FLAGS, port: chrome.port });
+  pages.push(summary('connect', first));
+
+  const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}`, defaultViewport: null });
+  const page = await browser.newPage();
+  await connect(page);
+  const cdp = await page.createCDPSession();
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  const list = await lighthouse(`${origin}/reservations`, { ...FLAGS, disableStorageReset: true }, undefined, page);
+  const result = summary('reservations', list);
+  // A session lost on the way would audit the Connect page under the list's name.
+  const rows = await page.$$eval('table.reservations-table tbody tr', (rows) => rows.length);
+  if (new URL(result.url).pathname !== '/reservations' || rows === 0) {
+    throw new Error(`the list was not shown connected: ended on ${result.url} with ${rows} rows`);
+  }
+  pages.push(result);
+  await browser.disconnect();
+} catch (error) {
+  failed = String(error?.stack ?? error);
+} finally {
+  await chrome.kill();
+}
+process.stdout.write(JSON.stringify({ pages, error: failed }) + '\n');
+process.exit(failed ? 1 : 0);
