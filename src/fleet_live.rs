@@ -378,7 +378,10 @@ impl Reader {
                     if !self.pace(Duration::ZERO).await {
                         return;
                     }
-                    let result = self.state.send_for(Lifetime::Session, move |c| async move { client::reservation(&c, id).await }).await;
+                    let result = self
+                        .state
+                        .send_for(Lifetime::Session, move |c| async move { client::reservation(&c, id).await })
+                        .await;
                     self.ended();
                     if !self.alive() {
                         return;
@@ -413,7 +416,8 @@ impl Reader {
                 return;
             }
             let id = wanted[index];
-            let result = self.state.send_for(Lifetime::Session, move |c| async move { client::nodes(&c, id).await }).await;
+            let result =
+                self.state.send_for(Lifetime::Session, move |c| async move { client::nodes(&c, id).await }).await;
             self.ended();
             if !self.alive() {
                 return;
@@ -431,7 +435,8 @@ impl Reader {
     /// The reservations, retried while the failure is transient.
     async fn read_list(&self) -> Option<Vec<Reservation>> {
         loop {
-            let result = self.state.send_for(Lifetime::Session, |c| async move { client::list_reservations(&c).await }).await;
+            let result =
+                self.state.send_for(Lifetime::Session, |c| async move { client::list_reservations(&c).await }).await;
             self.ended();
             if !self.alive() {
                 return None;

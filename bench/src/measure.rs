@@ -108,7 +108,13 @@ pub async fn expected(browser: &Browser, page: &Page, key: &str) -> Result<Expec
     let list = nodes["nodes"].as_array().ok_or(format!("the nodes read is {nodes}"))?;
     let gpus = list.iter().filter_map(|node| node["gpus"].as_u64()).sum();
     let with_nodes = all.iter().filter(|r| !matches!(r["status"].as_str(), Some("assigning" | "ended"))).count();
-    Ok(Expected { reservations: all.len() as u64, with_nodes: with_nodes as u64, reservation_id, gpus, nodes: list.len() as u64 })
+    Ok(Expected {
+        reservations: all.len() as u64,
+        with_nodes: with_nodes as u64,
+        reservation_id,
+        gpus,
+        nodes: list.len() as u64,
+    })
 }
 
 /// Installs the probe in every document from now on, watching both pages' table and grid.
