@@ -333,6 +333,10 @@ pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError
     answered.await.map_err(|e| e.redact(&conn.key.0))
 }
 
+/// What a request ended by the console fails with (its page was left or its session ended):
+/// nobody waits for its answer any more, so it is never shown.
+pub const CANCELLED: &str = "Cancelled: the page or session that sent it has ended.";
+
 /// The User Timing measure of the latest `/nodes` decode, in milliseconds.
 pub const NODES_DECODE: &str = "nodes-decode";
 
@@ -441,7 +445,7 @@ async fn exchange(
 
     let failed = |e: &dyn fmt::Display| match timer.ended() {
         Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
-        Some(Ended::Cancelled) => ApiError::cancelled(),
+        Some(Ended::Cancelled) => ApiError::network(CANCELLED),
         None => ApiError::network(e.to_string()),
     };
     let response = request.send().await.map_err(|e| failed(&e))?;
@@ -517,7 +521,7 @@ struct AbortTimer {
 impl AbortTimer {
     fn start(scope: Option<&web_sys::AbortSignal>) -> Result<Self, ApiError> {
         if scope.is_some_and(web_sys::AbortSignal::aborted) {
-            return Err(ApiError::cancelled());
+            return Err(ApiError::network(CANCELLED));
         }
         let no_browser = |_| ApiError::network("This browser cannot run the console's requests.");
         let controller = web_sys::AbortController::new().map_err(no_browser)?;

@@ -105,12 +105,6 @@ impl ApiError {
         ApiError::new(ErrorKind::Timeout, format!("No answer within {} s.", after.as_secs()))
     }
 
-    /// A request ended by the console because the page that sent it was left or its session
-    /// ended: nobody waits for its answer any more, so it is never shown.
-    pub fn cancelled() -> Self {
-        ApiError::new(ErrorKind::Network, "Cancelled: the page or session that sent it has ended.")
-    }
-
     /// A request the console could not even build (a path segment it refuses to send).
     pub fn invalid_request(detail: impl Into<String>) -> Self {
         ApiError::new(ErrorKind::InvalidRequest, detail)
