@@ -5,7 +5,7 @@
 //! in `sessionStorage` (gone when the tab closes) — never `localStorage`, never a URL.
 
 use crate::api::client::{self, Connection};
-use crate::api::error::ApiError;
+use crate::api::error::{ApiError, RateLimit};
 use crate::api::models::ReservationDetail;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -68,6 +68,9 @@ pub struct ConnectionState {
     role: RwSignal<Role>,
     next_id: StoredValue<u64>,
     rejection: RwSignal<Option<Rejection>>,
+    /// The key's rate limit as the answer that checked it said, for the header; none after
+    /// a reload (nothing was checked) or when the API sends no such headers.
+    budget: RwSignal<Option<RateLimit>>,
     /// Where to go once connected (a page visited without a connection).
     return_path: StoredValue<Option<String>>,
     /// The user disconnected on purpose: pages left behind are not returned to.
@@ -159,6 +162,7 @@ impl ConnectionState {
             role: RwSignal::new(Role::Unknown),
             next_id: StoredValue::new(0),
             rejection: RwSignal::new(None),
+            budget: RwSignal::new(None),
             return_path: StoredValue::new(None),
             left_by_user: StoredValue::new(false),
             scope: StoredValue::new_local(None),
@@ -202,6 +206,7 @@ impl ConnectionState {
     fn start(&self, connection: Connection, role: Role) {
         let id = self.next_id.get_value() + 1;
         self.next_id.set_value(id);
+        self.budget.set(None);
         self.session.set(Some(Session { id, connection }));
         self.role.set(role);
     }
@@ -337,6 +342,15 @@ impl ConnectionState {
     /// The last 401 that ended a session, until the next connect.
     pub fn rejection(&self) -> Option<Rejection> {
         self.rejection.get()
+    }
+
+    /// Records the rate limit the key-checking answer carried (after [`Self::connect`]).
+    pub fn note_budget(&self, budget: Option<RateLimit>) {
+        self.budget.set(budget);
+    }
+
+    pub fn budget(&self) -> Option<RateLimit> {
+        self.budget.get()
     }
 
     /// Remembers a page visited without a connection, unless the user just disconnected.

@@ -105,6 +105,16 @@ async fn lists_reservations_newest_first() {
 }
 
 #[wasm_bindgen_test]
+async fn checking_the_key_learns_the_simulator_and_the_requests_left() {
+    let checked = client::check_key(&simulator(OWNER)).await.expect("the key checks");
+    assert!(!checked.reservations.is_empty());
+    assert!(checked.simulator, "the simulator marks its answers");
+    let rate = checked.rate_limit.expect("x-ratelimit-* headers, exposed to the page");
+    let (limit, left) = (rate.limit.expect("x-ratelimit-limit"), rate.remaining.expect("x-ratelimit-remaining"));
+    assert!(left < limit, "this read counted: {left} of {limit}");
+}
+
+#[wasm_bindgen_test]
 async fn the_owner_sees_the_payment_schedule() {
     let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;

@@ -71,6 +71,9 @@ async fn every_page_renders_for_the_owner_and_then_a_member_without_console_erro
     let browser = &console.browser;
     for (role, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
         console.connect_instead(key).await;
+        // Issue 14: the key's rate limit, as the answer that checked it said, after connecting.
+        let budget = browser.wait_for_text("header .session-budget", "requests left when connected").await;
+        assert!(budget.contains(" of "), "x-ratelimit-remaining of x-ratelimit-limit: {budget}");
         for (name, path, ready) in PAGES {
             console.navigate(path).await;
             browser.wait_for(ready).await;

@@ -12,7 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
-use super::error::{ApiError, ResponseHeaders};
+use super::error::{parse_rate_limit, ApiError, RateLimit, ResponseHeaders};
 use super::escape::percent_encoded;
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
 use super::org::{OrgReservation, ReclaimRequest};
@@ -276,11 +276,12 @@ pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, Ap
     send(conn, Api::Compute, Method::Get, "/gpu-reservations", None::<&()>).await
 }
 
-/// What Connect learns from its first read: the reservations, and whether the API is the
-/// local simulator (its answer says so in a header).
+/// What Connect learns from its first read: the reservations, whether the API is the
+/// local simulator (its answer says so in a header), and the key's rate limit as it stood.
 pub struct Checked {
     pub reservations: Vec<Reservation>,
     pub simulator: bool,
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// `GET /gpu-reservations`, read by Connect to check the key.
@@ -288,7 +289,8 @@ pub async fn check_key(conn: &Connection) -> Result<Checked, ApiError> {
     let answered = async {
         let answer = exchange(conn, Api::Compute, Method::Get, "/gpu-reservations", None).await?;
         let reservations = decode(answer.status, &answer.headers, &answer.text, Utc::now())?;
-        Ok(Checked { reservations, simulator: says_simulator(&answer.headers) })
+        let rate_limit = parse_rate_limit(&answer.headers);
+        Ok(Checked { reservations, simulator: says_simulator(&answer.headers), rate_limit })
     };
     answered.await.map_err(|e: ApiError| e.redact(&conn.key.0))
 }

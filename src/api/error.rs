@@ -364,7 +364,7 @@ const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 /// RFC 850's day names, less their `day`.
 const DAY_STEMS: [&str; 7] = ["Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun"];
 
-fn parse_rate_limit(headers: &ResponseHeaders) -> Option<RateLimit> {
+pub fn parse_rate_limit(headers: &ResponseHeaders) -> Option<RateLimit> {
     let number = |name: &str| headers.get(name).and_then(|v| v.parse::<u64>().ok());
     let limit = RateLimit {
         limit: number("x-ratelimit-limit"),

@@ -2,6 +2,7 @@
 //! the UTC/local switch for every time on screen.
 
 use crate::components::alerts_bell::AlertsBell;
+use crate::domain::explain::requests_left;
 use crate::router::{use_location, NavLink, Navigation};
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
@@ -102,6 +103,11 @@ fn SessionInfo() -> impl IntoView {
                     <span class=format!("badge {tone}")>{role}</span>
                     <span class="role-note">{note}</span>
                     <span class="session-url mono" title="API base URL">{connection.base_url().to_owned()}</span>
+                    {state.budget().and_then(requests_left).map(|left| view! {
+                        <span class="session-budget" title="The key's rate limit, as the answer that checked it said (x-ratelimit-remaining of x-ratelimit-limit). Each page's reads count against it.">
+                            {format!("{left} when connected")}
+                        </span>
+                    })}
                     <button type="button" class="button button-secondary" on:click=disconnect>
                         "Disconnect"
                     </button>

@@ -2,8 +2,9 @@
 //! explanation in the user's terms and a remedy. `api::error` decodes; this says.
 
 use crate::api::assumptions::ORG_API_MISPLACED;
-use crate::api::error::{codes, ApiError, ErrorKind};
+use crate::api::error::{codes, ApiError, ErrorKind, RateLimit};
 use crate::api::models::Reservation;
+use crate::domain::words::{count, figure};
 
 /// What the user reads about a failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,6 +244,16 @@ fn rate_limit_phrase(err: &ApiError) -> String {
         (Some(one), None) | (None, Some(one)) => format!(" ({one})"),
         (None, None) => String::new(),
     }
+}
+
+/// "199 of 200 requests left": what a `x-ratelimit-*` answer said of the key's budget, or
+/// `None` when it did not say how many are left.
+pub fn requests_left(rate: RateLimit) -> Option<String> {
+    let left = rate.remaining?;
+    Some(match rate.limit {
+        Some(limit) => format!("{} of {} left", figure(left), count(limit, "request")),
+        None => format!("{} left", count(left, "request")),
+    })
 }
 
 /// A condition that ends by itself (a 429, a 503): shown as a calm notice that waits, not
@@ -492,6 +503,15 @@ mod tests {
             explain(&error(400, r#"{"error":"invalid_gpus","message":"gpus must be 1-8"}"#), &ErrorContext::default());
         assert_eq!(x.title, "The request was refused");
         assert!(x.explanation.contains("gpus must be 1-8"));
+    }
+
+    #[test]
+    fn the_requests_left_are_said_only_when_the_answer_counted_them() {
+        let rate = |limit, remaining| RateLimit { limit, remaining, reset_after: None };
+        assert_eq!(requests_left(rate(Some(200), Some(199))).as_deref(), Some("199 of 200 requests left"));
+        assert_eq!(requests_left(rate(Some(1000), Some(1))).as_deref(), Some("1 of 1,000 requests left"));
+        assert_eq!(requests_left(rate(None, Some(1))).as_deref(), Some("1 request left"));
+        assert_eq!(requests_left(rate(Some(200), None)), None);
     }
 
     #[test]

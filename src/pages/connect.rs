@@ -72,6 +72,7 @@ fn ConnectForm() -> impl IntoView {
                     let target = state.take_return_path();
                     key.try_set(String::new());
                     state.connect(connection, keep_for_tab, role);
+                    state.note_budget(checked.rate_limit);
                     location.navigate(&target, Navigation::Push);
                 }
                 Err(err) => {
