@@ -32,12 +32,28 @@ fn the_owner_sees_rates_advance_and_checked_charges() {
     assert!(page.contains("InvoiceEach period is invoiced; pay it under Billing → Invoices."), "{page}");
     assert!(page.contains("$29,200.00"), "advance: {page}");
     assert!(page.contains("One average month: 730 h × 32 GPUs × $1.25/GPU-hour = $29,200.00."), "{page}");
-    assert!(page.contains("1 Dec 2026 – 31 Dec 2026 (period_index 1 as sent) · $29,760.00"), "next charge: {page}");
+    // Seed 004's example: the next charge is period 1 (December), scheduled, shown as sent.
+    assert!(
+        page.contains("1 Dec 2026 – 31 Dec 2026 (period_index 1 as sent) · $29,760.00 Scheduled"),
+        "next charge: {page}"
+    );
     assert!(page.contains("31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00."), "{page}");
     assert!(host.query_selector(".charges-table .check-ok").unwrap().is_some());
     assert!(host.query_selector(".charges-table .check-off").unwrap().is_none());
     assert!(host.query_selector(".bar-chart svg").unwrap().is_some(), "the chart of charges per period");
     assert!(page.contains("Download charges (CSV)"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn a_storage_rate_the_api_does_not_send_leaves_every_charge_unchecked_never_a_check_mark() {
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <ReservationView detail=owner_detail(json!({ "payment": { "fs_rate_usd_per_gib_month": null } }))/> }
+    });
+    let page = text(&host);
+    assert!(page.contains("Shared filesystem ratenot sent"), "{page}");
+    assert!(host.query_selector(".charges-table .check-ok").unwrap().is_none(), "no ✓ with a part unchecked");
+    assert!(page.contains("Storage not checked: the API sends no shared filesystem rate."), "{page}");
 }
 
 #[wasm_bindgen_test]

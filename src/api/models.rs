@@ -112,8 +112,11 @@ pub struct Amendment {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct Payment {
     pub rate_usd_per_gpu_hour: Usd,
-    pub drive_rate_usd_per_gib_month: Usd,
-    pub fs_rate_usd_per_gib_month: Usd,
+    /// The storage rates: a detail without one still shows, its storage left unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive_rate_usd_per_gib_month: Option<Usd>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs_rate_usd_per_gib_month: Option<Usd>,
     pub funding: Funding,
     pub advance_usd: Usd,
     pub advance_remaining_usd: Usd,

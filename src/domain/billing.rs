@@ -145,6 +145,12 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
             return;
         }
     };
+    let (Some(drive_rate), Some(fs_rate)) = (payment.drive_rate_usd_per_gib_month, payment.fs_rate_usd_per_gib_month)
+    else {
+        let missing = if payment.drive_rate_usd_per_gib_month.is_none() { "cloud drive" } else { "shared filesystem" };
+        check.unchecked.get_or_insert_with(|| format!("Storage not checked: the API sends no {missing} rate."));
+        return;
+    };
     let (drive, fs) = quotas_at(detail, charge.period_start);
     let (Some(drive_milli), Some(fs_milli)) = (milli_gib(drive), milli_gib(fs)) else {
         check.unchecked.get_or_insert_with(|| "Storage not checked: a quota is not a usable figure.".into());
@@ -152,8 +158,8 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
     };
     let whole = charge.period_start.checked_add_months(chrono::Months::new(months as u32)) == Some(charge.period_end);
     let seconds = (charge.period_end - charge.period_start).num_seconds();
-    let per_month = payment.drive_rate_usd_per_gib_month.micros().checked_mul(drive_milli).and_then(|d| {
-        let f = payment.fs_rate_usd_per_gib_month.micros().checked_mul(fs_milli)?;
+    let per_month = drive_rate.micros().checked_mul(drive_milli).and_then(|d| {
+        let f = fs_rate.micros().checked_mul(fs_milli)?;
         Some(d / 1000 + f / 1000)
     });
     let expected = per_month.and_then(|per_month| {
@@ -172,7 +178,7 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
         if whole { super::words::count(months, "month") } else { format!("{} h of 730 h a month", seconds / 3600) };
     check.note.push_str(&format!(
         " Storage: ({drive} GiB × {} + {fs} GiB × {}) per GiB-month × {span} = {expected}.",
-        payment.drive_rate_usd_per_gib_month, payment.fs_rate_usd_per_gib_month
+        drive_rate, fs_rate
     ));
     if charge.storage_amount_usd != expected {
         check.matches = false;
@@ -586,8 +592,8 @@ mod tests {
     #[test]
     fn storage_is_drive_and_fs_quota_times_their_rates_per_gib_month() {
         let (d, mut p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
-        p.drive_rate_usd_per_gib_month = Usd::from_cents(2);
-        p.fs_rate_usd_per_gib_month = Usd::from_cents(1);
+        p.drive_rate_usd_per_gib_month = Some(Usd::from_cents(2));
+        p.fs_rate_usd_per_gib_month = Some(Usd::from_cents(1));
         // 5000 GiB × $0.02 + 20000 GiB × $0.01 = $300 a month; after the amendment 30000 GiB of fs.
         let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
         let check = check_charge(&with_storage(dec.clone(), 300), &d, &p);
@@ -601,13 +607,24 @@ mod tests {
     }
 
     #[test]
+    fn a_storage_rate_not_sent_leaves_the_storage_unchecked_and_the_row_not_verified() {
+        let (d, mut p) = detail(json!([]), json!([]));
+        p.fs_rate_usd_per_gib_month = None;
+        let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        let check = check_charge(&dec, &d, &p);
+        assert!(check.matches, "the GPU hours still check: {}", check.note);
+        assert!(!check.verified(), "a part unchecked is never ✓");
+        assert_eq!(check.unchecked.as_deref(), Some("Storage not checked: the API sends no shared filesystem rate."));
+    }
+
+    #[test]
     fn figures_too_large_to_compute_with_are_flagged_out_of_range_never_wrapped() {
         let (mut d, mut p) = detail(json!([]), json!([]));
         // Each within what decodes (counts up to a billion each, money up to 10¹² dollars);
         // rate × GPUs × seconds is past an i128 of micro-dollars.
         d.reservation.reserved_gpus = 1_000_000_000 * 1_000_000_000;
         p.rate_usd_per_gpu_hour = Usd::from_f64(1e12).unwrap();
-        p.drive_rate_usd_per_gib_month = Usd::from_f64(1e12).unwrap();
+        p.drive_rate_usd_per_gib_month = Some(Usd::from_f64(1e12).unwrap());
         d.reservation.drive_quota_gib = 1e11;
         let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
         let check = check_charge(&dec, &d, &p);

@@ -6,6 +6,7 @@ use crate::api::client;
 use crate::api::enums::Funding;
 use crate::api::error::ApiError;
 use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
+use crate::api::money::Usd;
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
@@ -332,8 +333,8 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
             </div>
             <dl class="facts">
                 <div><dt>"GPU rate"</dt><dd><Money amount=payment.rate_usd_per_gpu_hour/>" per GPU-hour"</dd></div>
-                <div><dt>"Cloud drive rate"</dt><dd><Money amount=payment.drive_rate_usd_per_gib_month/>" per GiB-month"</dd></div>
-                <div><dt>"Shared filesystem rate"</dt><dd><Money amount=payment.fs_rate_usd_per_gib_month/>" per GiB-month"</dd></div>
+                <div><dt>"Cloud drive rate"</dt><dd><StorageRate rate=payment.drive_rate_usd_per_gib_month/></dd></div>
+                <div><dt>"Shared filesystem rate"</dt><dd><StorageRate rate=payment.fs_rate_usd_per_gib_month/></dd></div>
                 <div>
                     <dt>"Funding"</dt>
                     <dd>{funding}<span class="sub">{funding_note}</span></dd>
@@ -445,6 +446,15 @@ fn NextChargeFact(check: NextChargeCheck, funding: Funding) -> impl IntoView {
             {warn(format!("⚠ The API sends no next charge, but {} is unpaid.", describe(&earliest)))}
         }
         .into_any(),
+    }
+}
+
+/// A storage rate per GiB-month, or that the API did not send it.
+#[component]
+fn StorageRate(rate: Option<Usd>) -> impl IntoView {
+    match rate {
+        Some(amount) => view! { <Money amount/>" per GiB-month" }.into_any(),
+        None => view! { <span class="muted">"not sent"</span> }.into_any(),
     }
 }
 
