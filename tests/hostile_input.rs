@@ -161,6 +161,11 @@ async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wrap
     );
     assert_contained_and_isolated(&host, ".workload-name");
     assert_contained_and_isolated(&host, ".node-name");
+    // A 10,000-character name is clamped in its card, the whole of it in the title.
+    let tallest = all(&host, "article.node-card").iter().map(|card| card.offset_height()).max().unwrap();
+    assert!(tallest < 400, "a card grew with its longest name: {tallest} px");
+    let long = all(&host, "a.workload-name").into_iter().find(|a| a.text_content().unwrap().len() >= 10_000).unwrap();
+    assert_eq!(long.get_attribute("title"), Some(long_name()), "the whole name in the title");
 }
 
 #[wasm_bindgen_test]

@@ -9,12 +9,13 @@ use chrono::{DateTime, Utc};
 use console_fixtures::{mount, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
-use reservations_console::api::enums::NodeState;
+use reservations_console::api::enums::{NodeState, ReservationStatus};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
 use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
 use reservations_console::domain::node_filter::NodeFilter;
 use reservations_console::domain::polling::Interval;
+use reservations_console::domain::status::{closed_capacity_note, launch_access};
 use reservations_console::live::{Live, LiveStatus};
 use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel};
 use reservations_console::state::Role;
@@ -187,6 +188,28 @@ async fn totals_add_up_and_name_the_largest_launch_on_one_node() {
     assert_eq!(fact(&host, "In use"), "6");
     assert_eq!(fact(&host, "Free on ready nodes"), "2");
     assert_eq!(fact(&host, "Largest launch on one node"), "2 GPUs");
+}
+
+#[wasm_bindgen_test]
+async fn a_reservation_closed_to_launches_says_so_in_the_capacity_panel_beside_the_free_figures() {
+    let closed = closed_capacity_note(launch_access(&ReservationStatus::PastDue));
+    assert!(closed.is_some());
+    for (note, shown) in [(closed, true), (closed_capacity_note(launch_access(&ReservationStatus::Active)), false)] {
+        let host = mount(move || {
+            provide_console(Role::Member);
+            let model = NodesModel::default();
+            model.receive(Ok(seed_nodes()), now());
+            view! { <NodesBoard model reservation=12 closed=Signal::derive(move || note.clone())/> }
+        });
+        settle().await;
+        let panel = host.query_selector(".totals-panel").unwrap().expect("the Capacity panel");
+        let said = panel.query_selector(".totals-closed").unwrap().map(|p| p.text_content().unwrap());
+        assert_eq!(said.is_some(), shown, "{said:?}");
+        if let Some(said) = said {
+            assert!(said.starts_with("Launches are closed on this reservation"), "{said}");
+            assert_eq!(fact(&host, "Free on ready nodes"), "2", "the free figures stay beside the note");
+        }
+    }
 }
 
 #[wasm_bindgen_test]

@@ -10,7 +10,9 @@
 //! - **assumption** (`billing::lay_out`): `period_index` counts from 0, the period that
 //!   starts at `starts_at` and that the first invoice pays ("the advance plus period 1" in
 //!   seed 004's words is the first period); seed 004's example, a reservation starting
-//!   1 Nov 2026, has 1 Dec – 1 Jan as `period_index: 1`. An adjustment carries its period's index.
+//!   1 Nov 2026, has 1 Dec – 1 Jan as `period_index: 1`, `scheduled`: the example is read in
+//!   November (`scenario`'s test pins it); at the demo clock, 17 Dec, December is invoiced.
+//!   An adjustment carries its period's index.
 //! - **assumption** (`billing::settle`): wallet periods are paid from credit when they start
 //!   (`paid_at` = start, no `due_at`); invoice periods are invoiced at their start and due
 //!   [`INVOICE_TERM_MONTHS`] later, paid [`PAID_BEFORE_DUE`] before that; period 0 of a

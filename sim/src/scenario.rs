@@ -352,3 +352,25 @@ fn org_data(base: DateTime<Utc>, seed: u64) -> OrgState {
         .collect();
     OrgState { orgs: vec![ACME, BETA], reservations, vms }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::billing::schedule;
+
+    /// Seed 004's example is read in November: reservation 12 (from 1 Nov 2026) then has
+    /// December as `period_index: 1`, `scheduled`, after November's period 0 paid by the first
+    /// invoice. (At the simulator's own clock, 17 Dec, December has been invoiced.)
+    #[test]
+    fn reservation_12_read_in_november_is_seed_004s_example() {
+        let clock: DateTime<Utc> = "2026-12-17T10:00:00Z".parse().unwrap();
+        let specs = demo_reservations(month_start(clock), clock);
+        let spec = specs.iter().find(|spec| spec.id == 12).expect("reservation 12");
+        let read_in_november = schedule(spec, "2026-11-20T00:00:00Z".parse().unwrap());
+        let regular: Vec<_> = read_in_november.charges.iter().filter(|c| !c.adjustment).collect();
+        assert_eq!(regular[0].period_start, "2026-11-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap());
+        assert_eq!((regular[0].period_index, regular[0].status), (0, ChargeStatus::Paid));
+        assert_eq!(regular[1].period_start, "2026-12-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap());
+        assert_eq!((regular[1].period_index, regular[1].status), (1, ChargeStatus::Scheduled));
+    }
+}
