@@ -6,7 +6,7 @@ mod console_fixtures;
 mod page_support;
 
 use chrono::{DateTime, Utc};
-use console_fixtures::{mount, now, provide_console, settle, sleep, text};
+use console_fixtures::{first_text, mount, mount_with, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
 use reservations_console::api::enums::{NodeState, ReservationStatus};
@@ -304,6 +304,48 @@ async fn inconsistent_figures_are_shown_as_reported_and_flagged() {
     assert!(node_text.contains("9 GPUs are reported in use, but the workloads listed add up to 8."), "{node_text}");
     assert_eq!(node.query_selector_all("li.gpu-cell.beyond").unwrap().length(), 1);
     assert!(text(&host).contains("1 node reports figures that do not add up"));
+}
+
+#[wasm_bindgen_test]
+async fn a_node_line_appears_after_two_polls_with_min_avg_max_and_time_under_20_percent() {
+    let (host, model) = mount_with(|| {
+        provide_console(Role::Member);
+        let model = NodesModel::default();
+        (model, view! { <NodesBoard model reservation=12/> })
+    });
+    model.receive(Ok(seed_nodes()), at(2));
+    settle().await;
+    assert!(card(&host, "node-1").query_selector(".node-line svg").unwrap().is_none(), "one poll is no line");
+
+    // node-1 goes from 6 of 8 GPUs in use to 2 of 8.
+    let mut second = seed_nodes();
+    second.nodes[0].gpus_in_use = Some(2);
+    second.nodes[0].workloads.remove(0);
+    model.receive(Ok(second), at(1));
+    settle().await;
+    let line_of = |name: &str| {
+        card(&host, name)
+            .query_selector(".node-line svg.node-spark")
+            .unwrap()
+            .unwrap_or_else(|| panic!("no line on {name}"))
+    };
+    let title = |name: &str| line_of(name).query_selector("title").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(
+        title("node-1"),
+        "GPUs in use since this tab opened: min 25 % · avg 50 % · max 75 % · under 20 % 0 % of the time"
+    );
+    assert_eq!(
+        title("node-2"),
+        "GPUs in use since this tab opened: min 0 % · avg 0 % · max 0 % · under 20 % 100 % of the time",
+        "a node under maintenance uses none of its GPUs"
+    );
+    let line = line_of("node-1");
+    assert_eq!(
+        line.query_selector("polyline").unwrap().unwrap().get_attribute("points").as_deref(),
+        Some("0.0,5.0 100.0,15.0")
+    );
+    assert_eq!(first_text(&card(&host, "node-1").unchecked_into(), ".node-spark-avg"), "avg 50 %");
+    assert!(!line.outer_html().contains("style"), "the CSP allows no inline style: {}", line.outer_html());
 }
 
 /// Fifty ready nodes; node `changed` (if any) runs a different workload.

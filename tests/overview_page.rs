@@ -6,13 +6,17 @@
 mod console_fixtures;
 
 use console_fixtures::{mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle, text};
+use leptos::prelude::{Get, Memo, RwSignal, Update};
+use reservations_console::api::models::Timestamp;
 use reservations_console::api::models::{NodesResponse, ReservationDetail};
 use reservations_console::components::alerts_bell::AlertsBell;
+use reservations_console::components::notify::NotifyChoice;
+use reservations_console::domain::alerts::{Alert, Severity};
 use reservations_console::fleet_live::FleetStore;
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::state::Role;
 use serde_json::json;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -186,4 +190,78 @@ async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
             assert!(!item.to_lowercase().contains(word), "{word:?} for a member: {item}");
         }
     }
+}
+
+/// Runs `code` as a function body in the test page; what it returns.
+fn js(code: &str) -> JsValue {
+    js_sys::Function::new_no_args(code).call0(&JsValue::NULL).unwrap()
+}
+
+/// The texts of the notifications the stand-in showed, in order.
+fn notifications_shown() -> String {
+    js("return window.__notify.shown.join(' | ')").as_string().unwrap()
+}
+
+/// The tab hidden or shown, as the browser tells it.
+fn set_hidden(hidden: bool) {
+    js(&format!(
+        "window.__hidden = {hidden}; document.dispatchEvent(new Event('visibilitychange', {{ bubbles: true }}))"
+    ));
+}
+
+fn critical(reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
+    Alert { severity: Severity::Critical, reservation, text: text.into(), at }
+}
+
+#[wasm_bindgen_test]
+async fn notifications_are_off_and_ask_nothing_until_notify_me_then_tell_new_critical_alerts_of_a_hidden_tab_once() {
+    // The Notification API's stand-in counts what is asked and shown and answers "granted";
+    // the tab says it is hidden until told otherwise.
+    js("window.__realNotification = window.Notification;
+        window.__notify = { asked: 0, shown: [] };
+        window.Notification = class {
+            constructor(title, options) { window.__notify.shown.push(options.body); }
+            static get permission() { return 'default'; }
+            static requestPermission() { window.__notify.asked += 1; return Promise.resolve('granted'); }
+        };
+        window.__hidden = true;
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => window.__hidden });");
+    let stop = Some(now() + chrono::TimeDelta::hours(5));
+    let (host, list) = mount_with(move || {
+        provide_console(Role::Owner);
+        let list = RwSignal::new(vec![critical(8, "#8 stops in 5 hours", stop)]);
+        let alerts = Memo::new(move |_| list.get());
+        (list, leptos::view! { <NotifyChoice alerts/> })
+    });
+    settle().await;
+    let asked = || js("return window.__notify.asked").as_f64().unwrap();
+    assert!(text(&host).starts_with("Off."), "{}", text(&host));
+    list.update(|l| l.push(critical(5, "#5 suspended", None)));
+    settle().await;
+    assert_eq!((asked(), notifications_shown()), (0.0, String::new()), "off by default: nothing asked, nothing shown");
+
+    // The person clicks on the tab shown: the browser is asked, once.
+    set_hidden(false);
+    host.query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    console_fixtures::sleep(20).await;
+    settle().await;
+    assert_eq!(asked(), 1.0);
+    assert!(text(&host).starts_with("On for this tab"), "{}", text(&host));
+    list.update(|l| l.push(critical(6, "#6 suspended", None)));
+    settle().await;
+    set_hidden(true);
+    settle().await;
+    assert_eq!(notifications_shown(), "", "alerts there before, or seen on screen, are not told");
+
+    // Hidden: a new critical alert is told once; a warning never.
+    list.update(|l| {
+        l.push(Alert { severity: Severity::Warning, reservation: 9, text: "#9 term ends".into(), at: None });
+        l.push(critical(7, "#7 stops in 3 hours", stop));
+    });
+    settle().await;
+    list.update(|l| l.last_mut().unwrap().text = "#7 stops in 2 hours".into());
+    settle().await;
+    assert_eq!(notifications_shown(), "#7 stops in 3 hours");
+    assert_eq!(asked(), 1.0);
+    js("window.Notification = window.__realNotification; delete document.hidden;");
 }

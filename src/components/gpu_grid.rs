@@ -14,18 +14,26 @@
 //! That is one DOM mutation per changed card, and one call out of wasm where building the
 //! body element by element took over a hundred, each copying its strings out of wasm
 //! memory: most of the first grid's time went there.
+//!
+//! Each node also keeps its utilization since the tab opened ([`NodeStore::record`]), drawn
+//! on its card as a small line the same way, in an element of its own so that the body is
+//! not rewritten with it.
 
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
-use crate::api::models::{Node, NodesResponse, Workload};
+use crate::api::models::{Node, NodesResponse, Timestamp, Workload};
 use crate::components::html::Html;
 use crate::components::status_badge::tone_name;
+use crate::domain::alerts::LOW_USE;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
+use crate::domain::fleet_history::{node_capacity, percent, sparkline, History};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
 use crate::domain::text::visible_controls;
 use crate::domain::window::{columns_of, px, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
+use chrono::TimeDelta;
 use leptos::prelude::*;
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One node's card data. Clones share the signals.
 #[derive(Clone)]
@@ -38,6 +46,9 @@ pub struct NodeRow {
     gpus: ArcRwSignal<i64>,
     /// The last known placement; `None` until the region has been read once.
     placement: ArcRwSignal<Option<Placement>>,
+    /// Utilization since the tab opened (or since the node appeared): not a signal, the
+    /// store says when lines are due for a redraw ([`NodeStore::record`]).
+    history: Arc<Mutex<History>>,
 }
 
 /// The same node's row: a row made anew for a node that came back is another.
@@ -63,7 +74,23 @@ impl NodeRow {
             state: ArcRwSignal::new(node.state.clone()),
             gpus: ArcRwSignal::new(node.gpus),
             placement: ArcRwSignal::new((!workloads_unknown).then(|| Placement::of(node))),
+            history: Arc::default(),
         }
+    }
+
+    /// The history, locked. Wasm runs one thread and a panic ends the app, so the lock is
+    /// never contended; a poisoned one is taken as is.
+    fn with_history<R>(&self, f: impl FnOnce(&mut History) -> R) -> R {
+        f(&mut self.history.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Adds the node's share of GPUs in use to its history, in a ring of `capacity` points;
+    /// whether there was one to add (a node of no GPUs has none).
+    fn record(&self, node: &Node, at: Timestamp, capacity: usize) -> bool {
+        grid::utilization(node).is_some_and(|share| {
+            self.with_history(|h| h.record_within(at, share, capacity));
+            true
+        })
     }
 
     /// While the region is unreachable the placement is left as last known.
@@ -88,12 +115,28 @@ impl NodeRow {
 #[derive(Clone, Copy)]
 pub struct NodeStore {
     rows: RwSignal<Vec<NodeRow>>,
+    /// Notified when the drawn cards should redraw their utilization lines.
+    lines: Trigger,
+    /// Polls recorded, and the time of the latest that redrew the lines.
+    recorded: StoredValue<(u32, Option<Timestamp>)>,
 }
 
 impl Default for NodeStore {
     fn default() -> Self {
-        NodeStore { rows: RwSignal::new(Vec::new()) }
+        NodeStore { rows: RwSignal::new(Vec::new()), lines: Trigger::new(), recorded: StoredValue::new((0, None)) }
     }
+}
+
+/// How often drawn cards redraw their utilization lines at most. Every poll adds a point to
+/// every line, so redrawing at each would be a DOM change per card on screen at every poll,
+/// where a poll otherwise touches only the cards whose node changed.
+const LINES_EVERY: TimeDelta = TimeDelta::minutes(1);
+
+/// Whether the `polls`-th recorded poll, at `at`, redraws the lines last redrawn at `last`:
+/// the first two (the lines appear as soon as they have two points), then once a
+/// [`LINES_EVERY`].
+fn lines_due(polls: u32, last: Option<Timestamp>, at: Timestamp) -> bool {
+    polls <= 2 || last.is_none_or(|last| at - last >= LINES_EVERY)
 }
 
 impl NodeStore {
@@ -128,6 +171,38 @@ impl NodeStore {
             })
             .collect();
         self.rows.set(rows);
+    }
+
+    /// Adds each node's utilization at `at` to its history, from the answer just applied (the
+    /// rows are then in its order). While the region is unreachable nothing is added: the
+    /// placement on the cards is the last known, not the present. Cheap per node (a ring of
+    /// at most 63 points, see [`node_capacity`]); the lines on screen are redrawn when due
+    /// ([`lines_due`]).
+    pub fn record(&self, response: &NodesResponse, at: Timestamp) {
+        if response.workloads_unknown {
+            return;
+        }
+        let capacity = node_capacity(response.nodes.len());
+        let added = self.rows.with_untracked(|rows| {
+            rows.iter().zip(&response.nodes).fold(false, |added, (row, node)| row.record(node, at, capacity) || added)
+        });
+        if !added {
+            return;
+        }
+        let due = self
+            .recorded
+            .try_update_value(|(polls, last)| {
+                *polls = polls.saturating_add(1);
+                let due = lines_due(*polls, *last, at);
+                if due {
+                    *last = Some(at);
+                }
+                due
+            })
+            .unwrap_or(false);
+        if due {
+            self.lines.notify();
+        }
     }
 
     /// Whether the rows are these keys, in this order.
@@ -223,6 +298,30 @@ fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> S
     }
 }
 
+/// A card's utilization line: the viewBox (the stylesheet sizes it).
+const LINE_WIDTH: f64 = 100.0;
+const LINE_HEIGHT: f64 = 20.0;
+
+/// A card's utilization line as HTML: the node's share of GPUs in use since the tab opened
+/// (the dashed line is 20 %), min, average, max and time under 20 % in its title, the
+/// average beside it. Nothing before it has two points. SVG attributes and classes only:
+/// the CSP allows no inline style.
+fn node_line(history: &History) -> String {
+    let (Some(stats), [first, .., last]) = (history.stats(), history.points()) else {
+        return String::new();
+    };
+    let line = sparkline(history.points(), first.at, last.at, LINE_WIDTH, LINE_HEIGHT);
+    let low = format!("{:.1}", (1.0 - LOW_USE) * LINE_HEIGHT);
+    let mut html = Html::with_capacity(256 + line.len());
+    html.markup(r#"<svg class="node-spark" viewBox="0 0 100 20" preserveAspectRatio="none" role="img"><title>"#);
+    html.text(format_args!("GPUs in use since this tab opened: {}", stats.summary())).markup("</title>");
+    html.markup(r#"<line class="node-spark-low" x1="0" x2="100" y1=""#).text(&low);
+    html.markup(r#"" y2=""#).text(&low).markup(r#""></line><polyline class="node-spark-line" points=""#);
+    html.text(line).markup(r#""></polyline></svg><span class="node-spark-avg num" aria-hidden="true">avg "#);
+    html.text(percent(stats.mean)).markup("</span>");
+    html.into_string()
+}
+
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
 fn node_body(
     reservation: i64,
@@ -283,6 +382,8 @@ fn node_body(
 fn NodeSlot(
     reservation: i64,
     row: Memo<Option<NodeRow>>,
+    /// The store's word that utilization lines are due for a redraw.
+    lines: Trigger,
     /// 1-based place among the nodes shown, and how many are shown: what a screen reader
     /// says of the card ("37 of 10,000"), the rest of the grid not being in the DOM.
     position: Signal<usize>,
@@ -303,6 +404,11 @@ fn NodeSlot(
             })
         })
     };
+    // Its own element, redrawn when lines are due or the slot shows another node.
+    let line = move || {
+        lines.track();
+        row.with(|r| r.as_ref().map_or_else(String::new, |r| r.with_history(|h| node_line(h))))
+    };
     view! {
         <article
             class="node-card"
@@ -315,6 +421,7 @@ fn NodeSlot(
                     badge.with(|b| format!("badge tone-{}", b.as_ref().map_or("unknown", |(_, tone)| tone_name(*tone))))
                 }>{move || badge.with(|b| b.as_ref().map(|(label, _)| label.clone()).unwrap_or_default())}</span>
             </header>
+            <div class="node-line" prop:innerHTML=line></div>
             <div class="node-body" prop:innerHTML=body></div>
         </article>
     }
@@ -409,6 +516,7 @@ pub fn GpuGrid(
                     <NodeSlot
                         reservation
                         row=Memo::new(move |_| row_at(drawn.with(|w| w.start) + slot))
+                        lines=store.lines
                         position=Signal::derive(move || drawn.with(|w| w.start) + slot + 1)
                         of=count
                     />
@@ -455,6 +563,136 @@ mod tests {
         );
         assert!(!html.contains("node-flags"), "{html}");
         assert!(!html.contains("node-state-meaning"), "a ready node needs no gloss: {html}");
+    }
+
+    fn at(minute: i64) -> Timestamp {
+        chrono::DateTime::from_timestamp(1_796_000_000 + minute * 60, 0).unwrap()
+    }
+
+    fn node(name: &str, gpus: i64, in_use: Option<i64>, workloads: &[i64]) -> Node {
+        Node {
+            display_name: name.into(),
+            state: NodeState::Ready,
+            gpus,
+            gpus_in_use: in_use,
+            workloads: workloads
+                .iter()
+                .map(|&gpus| Workload {
+                    kind: WorkloadKind::GpuInstance,
+                    id: gpus,
+                    name: "w".into(),
+                    gpus,
+                    billing: None,
+                })
+                .collect(),
+        }
+    }
+
+    fn answer(nodes: Vec<Node>) -> NodesResponse {
+        NodesResponse { nodes, workloads_unknown: false }
+    }
+
+    /// Applied and recorded at `at`, as a poll's answer is.
+    fn poll(store: &NodeStore, response: &NodesResponse, at: Timestamp) {
+        store.apply(response);
+        store.record(response, at);
+    }
+
+    /// Each row's history, by key.
+    fn histories(store: &NodeStore) -> Vec<(String, Vec<f64>)> {
+        store.rows.with_untracked(|rows| {
+            rows.iter()
+                .map(|r| (r.key.clone(), r.with_history(|h| h.points().iter().map(|p| p.mean).collect())))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn each_poll_records_every_node_share_of_gpus_in_use_by_the_cards_rule() {
+        let store = NodeStore::default();
+        let nodes = || {
+            answer(vec![
+                node("reported", 8, Some(6), &[4]),
+                node("summed", 4, None, &[1, 1]),
+                node("no-gpus", 0, Some(0), &[]),
+                node("overfull", 8, Some(9), &[]),
+            ])
+        };
+        poll(&store, &nodes(), at(0));
+        poll(&store, &nodes(), at(1));
+        assert_eq!(
+            histories(&store),
+            [
+                ("reported".into(), vec![0.75, 0.75]),
+                ("summed".into(), vec![0.5, 0.5]),
+                ("no-gpus".into(), vec![]),
+                ("overfull".into(), vec![1.0, 1.0]),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreachable_region_records_nothing_not_the_last_known_placement() {
+        let store = NodeStore::default();
+        poll(&store, &answer(vec![node("a", 8, Some(2), &[])]), at(0));
+        let unreachable = NodesResponse { nodes: vec![node("a", 8, None, &[])], workloads_unknown: true };
+        poll(&store, &unreachable, at(1));
+        assert_eq!(histories(&store), [("a".into(), vec![0.25])]);
+    }
+
+    #[test]
+    fn a_node_keeps_its_history_under_its_key_when_others_come_and_go() {
+        let store = NodeStore::default();
+        poll(&store, &answer(vec![node("a", 4, Some(1), &[]), node("b", 4, Some(2), &[])]), at(0));
+        poll(&store, &answer(vec![node("new", 4, Some(4), &[]), node("b", 4, Some(3), &[])]), at(1));
+        assert_eq!(histories(&store), [("new".into(), vec![1.0]), ("b".into(), vec![0.5, 0.75])]);
+        // Twice the same name: two keys, two histories.
+        poll(&store, &answer(vec![node("b", 4, Some(0), &[]), node("b", 4, Some(4), &[])]), at(2));
+        assert_eq!(histories(&store), [("b".into(), vec![0.5, 0.75, 0.0]), ("b#2".into(), vec![1.0])]);
+    }
+
+    #[test]
+    fn ten_thousand_nodes_keep_at_most_seven_points_each() {
+        let store = NodeStore::default();
+        let many = answer((0..10_000).map(|i| node(&format!("n{i}"), 8, Some(i % 9), &[])).collect());
+        for minute in 0..12 {
+            poll(&store, &many, at(minute));
+        }
+        store.rows.with_untracked(|rows| {
+            for row in rows {
+                row.with_history(|h| {
+                    assert_eq!(h.points().len(), 7, "{}", row.key);
+                    assert_eq!(h.points().iter().map(|p| p.samples).sum::<u32>(), 12, "{}", row.key);
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn lines_are_redrawn_on_the_first_two_polls_then_once_a_minute() {
+        assert!(lines_due(1, None, at(0)));
+        assert!(lines_due(2, Some(at(0)), at(0) + TimeDelta::seconds(5)), "the lines appear at once");
+        assert!(!lines_due(3, Some(at(0)), at(0) + TimeDelta::seconds(10)));
+        assert!(!lines_due(12, Some(at(0)), at(0) + TimeDelta::seconds(59)));
+        assert!(lines_due(13, Some(at(0)), at(1)));
+    }
+
+    #[test]
+    fn a_line_needs_two_points_and_titles_min_avg_max_and_time_under_20_percent() {
+        let mut history = History::default();
+        history.record(at(0), 0.0);
+        assert_eq!(node_line(&history), "", "one point is no line");
+        history.record(at(1), 1.0);
+        let html = node_line(&history);
+        assert!(html.starts_with(r#"<svg class="node-spark" viewBox="0 0 100 20""#), "{html}");
+        assert!(
+            html.contains("<title>GPUs in use since this tab opened: min 0 % · avg 50 % · max 100 % · under 20 % 50 % of the time</title>"),
+            "{html}"
+        );
+        assert!(html.contains(r#"<polyline class="node-spark-line" points="0.0,20.0 100.0,0.0">"#), "{html}");
+        assert!(html.contains(r#"<line class="node-spark-low" x1="0" x2="100" y1="16.0" y2="16.0">"#), "{html}");
+        assert!(html.ends_with(r#"<span class="node-spark-avg num" aria-hidden="true">avg 50 %</span>"#), "{html}");
+        assert!(!html.contains("style"), "the CSP allows no inline style: {html}");
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Opt-in browser notifications of critical alerts while the tab is hidden. Off by default;
 //! the browser is asked for permission only when the user clicks "Notify me", and each
 //! critical alert is notified once, only if it appeared while the tab was hidden (one seen
-//! on screen is not repeated).
+//! on screen is not repeated): [`to_notify`] decides.
 //!
 //! The Notification API is bound here by hand: enabling web-sys features for it would
 //! rebuild every crate that depends on web-sys for three calls.
 
+use crate::api::models::Timestamp;
 use crate::domain::alerts::{Alert, Severity};
 use leptos::prelude::*;
 use std::collections::BTreeSet;
@@ -30,6 +31,27 @@ pub enum NotifyState {
     On,
     /// The browser (or the person) refused.
     Refused,
+}
+
+/// What tells one critical alert from another: its reservation and its time. A reservation
+/// has one critical alert at a time, its stop within 24 hours (at its `stops_at`) or its
+/// suspension (no time), so a stop then a suspension are two alerts, and a countdown whose
+/// words change as it runs is one.
+pub type AlertKey = (i64, Option<Timestamp>);
+
+/// The alerts to notify now, of `alerts` as they stand: the critical ones not in `seen`,
+/// while notifications are `on` and the tab is `hidden`. Every critical alert goes into
+/// `seen` whatever the answer, so one that appeared while the tab was shown, or before
+/// notifications were on, is never notified later; warnings and notes never are.
+pub fn to_notify<'a>(alerts: &'a [Alert], seen: &mut BTreeSet<AlertKey>, on: bool, hidden: bool) -> Vec<&'a Alert> {
+    let mut out = Vec::new();
+    for alert in alerts.iter().filter(|a| a.severity == Severity::Critical) {
+        let new = seen.insert((alert.reservation, alert.at));
+        if new && on && hidden {
+            out.push(alert);
+        }
+    }
+    out
 }
 
 fn notification_class() -> Option<js_sys::Object> {
@@ -70,18 +92,13 @@ pub fn NotifyChoice(alerts: Memo<Vec<Alert>>) -> impl IntoView {
     let tab_hidden = RwSignal::new(hidden());
     let listener = window_event_listener_untyped("visibilitychange", move |_| tab_hidden.set(hidden()));
     on_cleanup(move || listener.remove());
-    // Critical alerts already seen on screen or notified, by reservation.
-    let known = StoredValue::new(BTreeSet::<i64>::new());
+    // Critical alerts already seen on screen or notified.
+    let seen = StoredValue::new(BTreeSet::<AlertKey>::new());
     Effect::new(move || {
-        let critical: Vec<Alert> =
-            alerts.with(|all| all.iter().filter(|a| a.severity == Severity::Critical).cloned().collect());
-        let notifying = state.get() == NotifyState::On && tab_hidden.get();
-        for alert in critical {
-            let new = known.try_update_value(|k| k.insert(alert.reservation)).unwrap_or(false);
-            if new && notifying {
-                show(&alert);
-            }
-        }
+        let (on, hidden) = (state.get() == NotifyState::On, tab_hidden.get());
+        alerts.with(|all| {
+            seen.try_update_value(|seen| to_notify(all, seen, on, hidden).into_iter().for_each(show));
+        });
     });
     let turn_on = move |_| {
         if permission().as_deref() == Some("granted") {
@@ -121,5 +138,57 @@ pub fn NotifyChoice(alerts: Memo<Vec<Alert>>) -> impl IntoView {
                 }.into_any(),
             }}
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn alert(severity: Severity, reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
+        Alert { severity, reservation, text: text.into(), at }
+    }
+
+    fn stop_at() -> Option<Timestamp> {
+        Some(chrono::Utc.with_ymd_and_hms(2026, 12, 3, 6, 0, 0).unwrap())
+    }
+
+    fn notified(alerts: &[Alert], seen: &mut BTreeSet<AlertKey>, on: bool, hidden: bool) -> Vec<String> {
+        to_notify(alerts, seen, on, hidden).into_iter().map(|a| a.text.clone()).collect()
+    }
+
+    #[test]
+    fn only_critical_alerts_are_notified() {
+        let alerts = [
+            alert(Severity::Warning, 1, "term ends", None),
+            alert(Severity::Critical, 2, "stops in 5 hours", stop_at()),
+            alert(Severity::Info, 3, "amendment", None),
+        ];
+        assert_eq!(notified(&alerts, &mut BTreeSet::new(), true, true), ["stops in 5 hours"]);
+    }
+
+    #[test]
+    fn nothing_is_notified_while_off_or_while_the_tab_is_shown_and_those_alerts_are_not_repeated() {
+        let alerts = [alert(Severity::Critical, 2, "stops in 5 hours", stop_at())];
+        let mut seen = BTreeSet::new();
+        assert!(notified(&alerts, &mut seen, false, true).is_empty(), "off, the default");
+        assert!(notified(&alerts, &mut seen, true, true).is_empty(), "seen before notifications were on");
+        let mut seen = BTreeSet::new();
+        assert!(notified(&alerts, &mut seen, true, false).is_empty(), "the tab is shown");
+        assert!(notified(&alerts, &mut seen, true, true).is_empty(), "seen on screen: not repeated once hidden");
+    }
+
+    #[test]
+    fn each_critical_alert_is_notified_once_though_its_words_change() {
+        let mut seen = BTreeSet::new();
+        let at_five = [alert(Severity::Critical, 2, "stops in 5 hours", stop_at())];
+        assert_eq!(notified(&at_five, &mut seen, true, true), ["stops in 5 hours"]);
+        let at_four = [alert(Severity::Critical, 2, "stops in 4 hours", stop_at())];
+        assert!(notified(&at_four, &mut seen, true, true).is_empty(), "the same stop, counting down");
+        let suspended = [alert(Severity::Critical, 2, "suspended", None)];
+        assert_eq!(notified(&suspended, &mut seen, true, true), ["suspended"], "another alert of the reservation");
+        let elsewhere = [alert(Severity::Critical, 7, "suspended", None), suspended[0].clone()];
+        assert_eq!(notified(&elsewhere, &mut seen, true, true), ["suspended"], "another reservation's");
     }
 }

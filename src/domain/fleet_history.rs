@@ -1,7 +1,8 @@
-//! Utilization since the tab opened, per reservation: a bounded ring (at most 24 h, at most
-//! [`CAPACITY`] points), older points downsampled by merging neighbours (coarser the older
-//! they are), so that a tab left open for days keeps a fixed size. Each point keeps its mean, min, max and how many of
-//! its samples were under 20 %, so merging loses no extreme and no share.
+//! Utilization since the tab opened, per reservation (and per node on Nodes): a bounded ring
+//! (at most 24 h, at most [`CAPACITY`] points, or [`node_capacity`] for a node), older points
+//! downsampled by merging neighbours (coarser the older they are), so that a tab left open
+//! for days keeps a fixed size. Each point keeps its mean, min, max and how many of its
+//! samples were under 20 %, so merging loses no extreme and no share.
 
 use crate::api::models::Timestamp;
 use crate::domain::alerts::LOW_USE;
@@ -11,6 +12,25 @@ use chrono::TimeDelta;
 pub const SPAN: TimeDelta = TimeDelta::hours(24);
 /// Points kept per reservation: a day at one a minute.
 pub const CAPACITY: usize = 1_440;
+
+/// Points the node histories of one page share (48 bytes each: 6 MB).
+const NODE_BUDGET: usize = 131_072;
+/// Ring slots per node, at least and at most.
+const NODE_SLOTS: (usize, usize) = (4, 64);
+
+/// Points kept per node of a reservation of `nodes`: an even share of [`NODE_BUDGET`], within
+/// [`NODE_SLOTS`], less the slot a sample takes before a merge. The slots are a power of two,
+/// so the ring's vector, which grows by doubling, is allocated to them exactly: all nodes
+/// together hold at most 131,072 points (6 MB) up to 32,768 nodes, 4 a node beyond
+/// (10,000 nodes: 8 slots each, 3.8 MB; 1,000 nodes: 64 each, 3 MB). The cap of 64 also
+/// bounds a poll's work (a merge weighs every pair of a full ring). Merging keeps every
+/// sample counted, so a small ring coarsens the line, never its min, mean, max or share
+/// under 20 %.
+pub fn node_capacity(nodes: usize) -> usize {
+    let share = (NODE_BUDGET / nodes.max(1)).clamp(NODE_SLOTS.0, NODE_SLOTS.1);
+    // The largest power of two within the share.
+    (1 << share.ilog2()) - 1
+}
 
 /// One or more merged samples of utilization (in use of the GPUs whose use is known).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +90,13 @@ impl History {
     /// Adds a sample at `at` (a read's time; reads come in time order), dropping what is older
     /// than [`SPAN`] and, over [`CAPACITY`], merging two neighbouring points.
     pub fn record(&mut self, at: Timestamp, utilization: f64) {
+        self.record_within(at, utilization, CAPACITY);
+    }
+
+    /// [`History::record`] into a ring of `capacity` points (a node's, see [`node_capacity`]).
+    /// A ring left with far more room than it now needs (its reservation gained nodes)
+    /// gives the room back.
+    pub fn record_within(&mut self, at: Timestamp, utilization: f64, capacity: usize) {
         if !utilization.is_finite() {
             return;
         }
@@ -77,8 +104,11 @@ impl History {
         let oldest = at - SPAN;
         let expired = self.points.iter().take_while(|p| p.at < oldest).count();
         self.points.drain(..expired);
-        while self.points.len() > CAPACITY {
+        while self.points.len() > capacity.max(2) {
             self.downsample(at);
+        }
+        if self.points.capacity() >= 2 * (capacity + 1) {
+            self.points.shrink_to(capacity + 1);
         }
     }
 
@@ -134,6 +164,25 @@ fn stats_of(points: &[Point]) -> Option<Stats> {
         mean: points.iter().map(|p| p.mean * f64::from(p.samples)).sum::<f64>() / total,
         below_share: f64::from(points.iter().map(|p| p.below).sum::<u32>()) / total,
     })
+}
+
+impl Stats {
+    /// "min 5 % · avg 42 % · max 88 % · under 20 % 10 % of the time": how the overview and the
+    /// node cards say it.
+    pub fn summary(&self) -> String {
+        format!(
+            "min {} · avg {} · max {} · under 20 % {} of the time",
+            percent(self.min),
+            percent(self.mean),
+            percent(self.max),
+            percent(self.below_share)
+        )
+    }
+}
+
+/// "42 %", rounded to the unit.
+pub fn percent(share: f64) -> String {
+    format!("{:.0} %", share * 100.0)
 }
 
 /// The `points` attribute of an SVG polyline `width` × `height` drawing the means from
@@ -231,6 +280,58 @@ mod tests {
         // Minutes 9 to 39: eleven reads at 10 %, twenty at 30 %.
         assert!((mean - (11.0 * 0.1 + 20.0 * 0.3) / 31.0).abs() < 1e-9, "{mean}");
         assert_eq!(History::default().stats(), None);
+    }
+
+    #[test]
+    fn node_rings_share_a_fixed_budget_within_their_bounds() {
+        assert_eq!(node_capacity(0), 63);
+        assert_eq!(node_capacity(4), 63, "a small reservation gets the most a node has");
+        assert_eq!(node_capacity(1_000), 63);
+        assert_eq!(node_capacity(3_000), 31);
+        assert_eq!(node_capacity(10_000), 7);
+        assert_eq!(node_capacity(100_000), 3, "never fewer than a line's worth");
+        for nodes in [1, 2_048, 2_049, 5_000, 10_000, 32_768] {
+            let slots = node_capacity(nodes) + 1;
+            assert!(slots.is_power_of_two(), "{nodes}: {slots}");
+            assert!(nodes * slots <= 131_072, "{nodes} nodes × {slots} slots");
+        }
+        assert!(std::mem::size_of::<Point>() <= 48, "the budget counts 48 bytes a point");
+    }
+
+    #[test]
+    fn a_node_ring_stays_in_its_slots_and_keeps_every_sample_counted() {
+        let mut h = History::default();
+        for i in 0..100 {
+            h.record_within(start() + TimeDelta::seconds(5 * i), if i < 50 { 0.1 } else { 0.9 }, 7);
+            assert!(h.points().len() <= 7, "read {i}: {}", h.points().len());
+            assert!(h.points.capacity() <= 8, "read {i}: {} allocated", h.points.capacity());
+        }
+        assert_eq!(h.points().iter().map(|p| p.samples).sum::<u32>(), 100);
+        let s = h.stats().unwrap();
+        assert_eq!((s.min, s.max, s.below_share), (0.1, 0.9, 0.5));
+        assert!((s.mean - 0.5).abs() < 1e-9, "{}", s.mean);
+    }
+
+    #[test]
+    fn a_ring_whose_share_shrinks_gives_its_room_back() {
+        let mut h = History::default();
+        for i in 0..64 {
+            h.record_within(start() + TimeDelta::seconds(i), 0.5, 63);
+        }
+        assert_eq!(h.points.capacity(), 64);
+        h.record_within(start() + TimeDelta::seconds(64), 0.5, 7);
+        assert_eq!(h.points().len(), 7);
+        assert!(h.points.capacity() <= 8, "{}", h.points.capacity());
+        assert_eq!(h.points().iter().map(|p| p.samples).sum::<u32>(), 65);
+    }
+
+    #[test]
+    fn the_summary_says_min_avg_max_and_time_under_20_percent() {
+        let mut h = History::default();
+        for share in [0.1, 0.5, 0.9, 0.5] {
+            h.record(start(), share);
+        }
+        assert_eq!(h.stats().unwrap().summary(), "min 10 % · avg 50 % · max 90 % · under 20 % 25 % of the time");
     }
 
     #[test]

@@ -73,6 +73,12 @@ pub fn gpus_in_use(reported: Option<i64>, workloads: &[Workload]) -> i64 {
     reported.unwrap_or_else(|| listed_gpus(workloads))
 }
 
+/// The share of a node's GPUs in use (by [`gpus_in_use`]), a point of its utilization line;
+/// `None` for a node of no GPUs. Figures out of range are left for the line to clamp.
+pub fn utilization(node: &Node) -> Option<f64> {
+    (node.gpus > 0).then(|| gpus_in_use(node.gpus_in_use, &node.workloads) as f64 / node.gpus as f64)
+}
+
 /// Saturating: a sum of absurd counts stays `i64::MAX` (drawn clipped), never wraps; a
 /// negative count adds nothing.
 fn listed_gpus(workloads: &[Workload]) -> i64 {

@@ -68,7 +68,10 @@ impl NodesModel {
         }
         match result {
             Ok(response) => {
-                client::timed(NODES_APPLY, || self.store.apply(&response));
+                client::timed(NODES_APPLY, || {
+                    self.store.apply(&response);
+                    self.store.record(&response, at);
+                });
                 let response = Arc::new(response);
                 if !response.workloads_unknown {
                     self.known.set(Some(Fetched { value: Arc::clone(&response), at }));

@@ -320,10 +320,6 @@ fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
 const SPARK_WIDTH: f64 = 120.0;
 const SPARK_HEIGHT: f64 = 28.0;
 
-fn percent(share: f64) -> String {
-    format!("{:.0} %", share * 100.0)
-}
-
 /// A small line of the share of GPUs in use since the tab opened (the dashed line is 20 %),
 /// with min, mean and max and the share of time under 20 %. SVG attributes and classes only:
 /// the CSP allows no inline style.
@@ -341,13 +337,7 @@ fn UseHistory(store: FleetStore, id: i64) -> impl IntoView {
         let line = sparkline(history.points(), first.at, end, SPARK_WIDTH, SPARK_HEIGHT);
         let last_x = line.rsplit(' ').next().and_then(|p| p.split_once(',')).map(|(x, y)| (x.to_owned(), y.to_owned()));
         let low = format!("{:.1}", (1.0 - LOW_USE) * SPARK_HEIGHT);
-        let summary = format!(
-            "min {} · avg {} · max {} · under 20 % {} of the time",
-            percent(stats.min),
-            percent(stats.mean),
-            percent(stats.max),
-            percent(stats.below_share)
-        );
+        let summary = stats.summary();
         view! {
             <svg
                 class="spark"
