@@ -54,7 +54,9 @@ const q = s => document.querySelector(s);
 const text = s => { const e = q(s); return e ? e.innerText : null; };
 return {
   path: location.pathname + location.search,
-  cards: [...document.querySelectorAll('article.node-card')].map(c => c.innerText),
+  // A card's placement: its head and body, not its use line (which grows with every poll).
+  cards: [...document.querySelectorAll('article.node-card')]
+    .map(c => [...c.children].filter(e => !e.classList.contains('node-line')).map(e => e.innerText).join('\n')),
   stale_grid: !!q('.node-grid.stale'),
   status: text('.live-status') || '',
   error_title: text('.nodes-page .error-panel .error-title'),

@@ -2,6 +2,7 @@
 //! errors), and the log of API requests (`GET /api/__sim/requests`) from which tests check
 //! polling gaps and that at most one request per path is in flight.
 
+use crate::assumptions::ORG_API_PREFIX;
 use crate::auth;
 use crate::faults::HOOKS_PREFIX;
 use crate::state::Sim;
@@ -119,7 +120,9 @@ impl Drop for Pending {
 pub async fn observe(State(sim): State<Arc<Sim>>, request: Request, next: Next) -> Response {
     let id = sim.next_request_id();
     let path = request.uri().path().to_owned();
-    let mut pending = (path.starts_with("/api") && !path.starts_with(HOOKS_PREFIX)).then(|| {
+    // Both APIs' requests (the org API is also served alone under its own prefix), never the hooks'.
+    let api = path.starts_with("/api") || path.starts_with(ORG_API_PREFIX);
+    let mut pending = (api && !path.starts_with(HOOKS_PREFIX)).then(|| {
         let entry = Entry {
             id: id.clone(),
             method: request.method().to_string(),
