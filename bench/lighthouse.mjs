@@ -63,15 +63,16 @@ function summary(name, { lhr, report }) {
   };
 }
 
-/** Connects through the Connect page with "keep for this tab"; resolves on the list. */
+/** Connects through the Connect page with "keep for this tab"; resolves once connected (the
+ * console then lands on its overview). */
 async function connect(page) {
   await page.goto(`${origin}/`, { waitUntil: 'load' });
   await page.waitForSelector('#api-key');
   await page.type('#api-key', key);
   await page.click('input[name=keep]');
   await page.click('form button[type=submit]');
-  await page.waitForFunction(() => location.pathname === '/reservations', { timeout: 20_000 });
-  await page.waitForSelector('table.reservations-table tbody tr', { timeout: 20_000 });
+  await page.waitForFunction(() => location.pathname !== '/', { timeout: 20_000 });
+  await page.waitForSelector('header .session .badge', { timeout: 20_000 });
 }
 
 const chrome = await chromeLauncher.launch({

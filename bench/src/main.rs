@@ -311,8 +311,11 @@ async fn run(options: &Options, root: &Path) -> Report {
     };
     let big = expected.split_off(2);
     if let Some(wire) = report.wire.as_mut() {
-        wire.poll_json =
-            keep(missing, "one poll on the wire", measure::poll_transfer(&browser, &expected[0].1, KEY).await);
+        wire.poll_json = keep(
+            missing,
+            "one poll on the wire",
+            measure::poll_transfer(&browser, expected[0].0, &expected[0].1, KEY).await,
+        );
     }
     measure::install_probe(&browser, &[expected.as_slice(), big.as_slice()].concat()).await;
 
