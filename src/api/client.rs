@@ -112,7 +112,7 @@ impl Connection {
 
     /// The provider's console origin, checked with [`console_origin_problem`]; blank means none.
     pub fn with_console_origin(self, origin: &str) -> Self {
-        let origin = origin.trim().trim_end_matches('/');
+        let origin = trimmed(origin);
         Connection { console_origin: (!origin.is_empty()).then(|| origin.to_owned()), ..self }
     }
 
@@ -154,9 +154,14 @@ impl Connection {
     }
 }
 
-/// `raw` without blanks and trailing slashes, or `default` when that leaves nothing.
+/// `raw` without surrounding blanks and trailing slashes, as a base URL or origin is kept.
+fn trimmed(raw: &str) -> &str {
+    raw.trim().trim_end_matches('/')
+}
+
+/// `raw` [`trimmed`], or `default` when that leaves nothing.
 fn base_url_or(raw: &str, default: &str) -> String {
-    let trimmed = raw.trim().trim_end_matches('/');
+    let trimmed = trimmed(raw);
     if trimmed.is_empty() { default } else { trimmed }.to_owned()
 }
 
@@ -171,7 +176,7 @@ enum Api {
 /// An origin is `https://host[:port]` (plain `http://` only for a loopback host), with no
 /// path, query or credentials: the console adds the page's path itself.
 pub fn console_origin_problem(raw: &str) -> Option<&'static str> {
-    let origin = raw.trim().trim_end_matches('/');
+    let origin = trimmed(raw);
     if origin.is_empty() {
         return None;
     }
@@ -286,13 +291,14 @@ pub struct Checked {
 
 /// `GET /gpu-reservations`, read by Connect to check the key.
 pub async fn check_key(conn: &Connection) -> Result<Checked, ApiError> {
-    let answered = async {
-        let answer = exchange(conn, Api::Compute, Method::Get, "/gpu-reservations", None).await?;
-        let reservations = decode(answer.status, &answer.headers, &answer.text, Utc::now())?;
-        let rate_limit = parse_rate_limit(&answer.headers);
-        Ok(Checked { reservations, simulator: says_simulator(&answer.headers), rate_limit })
-    };
-    answered.await.map_err(|e: ApiError| e.redact(&conn.key.0))
+    answered(conn, Api::Compute, Method::Get, "/gpu-reservations", Ok(None), |answer| {
+        Ok(Checked {
+            reservations: decode(answer.status, &answer.headers, &answer.text, Utc::now())?,
+            simulator: says_simulator(&answer.headers),
+            rate_limit: parse_rate_limit(&answer.headers),
+        })
+    })
+    .await
 }
 
 /// Whether an answer's headers say it came from the local simulator.
@@ -328,11 +334,10 @@ struct PaymentShown {
 /// [`NODES_DECODE`] (a 10,000-node answer is ~2.7 MB).
 pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {
     let path = format!("/gpu-reservations/{id}/nodes");
-    let answered = async {
-        let answer = exchange(conn, Api::Compute, Method::Get, &path, None).await?;
+    answered(conn, Api::Compute, Method::Get, &path, Ok(None), |answer| {
         timed(NODES_DECODE, || decode(answer.status, &answer.headers, &answer.text, Utc::now()))
-    };
-    answered.await.map_err(|e| e.redact(&conn.key.0))
+    })
+    .await
 }
 
 /// What a request ended by the console fails with (its page was left or its session ended):
@@ -389,7 +394,7 @@ enum Method {
     Post,
 }
 
-/// Sends one request and decodes its answer. Every error leaving here has the key redacted.
+/// Sends one request and decodes its answer.
 async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     conn: &Connection,
     api: Api,
@@ -397,12 +402,26 @@ async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     path: &str,
     body: Option<&B>,
 ) -> Result<T, ApiError> {
-    let answered = async {
-        let body = body.map(serde_json::to_string).transpose().map_err(unbuildable)?;
-        let answer = exchange(conn, api, method, path, body).await?;
-        decode(answer.status, &answer.headers, &answer.text, Utc::now())
+    let body = body.map(serde_json::to_string).transpose().map_err(unbuildable);
+    answered(conn, api, method, path, body, |answer| decode(answer.status, &answer.headers, &answer.text, Utc::now()))
+        .await
+}
+
+/// Sends one request with its JSON `body` (or the error building it) and reads its answer
+/// with `read`. The one place every error leaving the client has the key redacted.
+async fn answered<T>(
+    conn: &Connection,
+    api: Api,
+    method: Method,
+    path: &str,
+    body: Result<Option<String>, ApiError>,
+    read: impl FnOnce(&Answer) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    let answer = match body {
+        Ok(body) => exchange(conn, api, method, path, body).await,
+        Err(unbuilt) => Err(unbuilt),
     };
-    answered.await.map_err(|e| e.redact(&conn.key.0))
+    answer.and_then(|answer| read(&answer)).map_err(|e| e.redact(&conn.key.0))
 }
 
 /// The body could not be serialised, or the browser refused the request as built.
