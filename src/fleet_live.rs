@@ -18,6 +18,7 @@ use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
 use crate::domain::time::Zone;
+use crate::live::{hidden, now_ms};
 use crate::state::{use_clock, use_connection, Clock, ConnectionState, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -273,14 +274,6 @@ impl Default for FleetStore {
 /// The store provided by the app.
 pub fn use_fleet() -> FleetStore {
     expect_context::<FleetStore>()
-}
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
-
-fn hidden() -> bool {
-    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
 
 /// Node changes kept for the alerts: far more than a session shows.

@@ -108,11 +108,13 @@ struct Loop {
     listeners: RefCell<Vec<WindowListenerHandle>>,
 }
 
-fn now_ms() -> f64 {
+/// Now on `performance.now()`'s clock, in ms: the clock every polling loop schedules by.
+pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-fn hidden() -> bool {
+/// Whether the tab is hidden, when every loop stops fetching (and notifications may show).
+pub fn hidden() -> bool {
     web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
 

@@ -8,6 +8,7 @@
 
 use crate::api::models::Timestamp;
 use crate::domain::alerts::{Alert, Severity};
+use crate::live::hidden;
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 use wasm_bindgen::prelude::*;
@@ -71,10 +72,6 @@ async fn request_permission() -> Option<String> {
     let ask: js_sys::Function = js_sys::Reflect::get(&class, &"requestPermission".into()).ok()?.dyn_into().ok()?;
     let promise: js_sys::Promise = ask.call0(&class).ok()?.dyn_into().ok()?;
     wasm_bindgen_futures::JsFuture::from(promise).await.ok()?.as_string()
-}
-
-fn hidden() -> bool {
-    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
 
 fn show(alert: &Alert) {
