@@ -116,8 +116,16 @@ impl Console {
 
     /// Fills the Connect page with the default base URL and `key`, and submits it.
     pub async fn submit_key(&self, key: &str) {
+        self.submit_with(key, &[]).await;
+    }
+
+    /// [`Self::submit_key`] with other Connect fields filled too: `(input id, value)`.
+    async fn submit_with(&self, key: &str, fields: &[(&str, &str)]) {
         self.open("/").await;
         self.browser.type_into("#base-url", "/api").await;
+        for (id, value) in fields {
+            self.browser.type_into(&format!("#{id}"), value).await;
+        }
         self.browser.type_into("#api-key", key).await;
         self.browser.click("form.connect-form button[type=submit]").await;
     }
@@ -125,7 +133,13 @@ impl Console {
     /// Connects with `key` through the Connect page and waits until the header shows the
     /// session (with the role learnt) and the page has moved on from Connect.
     pub async fn connect(&self, key: &str) {
-        self.submit_key(key).await;
+        self.connect_with(key, &[]).await;
+    }
+
+    /// [`Self::connect`] with other Connect fields filled too: `(input id, value)`, e.g. the
+    /// org capacity API's base URL or the provider console's origin.
+    pub async fn connect_with(&self, key: &str, fields: &[(&str, &str)]) {
+        self.submit_with(key, fields).await;
         self.browser.wait_for("header .session .badge").await;
         self.browser
             .eventually(format!("leaving Connect after connecting with {key}"), || async {

@@ -44,21 +44,10 @@ async fn reclaim_shows_a_dry_run_before_the_confirmed_reclaim_and_its_result() {
     console.assert_no_console_errors(&[]).await;
 }
 
-/// Connects through the Connect page with the org capacity API at `org_base_url`.
-async fn connect_with_org_api(console: &Console, key: &str, org_base_url: &str) {
-    console.open("/").await;
-    let browser = &console.browser;
-    browser.type_into("#base-url", "/api").await;
-    browser.type_into("#org-base-url", org_base_url).await;
-    browser.type_into("#api-key", key).await;
-    browser.click("form.connect-form button[type=submit]").await;
-    browser.wait_for("header .session .badge").await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_org_page_reads_the_org_api_at_its_own_base_url_and_says_which() {
     let console = Console::start().await;
-    connect_with_org_api(&console, OWNER_KEY, "/org-api").await;
+    console.connect_with(OWNER_KEY, &[("org-base-url", "/org-api")]).await;
     console.navigate("/orgs/org_acme").await;
     let browser = &console.browser;
     let source = browser.wait_for_text(".org-source", "/org-api").await;
@@ -71,7 +60,7 @@ async fn the_org_page_reads_the_org_api_at_its_own_base_url_and_says_which() {
 
     // A base URL that serves the console's page instead of the org API is said to be one.
     let console = Console::start().await;
-    connect_with_org_api(&console, OWNER_KEY, "/not-the-org-api").await;
+    console.connect_with(OWNER_KEY, &[("org-base-url", "/not-the-org-api")]).await;
     console.navigate("/orgs/org_acme").await;
     let panel = console.browser.wait_for_text(".error-panel", "does not serve the org capacity API").await;
     assert!(panel.contains("Not the org capacity API"), "{panel}");

@@ -38,12 +38,7 @@ async fn the_workload_view_links_to_the_provider_console_only_when_one_is_set() 
     browser.wait_for(".workload-page .page-head").await;
     assert!(!browser.exists(".provider-link").await, "no provider console set, no link");
 
-    browser.click("header .session button").await;
-    browser.wait_for("#api-key").await;
-    browser.type_into("#console-origin", "https://console.ecohash.com").await;
-    browser.type_into("#api-key", OWNER_KEY).await;
-    browser.click("form.connect-form button[type=submit]").await;
-    browser.wait_for("header .session .badge").await;
+    console.connect_with(OWNER_KEY, &[("console-origin", "https://console.ecohash.com")]).await;
     console.navigate(workload).await;
     let link = browser.wait_for(".provider-link").await;
     assert_eq!(link.attr("href").await.unwrap().as_deref(), Some("https://console.ecohash.com/gpu-clusters/418"));
