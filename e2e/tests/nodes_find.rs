@@ -37,7 +37,10 @@ async fn address_holds(console: &Console, parts: &[&str]) -> String {
 async fn the_filters_are_read_from_the_address_written_back_to_it_and_restored_by_back() {
     let console = Console::start().await;
     console.connect(OWNER_KEY).await;
-    console.navigate("/reservations/12/nodes?state=ready&sort=free&poll_ms=1000").await;
+    // In the order the page writes it (others first, then the filters): an address in
+    // another order is rewritten in place once the page is up, which `navigate`, waiting
+    // for the address it was given, could then miss.
+    console.navigate("/reservations/12/nodes?poll_ms=1000&state=ready&sort=free").await;
     let browser = &console.browser;
     browser.wait_for("article.node-card").await;
     assert_eq!(value_of(&console, "select[name=state]").await, "ready");

@@ -87,6 +87,9 @@ async fn every_page_renders_for_the_owner_and_then_a_member_without_console_erro
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workload_name_on_nodes_opens_the_workload_view_for_the_owner_and_a_member() {
     let console = Console::start().await;
+    // Placement moves every 4 s and a workload lasts a few ticks: on a slow machine the one
+    // clicked could end before its page's first read (the page then says so, rightly).
+    console.sim.freeze_clock().await;
     let browser = &console.browser;
     for (role, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
         console.connect_instead(key).await;
