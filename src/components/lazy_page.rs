@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -76,7 +77,7 @@ pub(crate) use lazy_page;
 /// route builds its view, inside the route's reactive owner, so it is disposed with it.
 /// Until the code is here a note says the page is loading; a failed fetch is explained
 /// with a Retry, and the header and every other page keep working.
-pub fn lazy<P, E, L>(preload: fn() -> P, load: fn() -> L) -> impl IntoView
+pub fn lazy<P, E, L>(preload: fn() -> P, load: fn() -> L) -> AnyView
 where
     P: Future<Output = Result<(), E>> + 'static,
     E: Into<ChunkUnavailable>,
@@ -85,58 +86,73 @@ where
     lazy_within(PAGE_LOAD_TIMEOUT, preload, load)
 }
 
+/// A fetch or a build under way, whichever page it is for.
+type Pending<T> = Pin<Box<dyn Future<Output = Result<T, ChunkUnavailable>>>>;
+
 /// [`lazy`], a fetch still under way after `timeout` failing with a Retry. A late answer
 /// of an earlier attempt is taken only if it brings the code (never a late failure over
 /// the attempt the Retry started).
-pub fn lazy_within<P, E, L>(timeout: Duration, preload: fn() -> P, load: fn() -> L) -> impl IntoView
+///
+/// Generic only in this thin shell: the loading itself is compiled once, not once per
+/// page, which kept seven copies of it (and of [`ChunkFailed`]) in the first load.
+pub fn lazy_within<P, E, L>(timeout: Duration, preload: fn() -> P, load: fn() -> L) -> AnyView
 where
     P: Future<Output = Result<(), E>> + 'static,
     E: Into<ChunkUnavailable>,
     L: Future<Output = Result<AnyView, ChunkUnavailable>> + 'static,
 {
+    let preload = move || -> Pending<()> { Box::pin(async move { preload().await.map_err(Into::into) }) };
+    let load = move || -> Pending<AnyView> { Box::pin(load()) };
+    loading(timeout, Arc::new(preload), Arc::new(load))
+}
+
+fn loading(
+    timeout: Duration,
+    preload: Arc<dyn Fn() -> Pending<()> + Send + Sync>,
+    load: Arc<dyn Fn() -> Pending<AnyView> + Send + Sync>,
+) -> AnyView {
     let fetched = RwSignal::new(None::<Result<(), ChunkUnavailable>>);
     let attempt = StoredValue::new(0_u32);
-    let fetch = move || {
-        let fetching = preload();
-        match poll_once(fetching) {
-            Ok(done) => fetched.set(Some(done.map_err(Into::into))),
-            Err(fetching) => {
-                fetched.set(None);
-                let this = attempt.get_value().wrapping_add(1);
-                attempt.set_value(this);
-                let current = move || attempt.try_get_value() == Some(this);
-                let timer = set_timeout_with_handle(
-                    move || {
-                        if current() && fetched.try_get_untracked().flatten().is_none() {
-                            let _ = fetched.try_set(Some(Err(ChunkUnavailable)));
-                        }
-                    },
-                    timeout,
-                )
-                .ok();
-                leptos::task::spawn_local(async move {
-                    let done = fetching.await.map_err(Into::into);
-                    if let Some(timer) = timer {
-                        timer.clear();
+    let fetch = move || match poll_once(preload()) {
+        Ok(done) => fetched.set(Some(done)),
+        Err(fetching) => {
+            fetched.set(None);
+            let this = attempt.get_value().wrapping_add(1);
+            attempt.set_value(this);
+            let current = move || attempt.try_get_value() == Some(this);
+            let timer = set_timeout_with_handle(
+                move || {
+                    if current() && fetched.try_get_untracked().flatten().is_none() {
+                        let _ = fetched.try_set(Some(Err(ChunkUnavailable)));
                     }
-                    // The page may have been left while its code was on its way.
-                    if done.is_ok() || current() {
-                        let _ = fetched.try_set(Some(done));
-                    }
-                });
-            }
+                },
+                timeout,
+            )
+            .ok();
+            leptos::task::spawn_local(async move {
+                let done = fetching.await;
+                if let Some(timer) = timer {
+                    timer.clear();
+                }
+                // The page may have been left while its code was on its way.
+                if done.is_ok() || current() {
+                    let _ = fetched.try_set(Some(done));
+                }
+            });
         }
     };
     fetch();
-    move || match fetched.get() {
+    let retry = Callback::new(move |()| fetch());
+    (move || match fetched.get() {
         // Loaded: the page's own future is ready at its first poll.
         Some(Ok(())) => match poll_once(load()) {
             Ok(Ok(page)) => page,
-            Ok(Err(ChunkUnavailable)) | Err(_) => view! { <ChunkFailed retry=fetch/> }.into_any(),
+            Ok(Err(ChunkUnavailable)) | Err(_) => view! { <ChunkFailed retry/> }.into_any(),
         },
-        Some(Err(ChunkUnavailable)) => view! { <ChunkFailed retry=fetch/> }.into_any(),
+        Some(Err(ChunkUnavailable)) => view! { <ChunkFailed retry/> }.into_any(),
         None => view! { <p class="panel-note" role="status">"Loading the page…"</p> }.into_any(),
-    }
+    })
+    .into_any()
 }
 
 /// Turns on the stylesheets `<link id=…>` named by `ids`, and resolves once they apply.
@@ -183,8 +199,7 @@ fn enable_style(id: &str) -> Option<js_sys::Promise> {
 }
 
 /// Polls `future` once: its output if it is ready, the future itself otherwise.
-fn poll_once<F: Future>(future: F) -> Result<F::Output, Pin<Box<F>>> {
-    let mut future = Box::pin(future);
+fn poll_once<T>(mut future: Pending<T>) -> Result<Result<T, ChunkUnavailable>, Pending<T>> {
     match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(output) => Ok(output),
         Poll::Pending => Err(future),
@@ -192,7 +207,7 @@ fn poll_once<F: Future>(future: F) -> Result<F::Output, Pin<Box<F>>> {
 }
 
 #[component]
-fn ChunkFailed(retry: impl Fn() + 'static) -> impl IntoView {
+fn ChunkFailed(retry: Callback<()>) -> impl IntoView {
     view! {
         <section class="error-panel" role="alert">
             <h2 class="error-title">"This page could not be loaded"</h2>
@@ -205,7 +220,7 @@ fn ChunkFailed(retry: impl Fn() + 'static) -> impl IntoView {
                 <strong>"What to do: "</strong>
                 "Retry. If it keeps failing, reload the tab to start the newest release."
             </p>
-            <button type="button" class="button" on:click=move |_| retry()>
+            <button type="button" class="button" on:click=move |_| retry.run(())>
                 "Retry"
             </button>
         </section>
