@@ -5,6 +5,7 @@ pub mod api;
 pub mod components;
 pub mod domain;
 pub mod fleet_live;
+pub mod head_start;
 pub mod live;
 pub mod pages;
 pub mod router;
@@ -26,6 +27,7 @@ use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice
 pub fn App() -> impl IntoView {
     provide_context(ConnectionState::restore());
     provide_context(fleet_live::FleetStore::new());
+    provide_context(head_start::NodesHeadStart::default());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());
     view! {
@@ -44,10 +46,14 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Pages() -> impl IntoView {
     let (state, location) = (use_connection(), use_location());
+    let head_start = expect_context::<head_start::NodesHeadStart>();
     let route = location.route();
     move || {
         let route = route.get();
         state.arrive_at(&location.path().get_untracked());
+        if let Route::Nodes(id) = &route {
+            head_start.start(state, id);
+        }
         match route {
             Route::Connect => view! { <ConnectPage/> }.into_any(),
             Route::Overview => connected(|| lazy(overview::preload, overview::load)).into_any(),

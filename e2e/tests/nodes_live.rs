@@ -136,3 +136,33 @@ async fn pausing_stops_the_polls_until_resumed() {
         .await;
     console.assert_no_console_errors(&[]).await;
 }
+
+/// The Nodes page's first read leaves beside the page's code, not after it: on the first
+/// visit the `/nodes` request starts before the page's chunk has arrived (a large
+/// reservation's grid waited for both, one after the other), and that read is the page's
+/// first poll: one request, not the router's and then the page's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_visit_reads_the_nodes_while_the_page_code_loads_and_only_once() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    console.connect(OWNER_KEY).await;
+    console.sim.clear_requests().await;
+    // The default interval (5 s): no second poll before the checks below.
+    console.navigate("/reservations/12/nodes").await;
+    console.browser.wait_for("article.node-card").await;
+    let sent = console.sim.requests(NODES_API).await.requests;
+    assert_eq!(sent.len(), 1, "one read for the first grid: {sent:?}");
+    let timings = console
+        .browser
+        .script(
+            "const all = performance.getEntriesByType('resource');
+             const chunk = all.find(r => r.name.includes('/split_nodes-'));
+             const read = all.find(r => r.name.includes('/api/gpu-reservations/12/nodes'));
+             return { chunk_arrived: chunk ? chunk.responseEnd : null, read_sent: read ? read.startTime : null };",
+        )
+        .await;
+    let (arrived, sent) = (timings["chunk_arrived"].as_f64(), timings["read_sent"].as_f64());
+    let (Some(arrived), Some(sent)) = (arrived, sent) else { panic!("the chunk and the read were fetched: {timings}") };
+    assert!(sent < arrived, "the read was sent at {sent} ms, before the page's code arrived at {arrived} ms");
+    console.assert_no_console_errors(&[]).await;
+}

@@ -22,6 +22,7 @@ use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
 use crate::domain::time::{ago_seconds, format_time_of_day, relative};
 use crate::domain::words::{self, figure};
+use crate::head_start::NodesHeadStart;
 use crate::live::{page_interval, Live, LiveStatus};
 use crate::state::{use_clock, use_connection, use_time_zone};
 use chrono::{DateTime, Utc};
@@ -119,9 +120,15 @@ fn NodesLive(id: i64) -> impl IntoView {
     let state = use_connection();
     let reservation = read_reservation(id);
     let model = NodesModel::default();
+    let head_start = use_context::<NodesHeadStart>();
     let live = Live::start(
         page_interval(),
-        move || state.send(move |c| async move { client::nodes(&c, id).await }),
+        // The first read is the one the router sent while this page's code was on its way.
+        move || {
+            head_start
+                .and_then(|h| h.take(state, id))
+                .unwrap_or_else(|| state.send(move |c| async move { client::nodes(&c, id).await }))
+        },
         move |result| model.receive(result, Utc::now()),
     );
     let context = Signal::derive(move || {
