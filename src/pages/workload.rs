@@ -110,24 +110,26 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
                     let total = gpus_text(found.total_gpus);
                     let node_count = found.nodes.len();
                     view! {
-                        <p class="workload-name" title=found.name.clone()>{found.name.clone()}</p>
-                        <table class="workload-nodes">
-                            <caption>{format!("Where it runs on reservation #{id}")}</caption>
-                            <thead><tr><th scope="col">"Node"</th><th scope="col" class="num">"GPUs"</th></tr></thead>
-                            <tbody>
-                                {found
-                                    .nodes
-                                    .into_iter()
-                                    .map(|(node, gpus)| view! { <tr><td>{node}</td><td class="num">{gpus}</td></tr> })
-                                    .collect_view()}
-                            </tbody>
-                            <tfoot>
-                                <tr>
-                                    <th scope="row">{format!("Total on {node_count} node{}", if node_count == 1 { "" } else { "s" })}</th>
-                                    <td class="num workload-total">{total}</td>
-                                </tr>
-                            </tfoot>
-                        </table>
+                        <section class="panel">
+                            <p class="workload-name" title=found.name.clone()>{found.name.clone()}</p>
+                            <table class="data-table workload-nodes">
+                                <caption>{format!("Where it runs on reservation #{id}")}</caption>
+                                <thead><tr><th scope="col">"Node"</th><th scope="col" class="num">"GPUs"</th></tr></thead>
+                                <tbody>
+                                    {found
+                                        .nodes
+                                        .into_iter()
+                                        .map(|(node, gpus)| view! { <tr><td>{node}</td><td class="num">{gpus}</td></tr> })
+                                        .collect_view()}
+                                </tbody>
+                                <tfoot>
+                                    <tr>
+                                        <th scope="row">{format!("Total on {node_count} node{}", if node_count == 1 { "" } else { "s" })}</th>
+                                        <td class="num workload-total">{total}</td>
+                                    </tr>
+                                </tfoot>
+                            </table>
+                        </section>
                     }
                     .into_any()
                 }
