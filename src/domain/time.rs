@@ -50,15 +50,18 @@ pub fn offset_name(offset: FixedOffset) -> String {
     }
 }
 
-/// `14:05:09` in the zone (`14:05:09 UTC` when the zone is UTC): a time within the next
-/// minutes, such as the next try of a poll.
+/// `14:05:09 GMT+1` in the zone, which it names as [`format_time`] does (`14:05:09 UTC`
+/// when the zone is UTC): a time within the next minutes, such as the next try of a poll.
 pub fn format_time_of_day(t: Timestamp, zone: Zone) -> String {
     fn hms(t: impl Timelike) -> String {
         format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second())
     }
     match zone {
-        Zone::Local(offset) => hms(t.with_timezone(&offset)),
-        Zone::System => hms(t.with_timezone(&chrono::Local)),
+        Zone::Local(offset) => format!("{} {}", hms(t.with_timezone(&offset)), offset_name(offset)),
+        Zone::System => {
+            let local = t.with_timezone(&chrono::Local);
+            format!("{} {}", hms(local), offset_name(*local.offset()))
+        }
         Zone::Utc => format!("{} UTC", hms(t)),
     }
 }
@@ -270,11 +273,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_time_of_day_is_shown_in_the_zone_and_marked_when_utc() {
+    fn a_time_of_day_is_shown_in_the_zone_and_names_it() {
         let t = at(2026, 12, 2, 14, 5);
         assert_eq!(format_time_of_day(t, Zone::Utc), "14:05:00 UTC");
         let cet = chrono::FixedOffset::east_opt(3600).unwrap();
-        assert_eq!(format_time_of_day(t, Zone::Local(cet)), "15:05:00");
+        assert_eq!(format_time_of_day(t, Zone::Local(cet)), "15:05:00 GMT+1");
     }
 
     /// Seed 004's list item: active, 1 Nov 2026 – 1 Nov 2027.
