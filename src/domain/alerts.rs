@@ -5,6 +5,7 @@
 use crate::api::enums::{NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
 use crate::domain::capacity::runs_workloads;
+use crate::domain::grid::state_meaning;
 use crate::domain::time::{format_time, format_utc_date, relative, Zone};
 use chrono::TimeDelta;
 use std::collections::BTreeMap;
@@ -239,8 +240,8 @@ pub fn low_use(reservation: i64, share: f64) -> Option<Alert> {
     alert(Severity::Warning, reservation, text, None)
 }
 
-/// The latest change of each node: going into maintenance or preparing is a warning, coming
-/// back an info.
+/// The latest change of each node: going into maintenance or preparing is a warning that
+/// says what the state means for the capacity, coming back an info.
 pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
     let mut latest: BTreeMap<(i64, &str), &NodeChange> = BTreeMap::new();
     for change in changes {
@@ -257,9 +258,15 @@ pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
         .filter_map(|c| {
             let when = format_time(c.at, zone);
             let (severity, text) = if watched(&c.to) {
+                let meaning = state_meaning(&c.to).map(|m| format!(": {m}")).unwrap_or_default();
                 (
                     Severity::Warning,
-                    format!("{} of reservation #{} went {} (seen {when}).", c.node, c.reservation, words(&c.to)),
+                    format!(
+                        "{} of reservation #{} went {}{meaning} (seen {when}).",
+                        c.node,
+                        c.reservation,
+                        words(&c.to)
+                    ),
                 )
             } else {
                 (
@@ -373,7 +380,11 @@ mod tests {
         assert_eq!((changes[0].node.as_str(), &changes[0].to), ("node-1", &UnderMaintenance));
         let told = latest_node_changes(&changes, Zone::Utc);
         assert_eq!(told[0].severity, Severity::Warning);
-        assert_eq!(told[0].text, "node-1 of reservation #12 went under maintenance (seen 2 Dec 2026, 09:30 UTC).");
+        assert_eq!(
+            told[0].text,
+            "node-1 of reservation #12 went under maintenance: capacity kept on a replacement node \
+             (seen 2 Dec 2026, 09:30 UTC)."
+        );
         assert_eq!(told[1].severity, Severity::Info);
         assert!(told[1].text.starts_with("node-3 of reservation #12 is ready again, no longer preparing"));
         // Back to ready later: only the latest change of node-1 is told.
