@@ -36,6 +36,9 @@ async fn address_holds(console: &Console, parts: &[&str]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_filters_are_read_from_the_address_written_back_to_it_and_restored_by_back() {
     let console = Console::start().await;
+    // "K of 4 nodes" with at least one free GPU must read the same after leaving and coming
+    // back: placement holds still meanwhile.
+    console.sim.freeze_clock().await;
     console.connect(OWNER_KEY).await;
     // In the order the page writes it (others first, then the filters): an address in
     // another order is rewritten in place once the page is up, which `navigate`, waiting
