@@ -301,3 +301,19 @@ async fn a_429_is_a_calm_notice_that_waits_not_an_alert() {
     let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
     assert_eq!(panel.get_attribute("role").as_deref(), Some("alert"));
 }
+
+/// A 503 ends by itself as a 429 does: the same calm notice counting down its retry-after,
+/// in the browser as in `domain::explain`'s tests.
+#[wasm_bindgen_test]
+async fn a_503_is_a_calm_notice_that_waits_too() {
+    let f = form("active").await;
+    let headers = ResponseHeaders::from_pairs([("retry-after", "5")]);
+    let body = r#"{"error":"service_unavailable","message":"maintenance"}"#;
+    f.outcome.set(Some(Err(ApiError::from_response(503, &headers, body, now()))));
+    settle().await;
+    let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("status"), "not an alert");
+    assert!(panel.class_list().contains("notice"));
+    let page = text(&f.host);
+    assert!(page.contains("Waiting: 5 s left before the next try."), "{page}");
+}
