@@ -283,16 +283,29 @@ async fn a_402_shown_to_a_member_says_the_owner_pays() {
     assert!(!remedy.contains("Pay "), "{remedy}");
 }
 
-#[wasm_bindgen_test]
-async fn a_429_is_a_calm_notice_that_waits_not_an_alert() {
+/// The form showing `status` with `headers` and `body`: its error panel and the page's text.
+async fn failed_with(status: u16, headers: &[(&str, &str)], body: &str) -> (Form, web_sys::Element, String) {
     let f = form("active").await;
-    let headers = ResponseHeaders::from_pairs([("retry-after", "7"), ("x-ratelimit-remaining", "0")]);
-    f.outcome.set(Some(Err(ApiError::from_response(429, &headers, r#"{"error":"rate_limit_exceeded"}"#, now()))));
+    let headers = ResponseHeaders::from_pairs(headers.iter().copied());
+    f.outcome.set(Some(Err(ApiError::from_response(status, &headers, body, now()))));
     settle().await;
     let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
+    let page = text(&f.host);
+    (f, panel, page)
+}
+
+/// A calm notice: a status, not an alert.
+fn assert_calm(panel: &web_sys::Element) {
     assert_eq!(panel.get_attribute("role").as_deref(), Some("status"), "not an alert");
     assert!(panel.class_list().contains("notice"));
-    let page = text(&f.host);
+}
+
+#[wasm_bindgen_test]
+async fn a_429_is_a_calm_notice_that_waits_not_an_alert() {
+    let (f, panel, page) =
+        failed_with(429, &[("retry-after", "7"), ("x-ratelimit-remaining", "0")], r#"{"error":"rate_limit_exceeded"}"#)
+            .await;
+    assert_calm(&panel);
     assert!(page.contains("Waiting: 7 s left before the next try."), "{page}");
     assert!(page.contains("0 left"), "{page}");
     // A failure that does not end by itself stays an alert.
@@ -306,14 +319,8 @@ async fn a_429_is_a_calm_notice_that_waits_not_an_alert() {
 /// in the browser as in `domain::explain`'s tests.
 #[wasm_bindgen_test]
 async fn a_503_is_a_calm_notice_that_waits_too() {
-    let f = form("active").await;
-    let headers = ResponseHeaders::from_pairs([("retry-after", "5")]);
     let body = r#"{"error":"service_unavailable","message":"maintenance"}"#;
-    f.outcome.set(Some(Err(ApiError::from_response(503, &headers, body, now()))));
-    settle().await;
-    let panel = f.host.query_selector(".error-panel").unwrap().unwrap();
-    assert_eq!(panel.get_attribute("role").as_deref(), Some("status"), "not an alert");
-    assert!(panel.class_list().contains("notice"));
-    let page = text(&f.host);
+    let (_, panel, page) = failed_with(503, &[("retry-after", "5")], body).await;
+    assert_calm(&panel);
     assert!(page.contains("Waiting: 5 s left before the next try."), "{page}");
 }
