@@ -121,6 +121,13 @@ async fn grid_state(console: &Console) -> Value {
     console.browser.script(GRID_STATE).await
 }
 
+/// The drawn cards whose body does not fit their fixed-height card (it would scroll inside
+/// the card, its last lines out of sight), and how many drawn cards gloss their state.
+const CARDS_CUT: &str = "const cards = [...document.querySelectorAll('article.node-card')];
+    const cut = cards.filter((c) => { const b = c.querySelector('.node-body'); return b.scrollHeight > b.clientHeight + 1; })
+      .map((c) => c.querySelector('.node-name').textContent);
+    return { cut, glossed: cards.filter((c) => c.querySelector('.node-state-meaning')).length };";
+
 /// Saves `<name>-360.png`, the page at a small phone's width, then goes back to 1280 px.
 async fn phone_screenshot(console: &Console, name: &str) {
     let metrics =
@@ -260,6 +267,11 @@ async fn ten_thousand_nodes_scroll_by_keyboard_a_cluster_is_found_as_one_and_dec
     console.screenshots("owner-nodes-20-huge-search").await;
     browser.type_into("input[name=q]", "").await;
     browser.wait_for_text(".node-count", "10,000 nodes").await;
+    // Cells only, after three polls (the use lines drawn): every card shows all of itself,
+    // a preparing (node-8) or maintenance (node-50) node's too.
+    let fit = browser.script(CARDS_CUT).await;
+    assert!(fit["glossed"].as_u64() >= Some(1), "a preparing or maintenance node is drawn: {fit}");
+    assert_eq!(fit["cut"], json!([]), "cards whose body is cut: {fit}");
     console.screenshots("owner-nodes-20-huge").await;
     phone_screenshot(&console, "owner-nodes-20-huge").await;
     console.assert_no_console_errors(&[]).await;

@@ -341,10 +341,13 @@ fn node_body(
     let takes_launches = accepts_launches(&node);
     let workloads = &node.workloads[..];
     let mut html = Html::with_capacity(1024);
+    // Each in a title too: a cells-only card shows them on one line each, cut to fit.
     if let Some(meaning) = state_meaning(state) {
-        html.markup(r#"<p class="node-state-meaning">"#).text(meaning).markup("</p>");
+        html.markup(r#"<p class="node-state-meaning" title=""#).text(meaning).markup(r#"">"#).text(meaning);
+        html.markup("</p>");
     }
-    html.markup(r#"<p class="node-use num">"#).text(use_text(gpus, placement, takes_launches));
+    let usage = use_text(gpus, placement, takes_launches);
+    html.markup(r#"<p class="node-use num" title=""#).text(&usage).markup(r#"">"#).text(usage);
     html.markup(r#"</p><ol class="gpu-cells" aria-hidden="true">"#);
     let drawn = grid::cells(gpus, placement);
     for (i, cell) in drawn.cells.into_iter().enumerate() {
@@ -391,6 +394,7 @@ fn NodeSlot(
 ) -> impl IntoView {
     let badge = Memo::new(move |_| row.with(|r| r.as_ref().map(|r| r.state.with(state_label))));
     let name = move || row.with(|r| r.as_ref().map(|r| visible_controls(&r.name).into_owned()).unwrap_or_default());
+    let label = move || badge.with(|b| b.as_ref().map(|(label, _)| label.clone()).unwrap_or_default());
     // Set whole when the placement changes: one mutation, where patching cell by cell
     // would cost one per changed text and attribute (~20 for a node whose workloads all
     // moved). A property, not `inner_html`, which would keep a copy of every card's HTML in
@@ -415,11 +419,17 @@ fn NodeSlot(
             aria-posinset=move || position.get().to_string()
             aria-setsize=move || of.get().to_string()
         >
+            // Name and badge in titles too: a cells-only card keeps them on one line, cut to fit.
             <header class="node-head">
-                <h3 class="node-name">{name}</h3>
-                <span class=move || {
-                    badge.with(|b| format!("badge tone-{}", b.as_ref().map_or("unknown", |(_, tone)| tone_name(*tone))))
-                }>{move || badge.with(|b| b.as_ref().map(|(label, _)| label.clone()).unwrap_or_default())}</span>
+                <h3 class="node-name" title=name>{name}</h3>
+                <span
+                    class=move || {
+                        badge.with(|b| format!("badge tone-{}", b.as_ref().map_or("unknown", |(_, tone)| tone_name(*tone))))
+                    }
+                    title=label
+                >
+                    <span class="badge-text">{label}</span>
+                </span>
             </header>
             <div class="node-line" prop:innerHTML=line></div>
             <div class="node-body" prop:innerHTML=body></div>
@@ -705,10 +715,14 @@ mod tests {
     #[test]
     fn preparing_and_maintenance_nodes_say_what_their_state_means() {
         let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false);
-        assert!(preparing.contains(r#"<p class="node-state-meaning">GPUs available shortly</p>"#), "{preparing}");
+        assert!(
+            preparing
+                .contains(r#"<p class="node-state-meaning" title="GPUs available shortly">GPUs available shortly</p>"#),
+            "{preparing}"
+        );
         let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false);
         assert!(
-            maintenance.contains(r#"<p class="node-state-meaning">capacity kept on a replacement node</p>"#),
+            maintenance.contains(r#"<p class="node-state-meaning" title="capacity kept on a replacement node">capacity kept on a replacement node</p>"#),
             "{maintenance}"
         );
     }
