@@ -5,7 +5,7 @@
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::timestamp::MONTHS;
-use chrono::{Datelike, FixedOffset, Months, TimeDelta, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, Months, TimeDelta, Timelike};
 
 /// The zone times are shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,16 +22,19 @@ pub enum Zone {
 /// `2 Dec 2026, 15:05 GMT+1` in the zone, which it always names (`UTC` when the zone is
 /// UTC): a local time shown beside billing dates headed "(UTC)" must not pass for UTC.
 pub fn format_time(t: Timestamp, zone: Zone) -> String {
-    fn day_and_time(t: impl Datelike + Timelike) -> String {
-        format!("{}, {:02}:{:02}", day_month_year(&t), t.hour(), t.minute())
-    }
+    let (t, name) = in_zone(t, zone);
+    format!("{}, {:02}:{:02} {name}", day_month_year(&t), t.hour(), t.minute())
+}
+
+/// `t` as a clock in `zone` reads it, and the zone's name for it ([`offset_name`], or `UTC`).
+fn in_zone(t: Timestamp, zone: Zone) -> (DateTime<FixedOffset>, String) {
     match zone {
-        Zone::Local(offset) => format!("{} {}", day_and_time(t.with_timezone(&offset)), offset_name(offset)),
+        Zone::Local(offset) => (t.with_timezone(&offset), offset_name(offset)),
         Zone::System => {
-            let local = t.with_timezone(&chrono::Local);
-            format!("{} {}", day_and_time(local), offset_name(*local.offset()))
+            let local = t.with_timezone(&chrono::Local).fixed_offset();
+            (local, offset_name(*local.offset()))
         }
-        Zone::Utc => format!("{} UTC", day_and_time(t)),
+        Zone::Utc => (t.fixed_offset(), "UTC".to_owned()),
     }
 }
 
@@ -53,17 +56,8 @@ pub fn offset_name(offset: FixedOffset) -> String {
 /// `14:05:09 GMT+1` in the zone, which it names as [`format_time`] does (`14:05:09 UTC`
 /// when the zone is UTC): a time within the next minutes, such as the next try of a poll.
 pub fn format_time_of_day(t: Timestamp, zone: Zone) -> String {
-    fn hms(t: impl Timelike) -> String {
-        format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second())
-    }
-    match zone {
-        Zone::Local(offset) => format!("{} {}", hms(t.with_timezone(&offset)), offset_name(offset)),
-        Zone::System => {
-            let local = t.with_timezone(&chrono::Local);
-            format!("{} {}", hms(local), offset_name(*local.offset()))
-        }
-        Zone::Utc => format!("{} UTC", hms(t)),
-    }
+    let (t, name) = in_zone(t, zone);
+    format!("{:02}:{:02}:{:02} {name}", t.hour(), t.minute(), t.second())
 }
 
 /// `1 Dec 2026`: the UTC date, for billing periods.
