@@ -290,3 +290,59 @@ async fn a_read_for_the_session_outlives_its_page_and_ends_with_the_session() {
     assert_eq!(result.expect_err("aborted"), ApiError::network(client::CANCELLED));
     assert!((1.6..4.0).contains(&took), "aborted at the disconnect 1.7 s in, not on leaving the page: {took:.1} s");
 }
+
+/// Stands in for what `index.html`'s inline script leaves on `window`: a read of
+/// `http://ahead.invalid/api/gpu-reservations/12/nodes` with the key `k`, answered with one
+/// node, `node-sent-ahead`. Records every URL it is asked for.
+fn send_ahead() {
+    const SCRIPT: &str = r#"
+        window.asked = [];
+        window.__firstRead = {
+            take(url, authorization, signal) {
+                window.asked.push(url);
+                if (url !== "http://ahead.invalid/api/gpu-reservations/12/nodes" || authorization !== "Bearer k"
+                    || !(signal instanceof AbortSignal)) return null;
+                delete window.__firstRead;
+                const node = { display_name: "node-sent-ahead", state: "ready", gpus: 8, gpus_in_use: 0, workloads: [] };
+                return Promise.resolve(new Response(JSON.stringify({ nodes: [node], workloads_unknown: false }),
+                    { status: 200, headers: { "content-type": "application/json" } }));
+            },
+        };"#;
+    js_sys::Function::new_no_args(SCRIPT).call0(&wasm_bindgen::JsValue::NULL).expect("the stand-in is set");
+}
+
+/// The URLs the stand-in was asked for.
+fn asked() -> Vec<String> {
+    let asked = js_sys::Reflect::get(&web_sys::window().unwrap(), &"asked".into()).unwrap();
+    js_sys::Array::from(&asked).iter().filter_map(|v| v.as_string()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_read_sent_ahead_by_the_page_is_taken_by_the_same_url_and_key_once() {
+    send_ahead();
+    let other_key = Connection::new("http://ahead.invalid/api", "other");
+    let error =
+        client::nodes(&other_key, 12).await.expect_err("another key's read is its own, and the host does not exist");
+    assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
+
+    let conn = Connection::new("http://ahead.invalid/api", "k");
+    let error = client::reservation(&conn, 12).await.expect_err("another URL's read is its own");
+    assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
+
+    let nodes = client::nodes(&conn, 12).await.expect("the answer sent ahead");
+    let names: Vec<_> = nodes.nodes.iter().map(|n| n.display_name.as_str()).collect();
+    assert_eq!(names, ["node-sent-ahead"]);
+
+    let error =
+        client::nodes(&conn, 12).await.expect_err("taken once: the next read is sent, to a host that does not exist");
+    assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
+    assert_eq!(
+        asked(),
+        [
+            "http://ahead.invalid/api/gpu-reservations/12/nodes",
+            "http://ahead.invalid/api/gpu-reservations/12",
+            "http://ahead.invalid/api/gpu-reservations/12/nodes",
+        ],
+        "every GET asks until one takes it, then none does"
+    );
+}

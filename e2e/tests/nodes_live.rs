@@ -137,6 +137,48 @@ async fn pausing_stops_the_polls_until_resumed() {
     console.assert_no_console_errors(&[]).await;
 }
 
+/// A page opened at its own address, with the key kept for the tab, finds its first read
+/// already sent: `index.html` sends it while the document is still being parsed, before
+/// any of the console's code can run (a module script runs once parsing is over), where it
+/// waited for the code before, a first visit's longest wait on a slow link; and the page
+/// takes that answer as its own, so there is one read, not two. The reservations list and
+/// a Nodes page, each loaded afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_opened_at_its_address_sends_its_first_read_before_its_code_and_once() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    console.open("/").await;
+    console.browser.type_into("#base-url", "/api").await;
+    console.browser.type_into("#api-key", OWNER_KEY).await;
+    console.browser.click("input[name=keep]").await;
+    console.browser.click("form.connect-form button[type=submit]").await;
+    console.browser.wait_for("header .session .badge").await;
+    for (page, shown, read) in [
+        ("/reservations", "table.reservations-table tbody tr", "/api/gpu-reservations"),
+        ("/reservations/12/nodes", "article.node-card", NODES_API),
+    ] {
+        console.open(page).await;
+        console.browser.wait_for(shown).await;
+        let found = console
+            .browser
+            .client()
+            .execute(
+                "const [read] = arguments;
+                 const parsed = performance.getEntriesByType('navigation')[0].domInteractive;
+                 const reads = performance.getEntriesByType('resource').filter(r => new URL(r.name).pathname === read);
+                 return { parsed, reads_sent: reads.map(r => r.startTime) };",
+                vec![Value::from(read)],
+            )
+            .await
+            .expect("resource timing");
+        let parsed = found["parsed"].as_f64().unwrap_or_else(|| panic!("{page}: navigation timing: {found}"));
+        let reads: Vec<f64> = found["reads_sent"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+        assert_eq!(reads.len(), 1, "{page}: one read of {read}: {found}");
+        assert!(reads[0] < parsed, "{page}: the read left at {} ms, the document was parsed at {parsed} ms", reads[0]);
+    }
+    console.assert_no_console_errors(&[]).await;
+}
+
 /// The Nodes page's first read leaves beside the page's code, not after it: on the first
 /// visit the `/nodes` request starts before the page's chunk has arrived (a large
 /// reservation's grid waited for both, one after the other), and that read is the page's

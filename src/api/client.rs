@@ -448,28 +448,39 @@ async fn exchange(
     use gloo_net::http::RequestBuilder;
 
     let url = conn.url(api, path);
-    let method = match method {
-        Method::Get => gloo_net::http::Method::GET,
-        Method::Post => gloo_net::http::Method::POST,
-    };
     let timer = AbortTimer::start(conn.scope.0.as_ref())?;
-    let builder = RequestBuilder::new(&url)
-        .method(method)
-        .header("Authorization", &conn.authorization())
-        .header("Accept", "application/json")
-        .abort_signal(Some(&timer.signal()));
-    let request = match body {
-        Some(json) => builder.header("Content-Type", "application/json").body(json),
-        None => builder.build(),
-    }
-    .map_err(unbuildable)?;
-
     let failed = |e: &dyn fmt::Display| match timer.ended() {
         Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
         Some(Ended::Cancelled) => ApiError::network(CANCELLED),
         None => ApiError::network(e.to_string()),
     };
-    let response = request.send().await.map_err(|e| failed(&e))?;
+    // A page opened at its address may find its first read already sent (`first_read`).
+    let sent_ahead = match (method, &body) {
+        (Method::Get, None) => super::first_read::take(&url, &conn.authorization(), &timer.signal()),
+        _ => None,
+    };
+    let response = match sent_ahead {
+        Some(answer) => wasm_bindgen_futures::JsFuture::from(answer)
+            .await
+            .map(|raw| gloo_net::http::Response::from(raw.unchecked_into::<web_sys::Response>()))
+            .map_err(|e| failed(&JsText(e)))?,
+        None => {
+            let builder = RequestBuilder::new(&url)
+                .method(match method {
+                    Method::Get => gloo_net::http::Method::GET,
+                    Method::Post => gloo_net::http::Method::POST,
+                })
+                .header("Authorization", &conn.authorization())
+                .header("Accept", "application/json")
+                .abort_signal(Some(&timer.signal()));
+            let request = match body {
+                Some(json) => builder.header("Content-Type", "application/json").body(json),
+                None => builder.build(),
+            }
+            .map_err(unbuildable)?;
+            request.send().await.map_err(|e| failed(&e))?
+        }
+    };
     let (status, headers) = (response.status(), ResponseHeaders::from_pairs(response.headers().entries()));
     let refused = match declared_too_large(status, &headers, Utc::now()) {
         Some(refused) => refused,

@@ -5,6 +5,7 @@ pub mod client;
 pub mod enums;
 pub mod error;
 pub mod escape;
+pub mod first_read;
 pub mod limits;
 pub mod models;
 pub mod money;
