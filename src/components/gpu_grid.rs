@@ -27,7 +27,6 @@ use crate::domain::alerts::LOW_USE;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::fleet_history::{node_capacity, percent, sparkline, History};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
-use crate::domain::text::visible_controls;
 use crate::domain::window::{columns_of, px, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
 use chrono::TimeDelta;
@@ -306,9 +305,9 @@ const LINE_HEIGHT: f64 = 20.0;
 /// (the dashed line is 20 %), min, average, max and time under 20 % in its title, the
 /// average beside it. Nothing before it has two points. SVG attributes and classes only:
 /// the CSP allows no inline style.
-fn node_line(history: &History) -> String {
+fn node_line(history: &History) -> Html {
     let (Some(stats), [first, .., last]) = (history.stats(), history.points()) else {
-        return String::new();
+        return Html::default();
     };
     let line = sparkline(history.points(), first.at, last.at, LINE_WIDTH, LINE_HEIGHT);
     let low = format!("{:.1}", (1.0 - LOW_USE) * LINE_HEIGHT);
@@ -319,10 +318,12 @@ fn node_line(history: &History) -> String {
     html.markup(r#"" y2=""#).text(&low).markup(r#""></line><polyline class="node-spark-line" points=""#);
     html.text(line).markup(r#""></polyline></svg><span class="node-spark-avg num" aria-hidden="true">avg "#);
     html.text(percent(stats.mean)).markup("</span>");
-    html.into_string()
+    html
 }
 
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
+/// Cells only (`listed` false), the workloads are left out: hidden, they would only be
+/// built and parsed for nothing at every card a scroll draws.
 fn node_body(
     reservation: i64,
     name: &str,
@@ -330,7 +331,8 @@ fn node_body(
     gpus: i64,
     placement: Option<&Placement>,
     repeated: bool,
-) -> String {
+    listed: bool,
+) -> Html {
     let node = Node {
         display_name: name.to_owned(),
         state: state.clone(),
@@ -356,11 +358,14 @@ fn node_body(
     if drawn.clipped > 0 {
         html.markup(r#"<li class="gpu-more">+"#).text(drawn.clipped).markup(" more</li>");
     }
-    html.markup(r#"</ol><ol class="node-workloads">"#);
-    for (i, w) in workloads.iter().enumerate() {
-        write_workload(&mut html, reservation, i, w);
-    }
     html.markup("</ol>");
+    if listed {
+        html.markup(r#"<ol class="node-workloads">"#);
+        for (i, w) in workloads.iter().enumerate() {
+            write_workload(&mut html, reservation, i, w);
+        }
+        html.markup("</ol>");
+    }
     let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
     if repeated {
         flags.push(format!("The API lists a node named {name} more than once."));
@@ -373,67 +378,69 @@ fn node_body(
         }
         html.markup("</ul></div>");
     }
+    html
+}
+
+/// A card's head: the name and the state's badge, each in a title too (a cells-only card
+/// keeps them on one line, cut to fit).
+fn write_head(html: &mut Html, name: &str, state: &NodeState) {
+    let (label, tone) = state_label(state);
+    html.markup(r#"<header class="node-head"><h3 class="node-name" title=""#).text(name).markup(r#"">"#).text(name);
+    html.markup(r#"</h3><span class="badge tone-"#).markup(tone_name(tone)).markup(r#"" title=""#).text(&label);
+    html.markup(r#""><span class="badge-text">"#).text(&label).markup("</span></span></header>");
+}
+
+/// A whole card — head, utilization line, body — as HTML, from one read of its row's
+/// signals (so the slot redraws it when any of them changes).
+fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
+    let mut html = Html::with_capacity(2048);
+    row.state.with(|state| {
+        write_head(&mut html, &row.name, state);
+        html.markup(r#"<div class="node-line">"#).append(row.with_history(|h| node_line(h)));
+        html.markup(r#"</div><div class="node-body">"#);
+        let body = row
+            .placement
+            .with(|p| node_body(reservation, &row.name, state, row.gpus.get(), p.as_ref(), row.repeated, listed));
+        html.append(body).markup("</div>");
+    });
     html.into_string()
 }
 
 /// One card of the window: whichever node is at its place in the window now. Slots are
 /// made for as many cards as the window holds and show another node as the grid scrolls,
 /// so scrolling creates no card and no reactive node (each created and removed would keep
-/// wasm memory, see the module's note): it rewrites a slot's name, badge and body. A poll
-/// still touches only the slots whose node changed: each reads its node's signals only.
+/// wasm memory, see the module's note): it rewrites a slot's HTML. A poll still touches
+/// only the slots whose node changed: each reads its node's signals only.
 #[component]
 fn NodeSlot(
     reservation: i64,
     row: Memo<Option<NodeRow>>,
     /// The store's word that utilization lines are due for a redraw.
     lines: Trigger,
+    /// Cells only: the body leaves out the workloads.
+    compact: Signal<bool>,
     /// 1-based place among the nodes shown, and how many are shown: what a screen reader
     /// says of the card ("37 of 10,000"), the rest of the grid not being in the DOM.
     position: Signal<usize>,
     of: Signal<usize>,
 ) -> impl IntoView {
-    let badge = Memo::new(move |_| row.with(|r| r.as_ref().map(|r| r.state.with(state_label))));
-    let name = move || row.with(|r| r.as_ref().map(|r| visible_controls(&r.name).into_owned()).unwrap_or_default());
-    let label = move || badge.with(|b| b.as_ref().map(|(label, _)| label.clone()).unwrap_or_default());
-    // Set whole when the placement changes: one mutation, where patching cell by cell
-    // would cost one per changed text and attribute (~20 for a node whose workloads all
-    // moved). A property, not `inner_html`, which would keep a copy of every card's HTML in
-    // wasm memory to compare with the next.
-    let body = move || {
-        row.with(|r| {
-            r.as_ref().map_or_else(String::new, |r| {
-                r.placement.with(|p| {
-                    r.state.with(|s| node_body(reservation, &r.name, s, r.gpus.get(), p.as_ref(), r.repeated))
-                })
-            })
-        })
-    };
-    // Its own element, redrawn when lines are due or the slot shows another node.
-    let line = move || {
+    // Set whole when the node shown or any of its fields changes: one mutation, where
+    // patching field by field cost one call out of wasm per text and attribute (~20 for a
+    // node whose workloads all moved, 9 a card at every step of a scroll). A property, not
+    // `inner_html`, which would keep a copy of every card's HTML in wasm memory to compare
+    // with the next.
+    let card = move || {
         lines.track();
-        row.with(|r| r.as_ref().map_or_else(String::new, |r| r.with_history(|h| node_line(h))))
+        let listed = !compact.get();
+        row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card(reservation, r, listed)))
     };
     view! {
         <article
             class="node-card"
             aria-posinset=move || position.get().to_string()
             aria-setsize=move || of.get().to_string()
-        >
-            // Name and badge in titles too: a cells-only card keeps them on one line, cut to fit.
-            <header class="node-head">
-                <h3 class="node-name" title=name>{name}</h3>
-                <span
-                    class=move || {
-                        badge.with(|b| format!("badge tone-{}", b.as_ref().map_or("unknown", |(_, tone)| tone_name(*tone))))
-                    }
-                    title=label
-                >
-                    <span class="badge-text">{label}</span>
-                </span>
-            </header>
-            <div class="node-line" prop:innerHTML=line></div>
-            <div class="node-body" prop:innerHTML=body></div>
-        </article>
+            prop:innerHTML=card
+        ></article>
     }
 }
 
@@ -483,10 +490,12 @@ pub fn GpuGrid(
     };
     let scroller = NodeRef::<leptos::html::Div>::new();
     let grid = NodeRef::<leptos::html::Div>::new();
-    let viewport = RwSignal::new(Viewport::UNMEASURED);
+    // `None` until the layout is read: nothing is drawn before, so the first cards are laid
+    // out once, at the measured size.
+    let viewport = RwSignal::new(None::<Viewport>);
     let update = move |next: Viewport| {
-        if viewport.with_untracked(|v| *v != next) {
-            viewport.set(next);
+        if viewport.with_untracked(|v| *v != Some(next)) {
+            viewport.set(Some(next));
         }
     };
     let remeasure = move || {
@@ -494,12 +503,11 @@ pub fn GpuGrid(
             update(measure(&scroller, &grid));
         }
     };
-    let on_scroll = move |_| {
-        if let Some(scroller) = scroller.get_untracked() {
-            update(scrolled(&scroller, viewport.get_untracked()));
-        }
+    let on_scroll = move |_| match (scroller.get_untracked(), viewport.get_untracked()) {
+        (Some(scroller), Some(layout)) => update(scrolled(&scroller, layout)),
+        _ => remeasure(),
     };
-    // The layout is read once the first cards are in (and again the frame after, laid out
+    // The layout is read once there are cards to draw (and again the frame after, laid out
     // for sure), when the cards change size (cells only) and when the window does.
     let has_cards = Memo::new(move |_| count.get() > 0);
     Effect::new(move || {
@@ -511,7 +519,10 @@ pub fn GpuGrid(
     });
     let resized = window_event_listener(leptos::ev::resize, move |_| remeasure());
     on_cleanup(move || resized.remove());
-    let drawn = Memo::new(move |_| window(count.get(), viewport.get(), MARGIN_ROWS));
+    let drawn = Memo::new(move |_| {
+        let count = count.get();
+        viewport.get().map_or_else(|| Window::unmeasured(count), |v| window(count, v, MARGIN_ROWS))
+    });
     view! {
         <div class="node-scroll" node_ref=scroller tabindex="0" role="region" aria-label="Node cards" on:scroll=on_scroll>
             <div
@@ -527,6 +538,7 @@ pub fn GpuGrid(
                         reservation
                         row=Memo::new(move |_| row_at(drawn.with(|w| w.start) + slot))
                         lines=store.lines
+                        compact
                         position=Signal::derive(move || drawn.with(|w| w.start) + slot + 1)
                         of=count
                     />
@@ -554,7 +566,7 @@ mod tests {
             gpus_in_use: Some(3),
             workloads: vec![workload("gpu_cluster", 418, "a<b", 2), workload("batch_job", 7, "odd", 1)],
         };
-        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false);
+        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, true).into_string();
         assert_eq!(html.matches(r#"<li class="gpu-cell "#).count(), 4, "{html}");
         assert!(
             html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#),
@@ -691,9 +703,9 @@ mod tests {
     fn a_line_needs_two_points_and_titles_min_avg_max_and_time_under_20_percent() {
         let mut history = History::default();
         history.record(at(0), 0.0);
-        assert_eq!(node_line(&history), "", "one point is no line");
+        assert_eq!(node_line(&history).into_string(), "", "one point is no line");
         history.record(at(1), 1.0);
-        let html = node_line(&history);
+        let html = node_line(&history).into_string();
         assert!(html.starts_with(r#"<svg class="node-spark" viewBox="0 0 100 20""#), "{html}");
         assert!(
             html.contains("<title>GPUs in use since this tab opened: min 0 % · avg 50 % · max 100 % · under 20 % 50 % of the time</title>"),
@@ -706,21 +718,58 @@ mod tests {
     }
 
     #[test]
+    fn a_cells_only_body_leaves_out_the_workload_list_and_keeps_the_cells() {
+        let placement = Placement {
+            gpus_in_use: Some(2),
+            workloads: vec![Workload {
+                kind: WorkloadKind::GpuInstance,
+                id: 9,
+                name: "train".into(),
+                gpus: 2,
+                billing: None,
+            }],
+        };
+        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, false).into_string();
+        assert!(!html.contains("node-workloads") && !html.contains("<a "), "{html}");
+        assert!(html.contains(r#"title="GPU 1 · train (GPU instance #9)">1</li>"#), "the cells still name it: {html}");
+    }
+
+    #[test]
+    fn a_card_is_its_head_line_and_body_with_the_name_and_state_escaped_and_titled() {
+        let row = NodeRow::new("a<b".into(), &node("a<b", 8, Some(2), &[2]), false);
+        let html = node_card(12, &row, true);
+        assert!(
+            html.starts_with(
+                r#"<header class="node-head"><h3 class="node-name" title="a&lt;b">a&lt;b</h3><span class="badge tone-ok" title="Ready"><span class="badge-text">Ready</span></span></header><div class="node-line"></div><div class="node-body"><p class="node-use num""#
+            ),
+            "{html}"
+        );
+        assert!(html.ends_with("</ol></div>"), "{html}");
+        row.state.set(NodeState::Unknown("drained".into()));
+        assert!(
+            node_card(12, &row, true).contains(
+                r#"<span class="badge tone-unknown" title="drained (unrecognised)"><span class="badge-text">drained (unrecognised)</span></span>"#
+            ),
+            "an unknown state is named as sent"
+        );
+    }
+
+    #[test]
     fn flags_keep_their_list_inside_a_note_wrapper() {
-        let html = node_body(12, "n", &NodeState::Ready, 8, None, true);
+        let html = node_body(12, "n", &NodeState::Ready, 8, None, true, true).into_string();
         assert!(html.contains(r#"<div class="node-flags" role="note"><ul><li>"#), "{html}");
         assert!(!html.contains(r#"<ul class="node-flags" role="note">"#), "{html}");
     }
 
     #[test]
     fn preparing_and_maintenance_nodes_say_what_their_state_means() {
-        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false);
+        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false, false).into_string();
         assert!(
             preparing
                 .contains(r#"<p class="node-state-meaning" title="GPUs available shortly">GPUs available shortly</p>"#),
             "{preparing}"
         );
-        let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false);
+        let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, false).into_string();
         assert!(
             maintenance.contains(r#"<p class="node-state-meaning" title="capacity kept on a replacement node">capacity kept on a replacement node</p>"#),
             "{maintenance}"

@@ -29,6 +29,12 @@ impl Html {
         self
     }
 
+    /// Another piece written the same way, so escaped as this one is.
+    pub fn append(&mut self, piece: Html) -> &mut Self {
+        self.0.push_str(&piece.0);
+        self
+    }
+
     pub fn into_string(self) -> String {
         self.0
     }

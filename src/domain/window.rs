@@ -46,6 +46,14 @@ impl Window {
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
+
+    /// Before the layout is measured: no card drawn, and the space of every item, one to a
+    /// row of [`Viewport::UNMEASURED`]'s pitch, below, so that the region the grid scrolls
+    /// in takes its full height and can be measured. A guessed first window would be laid
+    /// out and then redrawn at the measured size: two layouts before the first grid.
+    pub fn unmeasured(items: usize) -> Window {
+        Window { start: 0, end: 0, before_px: 0.0, after_px: items as f64 * Viewport::UNMEASURED.pitch_px }
+    }
 }
 
 /// The window over `items` for `viewport`, with `margin_rows` drawn beyond each edge. A
@@ -144,6 +152,14 @@ mod tests {
         assert_eq!(window(100, Viewport::UNMEASURED, 0).end, 13);
         let negative = window(100, at(-500.0, -1.0, 2, -3.0), 0);
         assert_eq!(negative.start, 0);
+    }
+
+    #[test]
+    fn before_the_layout_is_measured_nothing_is_drawn_and_every_item_keeps_room() {
+        let w = Window::unmeasured(10_000);
+        assert!(w.is_empty());
+        assert_eq!((w.before_px, w.after_px), (0.0, 800_000.0));
+        assert_eq!(Window::unmeasured(0).after_px, 0.0);
     }
 
     #[test]
