@@ -9,15 +9,15 @@
 //! slots made once and reused as the grid scrolls (a card created and removed would keep
 //! ~85 bytes of wasm memory in Leptos 0.8, which a scroll through 10,000 nodes multiplies).
 //!
-//! A card's body (use, cells, workloads, flags) has no reactivity of its own: it is written
-//! as one piece of HTML, the API's text escaped, and set whole when the placement changes.
-//! That is one DOM mutation per changed card, and one call out of wasm where building the
-//! body element by element took over a hundred, each copying its strings out of wasm
-//! memory: most of the first grid's time went there.
+//! A card (name, badge, utilization line, use, cells, workloads, flags) has no reactivity
+//! of its own: it is written as one piece of HTML, the API's text escaped, and set whole
+//! when its node changes or the slot shows another. That is one DOM mutation per changed
+//! card, and one call out of wasm where building it element by element took over a
+//! hundred, each copying its strings out of wasm memory: most of the first grid's time
+//! went there, and a scroll rewrites every slot it moves.
 //!
 //! Each node also keeps its utilization since the tab opened ([`NodeStore::record`]), drawn
-//! on its card as a small line the same way, in an element of its own so that the body is
-//! not rewritten with it.
+//! on its card as a small line; the store says when the lines are due for a redraw.
 
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Timestamp, Workload};
