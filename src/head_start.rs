@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 /// How long an answer may wait for its page: an older one is dropped and the page reads
 /// anew, so its first figures are never older than its own first read would be.
-const FRESH_MS: f64 = 1_000.0;
+pub(crate) const FRESH_MS: f64 = 1_000.0;
 
 struct Started {
     reservation: i64,
@@ -71,5 +71,25 @@ impl NodesHeadStart {
                 Err(_) => Err(ApiError::network(client::CANCELLED)),
             }
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `index.html`'s inline script sends a fresh load's first read (`api::first_read`). Being
+    /// JavaScript, it cannot call the console's code: it writes the kept key's entry and this
+    /// module's freshness rule again, and they must stay the console's.
+    #[test]
+    fn the_inline_script_reads_the_kept_key_and_keeps_an_answer_as_the_head_start_does() {
+        let page = include_str!("../index.html");
+        let entry = format!("sessionStorage.getItem(\"{}\")", crate::state::KEPT_CONNECTION);
+        assert!(page.contains(&entry), "index.html reads {entry}");
+        let fresh = format!("const FRESH_MS = {};", super::FRESH_MS);
+        assert!(page.contains(&fresh), "index.html keeps an answer as long: {fresh}");
+        assert!(
+            page.contains(crate::api::first_read::GLOBAL),
+            "index.html leaves window.{}",
+            crate::api::first_read::GLOBAL
+        );
     }
 }

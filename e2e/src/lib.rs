@@ -130,6 +130,17 @@ impl Console {
         self.browser.click("form.connect-form button[type=submit]").await;
     }
 
+    /// Connects with `key` kept for the tab (the Connect page's opt-in, `sessionStorage`),
+    /// so that a page loaded afresh starts connected; waits until the header shows the session.
+    pub async fn connect_keeping_key(&self, key: &str) {
+        self.open("/").await;
+        self.browser.type_into("#base-url", "/api").await;
+        self.browser.type_into("#api-key", key).await;
+        self.browser.click("input[name=keep]").await;
+        self.browser.click("form.connect-form button[type=submit]").await;
+        self.browser.wait_for("header .session .badge").await;
+    }
+
     /// Connects with `key` through the Connect page and waits until the header shows the
     /// session (with the role learnt) and the page has moved on from Connect.
     pub async fn connect(&self, key: &str) {

@@ -147,12 +147,7 @@ async fn pausing_stops_the_polls_until_resumed() {
 async fn a_page_opened_at_its_address_sends_its_first_read_before_its_code_and_once() {
     let console = Console::start().await;
     console.sim.freeze_clock().await;
-    console.open("/").await;
-    console.browser.type_into("#base-url", "/api").await;
-    console.browser.type_into("#api-key", OWNER_KEY).await;
-    console.browser.click("input[name=keep]").await;
-    console.browser.click("form.connect-form button[type=submit]").await;
-    console.browser.wait_for("header .session .badge").await;
+    console.connect_keeping_key(OWNER_KEY).await;
     for (page, shown, read) in [
         ("/reservations", "table.reservations-table tbody tr", "/api/gpu-reservations"),
         ("/reservations/12/nodes", "article.node-card", NODES_API),

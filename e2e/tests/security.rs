@@ -162,11 +162,7 @@ async fn after_a_full_session_the_key_held_in_memory_is_nowhere() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_kept_for_the_tab_is_in_session_storage_only_and_gone_on_disconnect() {
     let console = Console::start().await;
-    console.open("/").await;
-    console.browser.type_into("#api-key", OWNER_KEY).await;
-    console.browser.click("input[name=keep]").await;
-    console.browser.click("form.connect-form button[type=submit]").await;
-    console.browser.wait_for("header .session .badge").await;
+    console.connect_keeping_key(OWNER_KEY).await;
     let places = console.browser.script(PLACES).await;
     assert!(places["sessionStorage"].as_str().unwrap_or_default().contains(OWNER_KEY), "opted in: kept for the tab");
     // A reload keeps the session: that is what the opt-in is for.

@@ -454,9 +454,10 @@ async fn exchange(
         Some(Ended::Cancelled) => ApiError::network(CANCELLED),
         None => ApiError::network(e.to_string()),
     };
+    let authorization = conn.authorization();
     // A page opened at its address may find its first read already sent (`first_read`).
     let sent_ahead = match (method, &body) {
-        (Method::Get, None) => super::first_read::take(&url, &conn.authorization(), &timer.signal()),
+        (Method::Get, None) => super::first_read::take(&url, &authorization, &timer.signal()),
         _ => None,
     };
     let response = match sent_ahead {
@@ -470,7 +471,7 @@ async fn exchange(
                     Method::Get => gloo_net::http::Method::GET,
                     Method::Post => gloo_net::http::Method::POST,
                 })
-                .header("Authorization", &conn.authorization())
+                .header("Authorization", &authorization)
                 .header("Accept", "application/json")
                 .abort_signal(Some(&timer.signal()));
             let request = match body {

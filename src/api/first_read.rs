@@ -8,7 +8,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The object the inline script leaves on `window` until its answer is taken or dropped.
-const GLOBAL: &str = "__firstRead";
+pub(crate) const GLOBAL: &str = "__firstRead";
 
 /// The answer of the read sent ahead for `url` with `authorization`, if there is one to
 /// take; aborting `signal` aborts it as it would the console's own request.
