@@ -32,12 +32,8 @@ fn long_name() -> String {
     "W".repeat(10_000)
 }
 
-const STYLES: [&str; 4] = [
-    include_str!("../style/main.css"),
-    include_str!("../style/nodes.css"),
-    include_str!("../style/org.css"),
-    include_str!("../style/reservations.css"),
-];
+const STYLES: [&str; 3] =
+    [include_str!("../style/main.css"), include_str!("../style/nodes.css"), include_str!("../style/org.css")];
 
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()

@@ -174,6 +174,39 @@ async fn a_page_opened_at_its_address_sends_its_first_read_before_its_code_and_o
     console.assert_no_console_errors(&[]).await;
 }
 
+/// The list's placement reads (one `/nodes` per reservation that runs workloads) leave only
+/// once the list's first paint is on screen, as the browser reports it: a read sent before
+/// the frame was shown is counted by Lighthouse, a round trip each, in the time to the
+/// list's largest paint. Three fresh loads, since the order was a race before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lists_placement_reads_wait_until_its_first_paint_is_on_screen() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    console.connect_keeping_key(OWNER_KEY).await;
+    for load in 1..=3 {
+        console.open("/reservations").await;
+        console.browser.wait_for("table.reservations-table .in-use:not([aria-busy])").await;
+        let found = console
+            .browser
+            .script(
+                "const painted = performance.getEntriesByName('first-contentful-paint')[0];
+                 const reads = performance.getEntriesByType('resource')
+                     .filter(r => /^\\/api\\/gpu-reservations\\/\\d+\\/nodes$/.test(new URL(r.name).pathname));
+                 return { painted: painted ? painted.startTime : null, reads_sent: reads.map(r => r.startTime) };",
+            )
+            .await;
+        let painted = found["painted"].as_f64().unwrap_or_else(|| panic!("load {load}: no first paint: {found}"));
+        let reads: Vec<f64> = found["reads_sent"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+        let first =
+            reads.iter().copied().reduce(f64::min).unwrap_or_else(|| panic!("load {load}: no placement read: {found}"));
+        assert!(
+            first > painted,
+            "load {load}: a placement read left at {first} ms, the list was on screen at {painted} ms"
+        );
+    }
+    console.assert_no_console_errors(&[]).await;
+}
+
 /// The Nodes page's first read leaves beside the page's code, not after it: on the first
 /// visit the `/nodes` request starts before the page's chunk has arrived (a large
 /// reservation's grid waited for both, one after the other), and that read is the page's

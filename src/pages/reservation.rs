@@ -314,7 +314,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let statement = statement_lines(&detail, use_clock().now_untracked());
     view! {
         <section class="panel payment" aria-labelledby="payment-title">
-            // Printed only (style/reservations.css): the section prints as the owner's statement.
+            // Printed only (style/main.css): the section prints as the owner's statement.
             <div class="print-only statement-head">
                 {statement.into_iter().map(|line| view! { <p>{line}</p> }).collect::<Vec<_>>()}
             </div>
