@@ -11,6 +11,7 @@ use futures_channel::oneshot;
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 /// How long an answer may wait for its page: an older one is dropped and the page reads
 /// anew, so its first figures are never older than its own first read would be.
@@ -46,12 +47,17 @@ impl NodesHeadStart {
         let (deliver, answer) = oneshot::channel();
         let answered_at = Rc::new(Cell::new(None));
         let stamp = Rc::clone(&answered_at);
-        let sent = state.send(move |c| async move { client::nodes(&c, reservation).await });
-        leptos::task::spawn_local(async move {
-            let result = sent.await;
+        let answered = move |result| {
             stamp.set(Some(now_ms()));
             let _ = deliver.send(result);
-        });
+        };
+        // Polled once here, so the request leaves now, before the route renders the page
+        // (whose code is fetched in that render), not in a task queued after it.
+        let mut sent = state.send(move |c| async move { client::nodes(&c, reservation).await });
+        match sent.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(result) => answered(result),
+            Poll::Pending => leptos::task::spawn_local(async move { answered(sent.await) }),
+        }
         self.0.set_value(Some(Started { reservation, session, answer, answered_at }));
     }
 

@@ -52,6 +52,8 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let landed = fetched_wasm(&console).await;
     let overview = landed.iter().any(|url| url.contains("/split_overview-"));
     assert!(overview, "the overview, where Connect lands, is a chunk: {landed:?}");
+    let shared: Vec<&String> = landed.iter().filter(|url| url.contains(SHARED)).collect();
+    assert_eq!(shared.len(), 1, "the code pages share arrives in one file, once: {landed:?}");
     console.navigate("/reservations").await;
     console.browser.wait_for("table.reservations-table tbody tr").await;
     let main: Vec<String> = fetched_wasm(&console).await;
@@ -87,6 +89,27 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.assert_no_console_errors(&[]).await;
 }
 
+/// The code pages share comes in one file: a failed fetch of it is not kept, so the page's
+/// Retry fetches it again and the page loads (a kept failure would leave every page but
+/// the list unloadable until the tab is reloaded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_fetch_of_the_shared_code_is_fetched_again_by_retry() {
+    let console = Console::start().await;
+    console.open("/").await;
+    console.browser.wait_for("#api-key").await;
+    let block = |urls: Vec<String>| console.browser.cdp("Network.setBlockedURLs", serde_json::json!({ "urls": urls }));
+    console.browser.cdp("Network.enable", serde_json::json!({})).await;
+    block(vec![format!("*{SHARED}*")]).await;
+    // Connect lands on the overview, a page of its own chunk and of shared code.
+    console.connect(MEMBER_KEY).await;
+    console.browser.wait_for_text(".error-panel .error-title", "could not be loaded").await;
+    block(Vec::new()).await;
+    console.browser.click(".error-panel button").await;
+    console.browser.wait_for("table.fleet-table").await;
+    let fetched = fetched_wasm(&console).await;
+    assert!(fetched.iter().any(|url| url.contains(SHARED)), "Retry fetched the shared code: {fetched:?}");
+}
+
 /// What crosses the wire (issue 16): the main module arrives brotli-compressed, and a second
 /// visit fetches only the page, everything else coming from the cache (hashed names are
 /// immutable for a year).
@@ -114,15 +137,22 @@ async fn the_first_load_arrives_compressed_and_a_second_visit_transfers_only_the
     console.assert_no_console_errors(&[]).await;
 }
 
-/// Every `.wasm` this page load has fetched, in order.
+/// The file of the code that several pages share (xtask/src/split.rs).
+const SHARED: &str = "/__wasm_split_shared-";
+
+/// Every `.wasm` this page load has fetched, and the shared code's file, in order.
 async fn fetched_wasm(console: &Console) -> Vec<String> {
     let fetched = console
         .browser
-        .script(
-            "return performance.getEntriesByType('resource')
-                .map(e => e.name).filter(n => new URL(n).pathname.endsWith('.wasm'))",
+        .client()
+        .execute(
+            "const [shared] = arguments;
+             return performance.getEntriesByType('resource').map(e => e.name)
+                .filter(n => new URL(n).pathname.endsWith('.wasm') || n.includes(shared))",
+            vec![serde_json::Value::from(SHARED)],
         )
-        .await;
+        .await
+        .expect("resource timing");
     fetched.as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_owned)).collect()
 }
 

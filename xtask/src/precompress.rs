@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
-/// What is worth compressing: text and wasm. Images (the SVG icon aside) are not in the build.
-const EXTENSIONS: [&str; 7] = ["html", "js", "css", "wasm", "svg", "txt", "json"];
+/// What is worth compressing: text and wasm (`bin`: the pages' shared wasm, in one file).
+/// Images (the SVG icon aside) are not in the build.
+const EXTENSIONS: [&str; 8] = ["html", "js", "css", "wasm", "bin", "svg", "txt", "json"];
 
 /// One file of the build and its weight each way.
 #[derive(Clone, Debug, PartialEq)]
