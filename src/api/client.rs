@@ -461,10 +461,13 @@ async fn exchange(
         _ => None,
     };
     let response = match sent_ahead {
-        Some(answer) => wasm_bindgen_futures::JsFuture::from(answer)
-            .await
-            .map(|raw| gloo_net::http::Response::from(raw.unchecked_into::<web_sys::Response>()))
-            .map_err(|e| failed(&JsText(e)))?,
+        Some(answer) => {
+            super::first_read::next_task().await;
+            wasm_bindgen_futures::JsFuture::from(answer)
+                .await
+                .map(|raw| gloo_net::http::Response::from(raw.unchecked_into::<web_sys::Response>()))
+                .map_err(|e| failed(&JsText(e)))?
+        }
         None => {
             let builder = RequestBuilder::new(&url)
                 .method(match method {
