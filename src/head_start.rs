@@ -5,13 +5,13 @@
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::NodesResponse;
+use crate::components::lazy_page::poll_once;
 use crate::live::now_ms;
 use crate::state::{ConnectionState, Sent};
 use futures_channel::oneshot;
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
 /// How long an answer may wait for its page: an older one is dropped and the page reads
 /// anew, so its first figures are never older than its own first read would be.
@@ -53,10 +53,9 @@ impl NodesHeadStart {
         };
         // Polled once here, so the request leaves now, before the route renders the page
         // (whose code is fetched in that render), not in a task queued after it.
-        let mut sent = state.send(move |c| async move { client::nodes(&c, reservation).await });
-        match sent.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(result) => answered(result),
-            Poll::Pending => leptos::task::spawn_local(async move { answered(sent.await) }),
+        match poll_once(state.send(move |c| async move { client::nodes(&c, reservation).await })) {
+            Ok(result) => answered(result),
+            Err(sent) => leptos::task::spawn_local(async move { answered(sent.await) }),
         }
         self.0.set_value(Some(Started { reservation, session, answer, answered_at }));
     }

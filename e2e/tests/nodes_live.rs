@@ -22,6 +22,11 @@ async fn cards(console: &Console) -> Vec<(String, String)> {
     found.as_array().into_iter().flatten().map(|pair| (text(&pair[0]), text(&pair[1]))).collect()
 }
 
+/// The numbers of a JSON array (times read off resource timing), in order.
+fn times(value: &Value) -> Vec<f64> {
+    value.as_array().into_iter().flatten().filter_map(Value::as_f64).collect()
+}
+
 fn text(value: &Value) -> String {
     value.as_str().unwrap_or_default().to_owned()
 }
@@ -167,7 +172,7 @@ async fn a_page_opened_at_its_address_sends_its_first_read_before_its_code_and_o
             .await
             .expect("resource timing");
         let parsed = found["parsed"].as_f64().unwrap_or_else(|| panic!("{page}: navigation timing: {found}"));
-        let reads: Vec<f64> = found["reads_sent"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+        let reads = times(&found["reads_sent"]);
         assert_eq!(reads.len(), 1, "{page}: one read of {read}: {found}");
         assert!(reads[0] < parsed, "{page}: the read left at {} ms, the document was parsed at {parsed} ms", reads[0]);
     }
@@ -196,7 +201,7 @@ async fn the_lists_placement_reads_wait_until_its_first_paint_is_on_screen() {
             )
             .await;
         let painted = found["painted"].as_f64().unwrap_or_else(|| panic!("load {load}: no first paint: {found}"));
-        let reads: Vec<f64> = found["reads_sent"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+        let reads = times(&found["reads_sent"]);
         let first =
             reads.iter().copied().reduce(f64::min).unwrap_or_else(|| panic!("load {load}: no placement read: {found}"));
         assert!(
@@ -236,7 +241,7 @@ async fn a_first_visit_reads_the_nodes_while_the_page_code_loads_and_only_once()
         .await
         .expect("resource timing");
     let arrived = found["chunk_arrived"].as_f64().unwrap_or_else(|| panic!("the page's chunk was fetched: {found}"));
-    let reads: Vec<f64> = found["reads_sent"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+    let reads = times(&found["reads_sent"]);
     assert_eq!(reads.len(), 1, "one read for the first grid: {found}");
     assert!(reads[0] < arrived, "the read left at {} ms, the page's code arrived at {arrived} ms", reads[0]);
     console.assert_no_console_errors(&[]).await;

@@ -198,9 +198,10 @@ fn enable_style(id: &str) -> Option<js_sys::Promise> {
     Some(applied)
 }
 
-/// Polls `future` once: its output if it is ready, the future itself otherwise.
-fn poll_once<T>(mut future: Pending<T>) -> Result<Result<T, ChunkUnavailable>, Pending<T>> {
-    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+/// Polls `future` once: its output if it is ready, the future itself otherwise (to be
+/// awaited, which polls it again with a waker that wakes).
+pub(crate) fn poll_once<F: Future + Unpin>(mut future: F) -> Result<F::Output, F> {
+    match Pin::new(&mut future).poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(output) => Ok(output),
         Poll::Pending => Err(future),
     }
