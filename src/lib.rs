@@ -2,12 +2,11 @@
 //! (reserved GPU nodes) and the org capacity API.
 
 pub mod api;
+pub mod browser;
 pub mod components;
 pub mod domain;
-pub mod fleet_live;
-pub mod head_start;
-pub mod live;
 pub mod pages;
+pub mod reads;
 pub mod router;
 pub mod state;
 
@@ -26,8 +25,8 @@ use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(ConnectionState::restore());
-    provide_context(fleet_live::FleetStore::new());
-    provide_context(head_start::NodesHeadStart::default());
+    provide_context(reads::nodes::NodesStore::new());
+    provide_context(reads::fleet::FleetStore::new());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());
     view! {
@@ -46,14 +45,12 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Pages() -> impl IntoView {
     let (state, location) = (use_connection(), use_location());
-    let head_start = expect_context::<head_start::NodesHeadStart>();
+    let nodes = reads::nodes::use_nodes();
     let route = location.route();
     move || {
         let route = route.get();
         state.arrive_at(&location.path().get_untracked());
-        if let Route::Nodes(id) = &route {
-            head_start.start(state, id);
-        }
+        reads::read_ahead(&route, state, nodes);
         match route {
             Route::Connect => view! { <ConnectPage/> }.into_any(),
             Route::Overview => connected(|| lazy(overview::preload, overview::load)).into_any(),

@@ -5,7 +5,9 @@
 //! a seventh of the first load's wasm; seven fixed pages need a `match`, two signals and
 //! two listeners. The parsing is plain Rust, tested natively.
 
-use crate::api::escape::{percent_decoded, percent_encoded};
+use crate::api::client;
+use crate::api::escape::percent_decoded;
+use crate::domain::address::query_value;
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -63,6 +65,26 @@ impl Route {
         }
     }
 
+    /// The reservation id of the pages under `/reservations/:id`, when it is one: digits
+    /// alone, no leading zero (the form every link of the console writes).
+    pub fn reservation_number(&self) -> Option<i64> {
+        let raw = self.reservation_id()?;
+        let digits = !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) && !raw.starts_with('0');
+        digits.then(|| raw.parse().ok()).flatten()
+    }
+
+    /// The API read the page starts with, as a path under the compute API's base URL: the
+    /// one table of it. `index.html`'s inline script sends the same read for a fresh load of
+    /// these addresses, and a test runs the script on each to hold the two together.
+    pub fn first_read(&self) -> Option<String> {
+        match self {
+            Route::Overview | Route::Reservations => Some(client::RESERVATIONS_PATH.to_owned()),
+            Route::Reservation(_) => self.reservation_number().map(client::reservation_path),
+            Route::Nodes(_) => self.reservation_number().map(client::nodes_path),
+            _ => None,
+        }
+    }
+
     pub fn org_id(&self) -> Option<&str> {
         match self {
             Route::Org(org) => Some(org),
@@ -74,52 +96,11 @@ impl Route {
 /// Where Connect goes once connected, when no other page was asked for.
 pub const LANDING: &str = "/overview";
 
-/// The value of `key` in a query string (`?a=1&b=2`, `+` as a space), if it is there.
-pub fn query_value(query: &str, key: &str) -> Option<String> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(name, _)| percent_decoded(&name.replace('+', " ")) == key)
-        .map(|(_, value)| percent_decoded(&value.replace('+', " ")))
-}
-
 /// The value of `key` in the address bar's query, read as [`query_value`] reads any query
 /// (for what is decided once, before the router runs: the time zone, the test interval).
 pub fn address_query_value(key: &str) -> Option<String> {
     let query = web_sys::window().and_then(|w| w.location().search().ok())?;
     query_value(&query, key)
-}
-
-/// `query` with `pairs` put in (an empty value removes its key) and every other pair kept as
-/// it was, in its place: a page changes its own keys and keeps the rest (`tz`, `poll_ms`).
-pub fn query_replacing(query: &str, pairs: &[(&str, String)]) -> String {
-    let owned = |raw: &str| {
-        let name = raw.split('=').next().unwrap_or(raw);
-        pairs.iter().any(|(key, _)| percent_decoded(&name.replace('+', " ")) == *key)
-    };
-    let kept = query.trim_start_matches('?').split('&').filter(|raw| !raw.is_empty() && !owned(raw));
-    let added = query_string(pairs);
-    let all: Vec<&str> = kept.chain(added.trim_start_matches('?').split('&').filter(|raw| !raw.is_empty())).collect();
-    if all.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", all.join("&"))
-    }
-}
-
-/// A query string of the non-empty pairs, in their order: `?a=1&b=2`, or `""` if none.
-pub fn query_string(pairs: &[(&str, String)]) -> String {
-    let written: Vec<String> = pairs
-        .iter()
-        .filter(|(_, value)| !value.is_empty())
-        .map(|(key, value)| format!("{}={}", percent_encoded(key), percent_encoded(value)))
-        .collect();
-    if written.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", written.join("&"))
-    }
 }
 
 /// How a navigation treats the history: a new entry (scrolled to the top), or in place of
@@ -292,6 +273,25 @@ mod tests {
     }
 
     #[test]
+    fn the_list_the_detail_and_the_nodes_start_with_their_own_read() {
+        let read = |path: &str| Route::parse(path).first_read();
+        assert_eq!(read("/overview").as_deref(), Some("/gpu-reservations"));
+        assert_eq!(read("/reservations").as_deref(), Some("/gpu-reservations"));
+        assert_eq!(read("/reservations/12").as_deref(), Some("/gpu-reservations/12"));
+        assert_eq!(read("/reservations/12/nodes").as_deref(), Some("/gpu-reservations/12/nodes"));
+        for path in [
+            "/",
+            "/reservations/12/launch",
+            "/reservations/012/nodes",
+            "/reservations/-1",
+            "/reservations/x/nodes",
+            "/orgs",
+        ] {
+            assert_eq!(read(path), None, "{path}");
+        }
+    }
+
+    #[test]
     fn a_route_keeps_its_id_as_written_for_the_page_to_judge() {
         assert_eq!(Route::parse("/reservations/abc").reservation_id(), Some("abc"));
         assert_eq!(Route::parse("/reservations/%31%32/nodes").reservation_id(), Some("12"));
@@ -299,24 +299,5 @@ mod tests {
         assert_eq!(Route::parse("/orgs/100%").org_id(), Some("100%"));
         assert_eq!(Route::parse("/orgs").org_id(), None);
         assert_eq!(Route::parse("/reservations").reservation_id(), None);
-    }
-
-    #[test]
-    fn a_query_value_is_read_decoded_and_a_missing_one_is_none() {
-        let query = "?region=us%2Deast&status=past_due&note=a+b&flag";
-        assert_eq!(query_value(query, "region").as_deref(), Some("us-east"));
-        assert_eq!(query_value(query, "status").as_deref(), Some("past_due"));
-        assert_eq!(query_value(query, "note").as_deref(), Some("a b"));
-        assert_eq!(query_value(query, "flag").as_deref(), Some(""));
-        assert_eq!(query_value(query, "tz"), None);
-        assert_eq!(query_value("", "tz"), None);
-    }
-
-    #[test]
-    fn a_query_string_skips_empty_values_and_escapes_the_rest() {
-        let pairs = [("region", "atl".to_owned()), ("status", String::new()), ("q", "a&b c".to_owned())];
-        assert_eq!(query_string(&pairs), "?region=atl&q=a%26b%20c");
-        assert_eq!(query_string(&[("tz", String::new())]), "");
-        assert_eq!(query_value(&query_string(&pairs), "q").as_deref(), Some("a&b c"));
     }
 }

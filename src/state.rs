@@ -99,7 +99,7 @@ pub enum Lifetime {
 }
 
 /// `sessionStorage` entry of a key kept for the tab.
-pub(crate) const KEPT_CONNECTION: &str = "reservations-console.connection";
+pub const KEPT_CONNECTION: &str = "reservations-console.connection";
 
 /// The role is kept beside the key, so that a reload shows it at once instead of reading
 /// the list a second time beside the page's own read; every detail read corrects it

@@ -16,12 +16,15 @@ use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
 use reservations_console::domain::node_filter::NodeFilter;
 use reservations_console::domain::polling::Interval;
 use reservations_console::domain::status::{closed_capacity_note, launch_access};
-use reservations_console::live::{Live, LiveStatus};
-use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel};
+use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel, NodesPage};
+use reservations_console::reads::live::{Live, LiveStatus};
+use reservations_console::reads::nodes::use_nodes;
+use reservations_console::router::Router;
 use reservations_console::state::Role;
 use serde_json::json;
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -835,4 +838,23 @@ async fn a_search_finds_a_workload_once_with_its_gpus_and_nodes_linked_to_its_vi
     assert_eq!(text_of(&host, ".found-workload"), "train-run-7 · GPU cluster #418 · 4 GPUs on 1 node: node-1");
     let link = host.query_selector(".found-workload a").unwrap().unwrap();
     assert_eq!(link.get_attribute("href").unwrap(), "/reservations/12/workloads/gpu_cluster/418");
+}
+
+#[wasm_bindgen_test]
+async fn a_nodes_page_opened_after_another_page_read_its_nodes_shows_them_at_once_with_their_age() {
+    let history = web_sys::window().unwrap().history().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some("/reservations/12/nodes")).unwrap();
+    let host = mount(|| {
+        provide_console(Role::Member);
+        // What the overview read of reservation 12, ten seconds ago.
+        let store = use_nodes();
+        let session = store.begin_current().unwrap();
+        store.receive(session, 12, Ok(Arc::new(seed_nodes())), now() - chrono::TimeDelta::seconds(10));
+        view! { <Router><NodesPage/></Router> }
+    });
+    // Nothing awaited yet: the page's own first request cannot have returned.
+    assert!(host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer's totals are drawn");
+    assert_eq!(fact(&host, "In use"), "6");
+    assert_eq!(text(&host.query_selector(".live-age").unwrap().unwrap().unchecked_into()), "updated 10 s ago");
+    history.replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
 }

@@ -12,10 +12,12 @@ use reservations_console::api::models::{NodesResponse, ReservationDetail};
 use reservations_console::components::alerts_bell::AlertsBell;
 use reservations_console::components::notify::NotifyChoice;
 use reservations_console::domain::alerts::{Alert, Severity};
-use reservations_console::fleet_live::FleetStore;
 use reservations_console::pages::overview::OverviewBoard;
+use reservations_console::reads::fleet::FleetStore;
+use reservations_console::reads::nodes::use_nodes;
 use reservations_console::state::Role;
 use serde_json::json;
+use std::sync::Arc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -47,6 +49,8 @@ fn mount_fleet(role: Role) -> web_sys::HtmlElement {
         let store = FleetStore::new();
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
         let h100 = "NVIDIA-H100-80GB-HBM3";
         let list = vec![
             reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
@@ -55,8 +59,8 @@ fn mount_fleet(role: Role) -> web_sys::HtmlElement {
             reservation(json!({ "id": 4, "status": "ended", "node_count": 8, "reserved_gpus": 64 })),
         ];
         store.receive_list(session, Ok(list), now());
-        store.receive_nodes(session, 12, Ok(seed_nodes()), now());
-        store.receive_nodes(session, 6, Ok(unreachable_nodes()), now());
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        nodes.receive(session, 6, Ok(Arc::new(unreachable_nodes())), now());
         let owner = role == Role::Owner;
         for (id, rate) in [(12, 1.25), (9, 1.25), (6, 2.0)] {
             store.receive_detail(session, detail(id, owner.then_some(rate)));
@@ -133,16 +137,18 @@ async fn each_reservation_draws_its_use_since_the_tab_opened_without_inline_styl
         let store = FleetStore::new();
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
         store.receive_list(
             session,
             Ok(vec![reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 }))]),
             now(),
         );
         let earlier = now() - chrono::TimeDelta::minutes(10);
-        store.receive_nodes(session, 12, Ok(seed_nodes()), earlier);
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), earlier);
         let mut quieter = seed_nodes();
         quieter.nodes[0].gpus_in_use = Some(2);
-        store.receive_nodes(session, 12, Ok(quieter), now());
+        nodes.receive(session, 12, Ok(Arc::new(quieter)), now());
         ((), leptos::view! { <OverviewBoard store/> })
     });
     settle().await;
@@ -163,6 +169,8 @@ async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
         leptos::prelude::provide_context(store);
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
         let stops = (now() + chrono::TimeDelta::hours(5)).to_rfc3339();
         let list = vec![
             reservation(json!({ "id": 8, "status": "past_due", "stops_at": stops })),
@@ -264,4 +272,32 @@ async fn notifications_are_off_and_ask_nothing_until_notify_me_then_tell_new_cri
     assert_eq!(notifications_shown(), "#7 stops in 3 hours");
     assert_eq!(asked(), 1.0);
     js("window.Notification = window.__realNotification; delete document.hidden;");
+}
+
+#[wasm_bindgen_test]
+async fn once_the_overview_is_left_the_bell_says_how_old_its_node_alerts_are() {
+    let (host, ()) = mount_with(|| {
+        let state = provide_console(Role::Owner);
+        let store = FleetStore::new();
+        leptos::prelude::provide_context(store);
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
+        let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 9 }))];
+        store.receive_list(session, Ok(list), now());
+        // What the overview read before it was left: 9 ten minutes ago, 12 a minute ago.
+        nodes.receive(session, 9, Ok(Arc::new(seed_nodes())), now() - chrono::TimeDelta::minutes(10));
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now() - chrono::TimeDelta::minutes(1));
+        ((), leptos::view! { <AlertsBell/> })
+    });
+    settle().await;
+    host.query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    console_fixtures::sleep(50).await;
+    settle().await;
+    let age = host.query_selector(".alerts-age").unwrap().expect("the panel says how old the reads are");
+    assert_eq!(
+        text(&age.unchecked_into()),
+        "Node and use alerts are from reads up to 10 min ago; the overview keeps them current."
+    );
 }

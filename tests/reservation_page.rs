@@ -11,10 +11,10 @@ use console_fixtures::{
 use leptos::prelude::*;
 use page_support::fact;
 use reservations_console::api::client::Connection;
-use reservations_console::components::placements::Placements;
-use reservations_console::components::remote::Remote;
 use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
+use reservations_console::reads::placements::Placements;
+use reservations_console::reads::remote::Remote;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen_test::*;
@@ -347,7 +347,7 @@ async fn the_terms_show_gpus_in_use_of_the_reserved() {
     });
     let r = member_detail().reservation;
     let _ = placements.start(std::slice::from_ref(&r));
-    placements.receive(&r, Ok(seed_nodes()));
+    placements.receive(&r, Ok(&seed_nodes()));
     settle().await;
     assert_eq!(fact(&host, "Reserved GPUs"), "32 GPUs4 nodes × 8 GPUs6 of 32 GPUs in use");
 }

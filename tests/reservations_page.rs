@@ -8,9 +8,9 @@ use console_fixtures::{
 };
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
-use reservations_console::components::placements::Placements;
 use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservations::{url_filters, ReservationsView};
+use reservations_console::reads::placements::Placements;
 use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
@@ -237,8 +237,8 @@ async fn running_reservations_show_gpus_in_use_of_the_reserved_unknown_never_as_
     let mut unreachable = seed_nodes();
     unreachable.workloads_unknown = true;
     let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-42")]);
-    placements.receive(&list[0], Ok(seed_nodes()));
-    placements.receive(&list[1], Ok(unreachable));
+    placements.receive(&list[0], Ok(&seed_nodes()));
+    placements.receive(&list[1], Ok(&unreachable));
     placements.receive(&list[3], Err(ApiError::from_response(503, &headers, "", now())));
     settle().await;
 

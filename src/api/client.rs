@@ -278,7 +278,7 @@ fn undecodable(status: u16, headers: &ResponseHeaders, body: &str, e: &serde_jso
 
 /// `GET /gpu-reservations`: newest first.
 pub async fn list_reservations(conn: &Connection) -> Result<Vec<Reservation>, ApiError> {
-    send(conn, Api::Compute, Method::Get, "/gpu-reservations", None::<&()>).await
+    send(conn, Api::Compute, Method::Get, RESERVATIONS_PATH, None::<&()>).await
 }
 
 /// What Connect learns from its first read: the reservations, whether the API is the
@@ -291,7 +291,7 @@ pub struct Checked {
 
 /// `GET /gpu-reservations`, read by Connect to check the key.
 pub async fn check_key(conn: &Connection) -> Result<Checked, ApiError> {
-    answered(conn, Api::Compute, Method::Get, "/gpu-reservations", Ok(None), |answer| {
+    answered(conn, Api::Compute, Method::Get, RESERVATIONS_PATH, Ok(None), |answer| {
         Ok(Checked {
             reservations: decode(answer.status, &answer.headers, &answer.text, Utc::now())?,
             simulator: says_simulator(&answer.headers),
@@ -319,8 +319,15 @@ pub async fn shows_payment(conn: &Connection, id: i64) -> Result<bool, ApiError>
     Ok(read.payment.is_some())
 }
 
-fn reservation_path(id: i64) -> String {
-    format!("/gpu-reservations/{id}")
+/// The reservations' path under the compute API's base URL.
+pub const RESERVATIONS_PATH: &str = "/gpu-reservations";
+
+pub fn reservation_path(id: i64) -> String {
+    format!("{RESERVATIONS_PATH}/{id}")
+}
+
+pub fn nodes_path(id: i64) -> String {
+    format!("{RESERVATIONS_PATH}/{id}/nodes")
 }
 
 /// A reservation detail with everything but `payment` skipped unread.
@@ -333,9 +340,9 @@ struct PaymentShown {
 /// `GET /gpu-reservations/{id}/nodes`, read live from the region. Its decoding is timed as
 /// [`NODES_DECODE`] (a 10,000-node answer is ~2.7 MB).
 pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {
-    let path = format!("/gpu-reservations/{id}/nodes");
+    let path = nodes_path(id);
     answered(conn, Api::Compute, Method::Get, &path, Ok(None), |answer| {
-        timed(NODES_DECODE, || decode(answer.status, &answer.headers, &answer.text, Utc::now()))
+        crate::browser::timed(NODES_DECODE, || decode(answer.status, &answer.headers, &answer.text, Utc::now()))
     })
     .await
 }
@@ -346,25 +353,6 @@ pub const CANCELLED: &str = "Cancelled: the page or session that sent it has end
 
 /// The User Timing measure of the latest `/nodes` decode, in milliseconds.
 pub const NODES_DECODE: &str = "nodes-decode";
-
-/// Runs `work` and keeps how long it took as the User Timing measure `name`, the previous
-/// one of that name cleared first: a page polling for days keeps one entry, and the bench
-/// and the end-to-end tests read the latest (`performance.getEntriesByName(name)`). Four
-/// calls into the browser; nothing outside wasm.
-#[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
-pub fn timed<T>(name: &str, work: impl FnOnce() -> T) -> T {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-        let start = format!("{name}-start");
-        performance.clear_measures_with_measure_name(name);
-        let _ = performance.mark(&start);
-        let done = work();
-        let _ = performance.measure_with_start_mark(name, &start);
-        performance.clear_marks_with_mark_name(&start);
-        return done;
-    }
-    work()
-}
 
 /// Launch on a reservation (**assumption**, see [`assumptions::LAUNCH_PATH`]).
 pub async fn launch(conn: &Connection, request: &LaunchRequest) -> Result<LaunchedInstance, ApiError> {
@@ -462,7 +450,7 @@ async fn exchange(
     };
     let response = match sent_ahead {
         Some(answer) => {
-            super::first_read::next_task().await;
+            crate::browser::next_task().await;
             wasm_bindgen_futures::JsFuture::from(answer)
                 .await
                 .map(|raw| gloo_net::http::Response::from(raw.unchecked_into::<web_sys::Response>()))

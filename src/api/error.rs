@@ -118,6 +118,12 @@ impl ApiError {
         self.retry_after
     }
 
+    /// The request was aborted because the page or session that sent it ended: nobody
+    /// waits for its answer, so it is no failure to show.
+    pub fn is_cancelled(&self) -> bool {
+        self.kind == ErrorKind::Network && self.message.as_deref() == Some(super::client::CANCELLED)
+    }
+
     /// True when the same call may succeed later without the user changing anything. An
     /// unreadable answer counts: a body cut off or garbled by a proxy, or a bad deploy, is
     /// gone on a later call, and a wall screen must recover from it by itself.

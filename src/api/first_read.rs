@@ -8,7 +8,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The object the inline script leaves on `window` until its answer is taken or dropped.
-pub(crate) const GLOBAL: &str = "__firstRead";
+pub const GLOBAL: &str = "__firstRead";
 
 /// The answer of the read sent ahead for `url` with `authorization`, if there is one to
 /// take; aborting `signal` aborts it as it would the console's own request.
@@ -19,18 +19,4 @@ pub fn take(url: &str, authorization: &str, signal: &web_sys::AbortSignal) -> Op
     }
     let take: js_sys::Function = js_sys::Reflect::get(&first, &JsValue::from_str("take")).ok()?.dyn_into().ok()?;
     take.call3(&first, &JsValue::from_str(url), &JsValue::from_str(authorization), signal).ok()?.dyn_into().ok()
-}
-
-/// Resolves in the next task. A read sent ahead is often answered before the console
-/// starts, and its page would then be drawn in the start's own task: one long task of
-/// starting the code, mounting the app and drawing the page, blocking input for its whole
-/// length (Lighthouse counts it in the total blocking time). Taken after this, the shell
-/// is mounted in one task and the page drawn in the next.
-pub async fn next_task() {
-    let queued = js_sys::Promise::new(&mut |resolve, _| {
-        if web_sys::window().and_then(|w| w.set_timeout_with_callback(&resolve).ok()).is_none() {
-            let _ = resolve.call0(&JsValue::NULL);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(queued).await;
 }

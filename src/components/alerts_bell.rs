@@ -1,12 +1,14 @@
 //! The header's bell: how many alerts there are, and the list, most severe first, each
-//! naming and linking its reservation (see `domain::alerts`). Derived from what the overview
-//! read this session; nothing is stored anywhere.
+//! naming and linking its reservation (see `domain::alerts`). Derived from what this session
+//! read (the overview reads every reservation; the Nodes pages re-read theirs); once the
+//! overview is left, the panel says how old the oldest of those reads is.
 
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
 use crate::domain::alerts::{Alert, Severity};
-use crate::fleet_live::{use_fleet, FleetStore};
+use crate::domain::time::updated_ago;
+use crate::reads::fleet::{use_fleet, FleetStore, ReadStatus};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
@@ -64,7 +66,19 @@ lazy_page!(alerts_panel, AlertsPanel);
 fn AlertsPanel() -> impl IntoView {
     let BellAlerts(alerts) = expect_context::<BellAlerts>();
     let store = use_fleet();
+    let clock = use_clock();
     let count = move || alerts.with(Vec::len);
+    // Nothing re-reads most reservations once the overview is left.
+    let age = move || {
+        let at = (store.status() == ReadStatus::Stopped).then(|| store.oldest_read()).flatten()?;
+        Some(view! {
+            <p class="muted alerts-age">
+                {format!("Node and use alerts are from reads up to {}; the ", updated_ago(clock.now(), at))}
+                <a href="/overview">"overview"</a>
+                " keeps them current."
+            </p>
+        })
+    };
     view! {
         <h2 class="alerts-title">"Alerts"</h2>
         {move || match (count(), store.has_read()) {
@@ -83,6 +97,7 @@ fn AlertsPanel() -> impl IntoView {
                 </li>
             }).collect::<Vec<_>>()}
         </ol>
+        {age}
         <h3 class="alerts-title">"Browser notifications"</h3>
         <NotifyChoice alerts/>
     }

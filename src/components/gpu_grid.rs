@@ -22,10 +22,10 @@
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Timestamp, Workload};
 use crate::components::html::Html;
+use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::tone_name;
-use crate::domain::alerts::LOW_USE;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
-use crate::domain::fleet_history::{node_capacity, percent, sparkline, History};
+use crate::domain::fleet_history::{node_capacity, percent, History};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
 use crate::domain::window::{columns_of, px, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
@@ -297,27 +297,19 @@ fn use_text(gpus: i64, placement: Option<&Placement>, takes_launches: bool) -> S
     }
 }
 
-/// A card's utilization line: the viewBox (the stylesheet sizes it).
-const LINE_WIDTH: f64 = 100.0;
-const LINE_HEIGHT: f64 = 20.0;
+/// A card's utilization line (the stylesheet sizes it).
+const CARD_LINE: Spark = Spark { class: "node-spark", width: 100.0, height: 20.0, dot: false };
 
-/// A card's utilization line as HTML: the node's share of GPUs in use since the tab opened
-/// (the dashed line is 20 %), min, average, max and time under 20 % in its title, the
-/// average beside it. Nothing before it has two points. SVG attributes and classes only:
-/// the CSP allows no inline style.
+/// A card's utilization line as HTML: the node's share of GPUs in use since the tab opened,
+/// min, average, max and time under 20 % in its title, the average beside it. Nothing
+/// before it has two points.
 fn node_line(history: &History) -> Html {
-    let (Some(stats), [first, .., last]) = (history.stats(), history.points()) else {
-        return Html::default();
-    };
-    let line = sparkline(history.points(), first.at, last.at, LINE_WIDTH, LINE_HEIGHT);
-    let low = format!("{:.1}", (1.0 - LOW_USE) * LINE_HEIGHT);
-    let mut html = Html::with_capacity(256 + line.len());
-    html.markup(r#"<svg class="node-spark" viewBox="0 0 100 20" preserveAspectRatio="none" role="img"><title>"#);
-    html.text(format_args!("GPUs in use since this tab opened: {}", stats.summary())).markup("</title>");
-    html.markup(r#"<line class="node-spark-low" x1="0" x2="100" y1=""#).text(&low);
-    html.markup(r#"" y2=""#).text(&low).markup(r#""></line><polyline class="node-spark-line" points=""#);
-    html.text(line).markup(r#""></polyline></svg><span class="node-spark-avg num" aria-hidden="true">avg "#);
-    html.text(percent(stats.mean)).markup("</span>");
+    let mut html = Html::with_capacity(512);
+    let Some(last) = history.points().last() else { return html };
+    if let Some(stats) = write_sparkline(&mut html, &CARD_LINE, history, last.at) {
+        html.markup(r#"<span class="node-spark-avg num" aria-hidden="true">avg "#);
+        html.text(percent(stats.mean)).markup("</span>");
+    }
     html
 }
 

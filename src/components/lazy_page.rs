@@ -9,8 +9,10 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
+
+use crate::browser::poll_once;
+use crate::reads::generation::Generation;
 
 use leptos::prelude::*;
 
@@ -112,17 +114,15 @@ fn loading(
     load: Arc<dyn Fn() -> Pending<AnyView> + Send + Sync>,
 ) -> AnyView {
     let fetched = RwSignal::new(None::<Result<(), ChunkUnavailable>>);
-    let attempt = StoredValue::new(0_u32);
+    let attempts = Generation::default();
     let fetch = move || match poll_once(preload()) {
         Ok(done) => fetched.set(Some(done)),
         Err(fetching) => {
             fetched.set(None);
-            let this = attempt.get_value().wrapping_add(1);
-            attempt.set_value(this);
-            let current = move || attempt.try_get_value() == Some(this);
+            let attempt = attempts.next();
             let timer = set_timeout_with_handle(
                 move || {
-                    if current() && fetched.try_get_untracked().flatten().is_none() {
+                    if attempt.current() && fetched.try_get_untracked().flatten().is_none() {
                         let _ = fetched.try_set(Some(Err(ChunkUnavailable)));
                     }
                 },
@@ -135,7 +135,7 @@ fn loading(
                     timer.clear();
                 }
                 // The page may have been left while its code was on its way.
-                if done.is_ok() || current() {
+                if done.is_ok() || attempt.current() {
                     let _ = fetched.try_set(Some(done));
                 }
             });
@@ -196,15 +196,6 @@ fn enable_style(id: &str) -> Option<js_sys::Promise> {
     });
     link.set_disabled(false);
     Some(applied)
-}
-
-/// Polls `future` once: its output if it is ready, the future itself otherwise (to be
-/// awaited, which polls it again with a waker that wakes).
-pub(crate) fn poll_once<F: Future + Unpin>(mut future: F) -> Result<F::Output, F> {
-    match Pin::new(&mut future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => Ok(output),
-        Poll::Pending => Err(future),
-    }
 }
 
 #[component]

@@ -19,6 +19,7 @@ pub mod notify;
 pub mod placements;
 pub mod remote;
 pub mod reservation_route;
+pub mod sparkline;
 pub mod status_badge;
 pub mod time;
 pub mod timeline;

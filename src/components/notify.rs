@@ -7,8 +7,8 @@
 //! rebuild every crate that depends on web-sys for three calls.
 
 use crate::api::models::Timestamp;
+use crate::browser::{hidden, on_visibility_change};
 use crate::domain::alerts::{Alert, Severity};
-use crate::live::hidden;
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 use wasm_bindgen::prelude::*;
@@ -87,7 +87,7 @@ fn show(alert: &Alert) {
 pub fn NotifyChoice(alerts: Memo<Vec<Alert>>) -> impl IntoView {
     let state = RwSignal::new(if notification_class().is_some() { NotifyState::Off } else { NotifyState::Unsupported });
     let tab_hidden = RwSignal::new(hidden());
-    let listener = window_event_listener_untyped("visibilitychange", move |_| tab_hidden.set(hidden()));
+    let listener = on_visibility_change(move |now_hidden| tab_hidden.set(now_hidden));
     on_cleanup(move || listener.remove());
     // Critical alerts already seen on screen or notified.
     let seen = StoredValue::new(BTreeSet::<AlertKey>::new());

@@ -1,13 +1,9 @@
 //! The frame of the pages under `/reservations/:id/…` (nodes, launch): the id read from
 //! the route and checked, the reservation read, and the breadcrumbs back to it.
 
-use crate::api::client;
 use crate::api::error::ApiError;
-use crate::api::models::ReservationDetail;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::remote::Remote;
 use crate::router::use_location;
-use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 
 /// The reservation id segment of the route, as written. Read once: another id is another
@@ -26,16 +22,6 @@ pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl Int
             view! { <ErrorPanel error/> }.into_any()
         }
     }
-}
-
-/// The reservation the page is about; the read also tells the header the key's role.
-pub fn read_reservation(id: i64) -> Remote<ReservationDetail> {
-    let state = use_connection();
-    Remote::new(move |conn| async move {
-        let detail = client::reservation(&conn, id).await?;
-        state.learn_role(&conn, Role::of(&detail));
-        Ok(detail)
-    })
 }
 
 #[component]

@@ -95,6 +95,17 @@ pub fn ago_seconds(now: Timestamp, then: Timestamp) -> u64 {
     u64::try_from((now - then).num_seconds()).unwrap_or(0)
 }
 
+/// How old data is: `4 s ago` under a minute, `12 min ago` under an hour, `3 h ago` under a
+/// day, the coarse relative time after. The one wording of every "updated … ago".
+pub fn updated_ago(now: Timestamp, at: Timestamp) -> String {
+    match ago_seconds(now, at) {
+        s if s < 60 => format!("{s} s ago"),
+        s if s < 3600 => format!("{} min ago", s / 60),
+        s if s < 86_400 => format!("{} h ago", s / 3600),
+        _ => relative(now, at),
+    }
+}
+
 /// `in 11 months`, `2 days ago`, `in 3 hours`, `now`: the largest whole unit, rounded down.
 pub fn relative(now: Timestamp, t: Timestamp) -> String {
     let (earlier, later, future) = if t >= now { (now, t, true) } else { (t, now, false) };
@@ -347,6 +358,19 @@ pub(crate) mod tests {
     fn a_month_is_calendar_months_not_thirty_days() {
         assert_eq!(relative(at(2027, 1, 31, 0, 0), at(2027, 2, 28, 0, 0)), "in 28 days");
         assert_eq!(relative(at(2027, 1, 31, 0, 0), at(2027, 3, 1, 0, 0)), "in 1 month");
+    }
+
+    #[test]
+    fn the_age_of_data_is_in_seconds_minutes_hours_then_days() {
+        let now = at(2026, 12, 2, 14, 5);
+        let ago = |seconds: i64| updated_ago(now, now - TimeDelta::seconds(seconds));
+        assert_eq!(ago(0), "0 s ago");
+        assert_eq!(ago(59), "59 s ago");
+        assert_eq!(ago(60), "1 min ago");
+        assert_eq!(ago(3_599), "59 min ago");
+        assert_eq!(ago(7_200), "2 h ago");
+        assert_eq!(ago(3 * 86_400), "3 days ago");
+        assert_eq!(updated_ago(now, now + TimeDelta::seconds(5)), "0 s ago");
     }
 
     #[test]

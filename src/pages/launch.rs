@@ -9,8 +9,8 @@ use crate::api::error::ApiError;
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
-use crate::components::remote::{Remote, RemoteStatus};
-use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
+use crate::components::remote::RemoteStatus;
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
@@ -18,6 +18,7 @@ use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
+use crate::reads::remote::{read_reservation, Remote};
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;

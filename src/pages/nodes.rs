@@ -1,17 +1,18 @@
 //! Nodes, live: a card per node with a cell per GPU, totals that add up, and the
-//! placement polled on the schedule of CONTRACT.md (see `crate::live`). When the region
-//! cannot be reached the last known placement stays on screen, marked stale, never zeros.
+//! placement polled on the schedule of CONTRACT.md (see `reads::live`). What this session
+//! already read of the reservation's nodes (`reads::nodes`) is shown at once, with its age.
+//! When the region cannot be reached the last known placement stays on screen, marked
+//! stale, never zeros.
 
-use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
+use crate::browser::timed;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
 use crate::components::launch_link::LaunchLink;
 use crate::components::node_filters::{url_node_filter, FoundWorkloads, NodeFilters};
-use crate::components::remote::Fetched;
-use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::components::time::{zone, Time};
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
@@ -20,11 +21,12 @@ use crate::domain::explain::ErrorContext;
 use crate::domain::node_filter::{found_workloads, NodeFilter};
 use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
-use crate::domain::time::{ago_seconds, format_time_of_day, relative};
+use crate::domain::time::{format_time_of_day, updated_ago};
 use crate::domain::words::{self, figure};
-use crate::head_start::NodesHeadStart;
-use crate::live::{page_interval, Live, LiveStatus};
-use crate::state::{use_clock, use_connection, use_time_zone};
+use crate::reads::live::{page_interval, Live, LiveStatus};
+use crate::reads::nodes::{use_nodes, NodesRead, NodesStore};
+use crate::reads::remote::read_reservation;
+use crate::state::{use_clock, use_time_zone, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -34,80 +36,78 @@ pub fn NodesPage() -> impl IntoView {
     for_reservation_id(|id| view! { <NodesLive id/> })
 }
 
-/// The User Timing measure of the latest answer's apply to the cards (see [`client::timed`]).
+/// The User Timing measure of the latest answer's apply to the cards (see [`timed`]).
 pub const NODES_APPLY: &str = "nodes-apply";
 
-/// What the page knows of the placement: the cards, the latest answer, the latest answer
-/// with the placement known, and the latest failure. Copy; no network of its own, so
-/// tests feed it answers directly.
+/// What the page shows of the placement: the cards, and what is known of the reservation's
+/// nodes (the session's [`NodesStore`] entry on the page; a store of its own in tests,
+/// which feed it answers directly).
 #[derive(Clone, Copy)]
 pub struct NodesModel {
     pub store: NodeStore,
-    latest: RwSignal<Option<Fetched<Arc<NodesResponse>>>>,
-    known: RwSignal<Option<Fetched<Arc<NodesResponse>>>>,
-    error: RwSignal<Option<ApiError>>,
+    read: RwSignal<NodesRead>,
 }
 
 impl Default for NodesModel {
     fn default() -> Self {
-        NodesModel {
-            store: NodeStore::default(),
-            latest: RwSignal::new(None),
-            known: RwSignal::new(None),
-            error: RwSignal::new(None),
-        }
+        NodesModel { store: NodeStore::default(), read: RwSignal::new(NodesRead::default()) }
     }
 }
 
 impl NodesModel {
-    /// One poll's answer, received at `at`. A failure keeps everything already shown. An
-    /// answer for a page already left is dropped: its signals are disposed, and reading one
-    /// would panic.
-    pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
-        if self.latest.is_disposed() {
-            return;
-        }
-        match result {
-            Ok(response) => {
-                client::timed(NODES_APPLY, || {
-                    self.store.apply(&response);
-                    self.store.record(&response, at);
-                });
-                let response = Arc::new(response);
-                if !response.workloads_unknown {
-                    self.known.set(Some(Fetched { value: Arc::clone(&response), at }));
-                }
-                self.latest.set(Some(Fetched { value: response, at }));
-                if self.error.with_untracked(Option::is_some) {
-                    self.error.set(None);
-                }
+    /// The page's model of reservation `id`: the cards drawn at once from what this session
+    /// already read of it.
+    fn of(nodes: NodesStore, id: i64) -> Self {
+        let model = NodesModel { store: NodeStore::default(), read: RwSignal::new(untrack(|| nodes.read(id))) };
+        model.show_latest();
+        // Every answer the store receives (this page's polls, or the read sent as it opened).
+        Effect::new(move |_| {
+            let now = nodes.read(id);
+            if model.read.try_with_untracked(|shown| !shown.is_same(&now)) == Some(true) {
+                model.read.set(now);
+                model.show_latest();
             }
-            Err(error) => self.error.set(Some(error)),
-        }
+        });
+        model
+    }
+
+    /// One poll's answer, received at `at`. A failure keeps everything already shown.
+    pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
+        self.read.update(|read| read.receive(result.map(Arc::new), at));
+        self.show_latest();
+    }
+
+    /// Draws the latest answer on the cards.
+    fn show_latest(&self) {
+        let Some(latest) = self.read.with_untracked(|r| r.latest.clone()) else { return };
+        timed(NODES_APPLY, || {
+            self.store.apply(&latest.value);
+            self.store.record(&latest.value, latest.at);
+        });
     }
 
     pub fn error(&self) -> Option<ApiError> {
-        self.error.get()
+        self.read.with(|r| r.error.clone())
     }
 
     fn latest_at(&self) -> Option<DateTime<Utc>> {
-        self.latest.with(|l| l.as_ref().map(|f| f.at))
+        self.read.with(NodesRead::at)
     }
 
     /// The region could not be read in the latest answer.
     fn unreachable(&self) -> bool {
-        self.latest.with(|l| l.as_ref().is_some_and(|f| f.value.workloads_unknown))
+        self.read.with(|r| r.reachable() == Some(false))
     }
 
     /// What is on screen may be out of date: the region is unreachable or the latest poll failed.
     fn stale(&self) -> bool {
-        self.unreachable() || self.error.with(Option::is_some)
+        self.unreachable() || self.read.with(|r| r.error.is_some())
     }
 
     /// The placement file of the latest answer (GPUs in use say `unknown` while the
     /// region cannot be read).
     fn csv(&self) -> String {
-        self.latest.with_untracked(|l| match l {
+        self.read.with_untracked(|r| match &r.latest {
             Some(f) => placement_csv(&f.value),
             None => placement_csv(&NodesResponse { nodes: Vec::new(), workloads_unknown: true }),
         })
@@ -117,19 +117,19 @@ impl NodesModel {
 /// The live page of one reservation.
 #[component]
 fn NodesLive(id: i64) -> impl IntoView {
-    let state = use_connection();
     let reservation = read_reservation(id);
-    let model = NodesModel::default();
-    let head_start = use_context::<NodesHeadStart>();
+    let nodes = use_nodes();
+    let model = NodesModel::of(nodes, id);
+    // The first poll takes the read sent as the page was opened (or an answer just read).
+    let first = StoredValue::new(true);
     let live = Live::start(
         page_interval(),
-        // The first read is the one the router sent while this page's code was on its way.
-        move || {
-            head_start
-                .and_then(|h| h.take(state, id))
-                .unwrap_or_else(|| state.send(move |c| async move { client::nodes(&c, id).await }))
+        move || match first.try_update_value(|first| std::mem::replace(first, false)) {
+            Some(true) => nodes.fetch_fresh(id, Lifetime::Page),
+            _ => nodes.fetch(id, Lifetime::Page),
         },
-        move |result| model.receive(result, Utc::now()),
+        // The answer is in the store, which the model follows.
+        |_| {},
     );
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
@@ -186,14 +186,6 @@ fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
     }
 }
 
-/// "Updated 4 s ago" under a minute, the coarse relative time after.
-fn updated_ago(now: DateTime<Utc>, at: DateTime<Utc>) -> String {
-    match ago_seconds(now, at) {
-        s if s < 60 => format!("{s} s ago"),
-        _ => relative(now, at),
-    }
-}
-
 /// The polling state in words, with pause/resume. Only the state and what went wrong are
 /// a live region, so a screen reader hears each change once (paused, resumed, a failed
 /// poll, stopped and why, recovered); the data's age ticks beside it, unannounced.
@@ -209,7 +201,7 @@ pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
         LiveStatus::Idle => ("stopped", "Stopped after 30 minutes without activity"),
         LiveStatus::Failed => ("stopped", "Stopped after an error"),
     };
-    let failed = move || model.error.with(Option::is_some);
+    let failed = move || model.read.with(|r| r.error.is_some());
     let condition = move || {
         let mut text = if failed() {
             " — the latest poll failed, shown as stale".to_owned()
@@ -270,16 +262,19 @@ pub fn NodesBoard(
     #[prop(optional)]
     filter: Option<RwSignal<NodeFilter>>,
 ) -> impl IntoView {
-    let nodes_of =
-        move |pick: &dyn Fn(&NodesResponse) -> usize| model.latest.with(|l| l.as_ref().map_or(0, |f| pick(&f.value)));
+    let nodes_of = move |pick: &dyn Fn(&NodesResponse) -> usize| {
+        model.read.with(|r| r.latest.as_ref().map_or(0, |f| pick(&f.value)))
+    };
     let shown = filter.map(|filter| {
         Memo::new(move |_| {
-            model.latest.with(|l| l.as_ref().map(|f| filter.with(|flt| flt.apply(&f.value.nodes))).unwrap_or_default())
+            model
+                .read
+                .with(|r| r.latest.as_ref().map(|f| filter.with(|flt| flt.apply(&f.value.nodes))).unwrap_or_default())
         })
     });
     let finding = filter.zip(shown).map(|(filter, shown)| {
         let found = Signal::derive(move || {
-            model.latest.with(|l| l.as_ref().map(|f| filter.with(|flt| found_workloads(&f.value.nodes, &flt.search))).unwrap_or_default())
+            model.read.with(|r| r.latest.as_ref().map(|f| filter.with(|flt| found_workloads(&f.value.nodes, &flt.search))).unwrap_or_default())
         });
         view! {
             <NodeFilters filter shown=Signal::derive(move || shown.with(Vec::len)) total=Signal::derive(move || nodes_of(&|r| r.nodes.len()))/>
@@ -290,19 +285,25 @@ pub fn NodesBoard(
     // a screen holds cards of.
     let chosen = RwSignal::new(None::<bool>);
     let compact = Signal::derive(move || chosen.get().unwrap_or_else(|| model.store.len() > COMPACT_ABOVE));
-    let latest_totals = Memo::new(move |_| model.latest.with(|l| l.as_ref().map(|f| totals(&f.value))));
+    let latest_totals = Memo::new(move |_| model.read.with(|r| r.latest.as_ref().map(|f| totals(&f.value))));
     let has_totals = Memo::new(move |_| latest_totals.with(Option::is_some));
-    let known_totals = Memo::new(move |_| model.known.with(|k| k.as_ref().map(|f| (totals(&f.value), f.at))));
+    // Summed again only when a new answer with the placement known arrives.
+    let known_at = Memo::new(move |_| model.read.with(|r| r.known.as_ref().map(|f| f.at)));
+    let known_totals = Memo::new(move |_| {
+        known_at.track();
+        model.read.with_untracked(|r| r.known.as_ref().map(|f| (totals(&f.value), f.at)))
+    });
     let flagged = Memo::new(move |_| {
-        model
-            .latest
-            .with(|l| l.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count()))
+        model.read.with(|r| {
+            r.latest.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count())
+        })
     });
     // The totals of the latest answer stay after a failed poll, marked with their time.
-    let stale_since = Signal::derive(move || model.error.with(Option::is_some).then(|| model.latest_at()).flatten());
+    let stale_since =
+        Signal::derive(move || model.read.with(|r| r.error.is_some()).then(|| model.latest_at()).flatten());
     let unreachable = move || {
         model.unreachable().then(|| {
-            let last = model.known.with(|k| k.as_ref().map(|f| f.at));
+            let last = model.read.with(|r| r.known.as_ref().map(|f| f.at));
             view! {
                 <div class="banner tone-warning unreachable" role="status">
                     <strong class="banner-title">
@@ -328,7 +329,7 @@ pub fn NodesBoard(
         {move || has_totals.get().then(|| view! {
             <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since closed/>
         })}
-        {move || match model.latest.with(|l| l.as_ref().map(|f| f.value.nodes.is_empty())) {
+        {move || match model.read.with(|r| r.latest.as_ref().map(|f| f.value.nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
             Some(true) => Some(view! { <p class="panel muted">"No nodes yet: they are listed once EcoLink has assigned them."</p> }),
             Some(false) => None,

@@ -8,7 +8,7 @@ use crate::api::error::ApiError;
 use crate::api::org::{OrgReservation, ReclaimRequest};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::Field;
-use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusWithExplanation;
 use crate::components::time::Time;
 use crate::domain::explain::{Action, ErrorContext};
@@ -16,6 +16,7 @@ use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, rec
 use crate::domain::status::org_status;
 use crate::domain::text::visible_controls;
 use crate::domain::words;
+use crate::reads::remote::Remote;
 use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
 use leptos::prelude::*;

@@ -5,16 +5,18 @@
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::header::set_page_title;
+use crate::components::html::Html;
+use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
-use crate::domain::alerts::LOW_USE;
 use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
-use crate::domain::fleet_history::{history_csv, sparkline, History};
+use crate::domain::fleet_history::{history_csv, History};
 use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
 use crate::domain::status::reservation_status;
-use crate::domain::time::ago_seconds;
+use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
-use crate::fleet_live::{start_reads, use_fleet, FleetStore, NodesRead, ReadStatus};
-use crate::live::page_interval;
+use crate::reads::fleet::{start_reads, use_fleet, FleetStore, ReadStatus};
+use crate::reads::live::page_interval;
+use crate::reads::nodes::NodesRead;
 use crate::state::{use_clock, use_connection, Role};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -197,15 +199,6 @@ fn SplitTable(
     }
 }
 
-/// "updated 4 s ago" under a minute, in minutes after.
-fn age_words(seconds: u64) -> String {
-    match seconds {
-        s if s < 60 => format!("{s} s ago"),
-        s if s < 3600 => format!("{} min ago", s / 60),
-        s => format!("{} h ago", s / 3600),
-    }
-}
-
 /// Each reservation with nodes: its split, the age of its figures (stale when the latest
 /// read failed, the region is unreachable, or the figures are older than two intervals),
 /// and for the owner its idle cost.
@@ -286,7 +279,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
 fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
     let clock = use_clock();
     move || {
-        let NodesRead { nodes, error } = store.read(id);
+        let NodesRead { latest: nodes, error, .. } = store.read(id);
         let interval = store.interval().unwrap_or(Duration::from_secs(5));
         let Some(fetched) = nodes else {
             return match error {
@@ -304,7 +297,7 @@ fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
         } else {
             None
         };
-        let age = format!("updated {}", age_words(seconds));
+        let age = format!("updated {}", updated_ago(clock.now(), fetched.at));
         match why {
             Some(why) => view! {
                 <span class="stale-mark">"Stale"</span>
@@ -316,44 +309,23 @@ fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
     }
 }
 
-/// The drawing's size, in SVG user units (the CSS may scale it).
-const SPARK_WIDTH: f64 = 120.0;
-const SPARK_HEIGHT: f64 = 28.0;
+/// A row's line of use (the stylesheet sizes it).
+const ROW_LINE: Spark = Spark { class: "spark", width: 120.0, height: 28.0, dot: true };
 
-/// A small line of the share of GPUs in use since the tab opened (the dashed line is 20 %),
-/// with min, mean and max and the share of time under 20 %. SVG attributes and classes only:
-/// the CSP allows no inline style.
+/// A small line of the share of GPUs in use since the tab opened, with min, mean and max and
+/// the share of time under 20 % beside it.
 #[component]
 fn UseHistory(store: FleetStore, id: i64) -> impl IntoView {
     let clock = use_clock();
     move || {
         let history = store.history(id).unwrap_or_default();
-        let (Some(stats), Some(first), Some(last)) =
-            (history.stats(), history.points().first(), history.points().last())
-        else {
+        let mut line = Html::default();
+        let Some(stats) = write_sparkline(&mut line, &ROW_LINE, &history, clock.now()) else {
             return view! { <span class="muted">"no figures yet"</span> }.into_any();
         };
-        let end = clock.now().max(last.at);
-        let line = sparkline(history.points(), first.at, end, SPARK_WIDTH, SPARK_HEIGHT);
-        let last_x = line.rsplit(' ').next().and_then(|p| p.split_once(',')).map(|(x, y)| (x.to_owned(), y.to_owned()));
-        let low = format!("{:.1}", (1.0 - LOW_USE) * SPARK_HEIGHT);
-        let summary = stats.summary();
         view! {
-            <svg
-                class="spark"
-                viewBox=format!("0 0 {SPARK_WIDTH} {SPARK_HEIGHT}")
-                width=SPARK_WIDTH.to_string()
-                height=SPARK_HEIGHT.to_string()
-                preserveAspectRatio="none"
-                role="img"
-                aria-label=format!("GPUs in use since this tab opened: {summary}")
-            >
-                <rect class="spark-frame" x="0" y="0" width=SPARK_WIDTH.to_string() height=SPARK_HEIGHT.to_string()></rect>
-                <line class="spark-low" x1="0" x2=SPARK_WIDTH.to_string() y1=low.clone() y2=low></line>
-                <polyline class="spark-line" points=line></polyline>
-                {last_x.map(|(x, y)| view! { <circle class="spark-dot" cx=x cy=y r="2"></circle> })}
-            </svg>
-            <span class="cell-sub num spark-stats">{summary}</span>
+            <span class="spark-box" inner_html=line.into_string()></span>
+            <span class="cell-sub num spark-stats">{stats.summary()}</span>
         }
         .into_any()
     }

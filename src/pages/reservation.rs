@@ -14,8 +14,8 @@ use crate::components::flag::Flag;
 use crate::components::header::set_page_title;
 use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
-use crate::components::placements::{InUseFigure, Placements};
-use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::placements::InUseFigure;
+use crate::components::remote::RemoteStatus;
 use crate::components::reservation_route::route_reservation_id;
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
@@ -31,6 +31,8 @@ use crate::domain::status::{charge_status, needs_action, reservation_status, res
 use crate::domain::time::{
     countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
 };
+use crate::reads::placements::Placements;
+use crate::reads::remote::Remote;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 

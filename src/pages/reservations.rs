@@ -7,14 +7,17 @@ use crate::components::banner::ActionBanner;
 use crate::components::flag::write_flag;
 use crate::components::header::set_page_title;
 use crate::components::html::Html;
-use crate::components::placements::{write_in_use, Placement, Placements};
-use crate::components::remote::{Remote, RemoteStatus};
+use crate::components::placements::write_in_use;
+use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::write_status;
 use crate::components::time::{write_term_dates, zone};
+use crate::domain::address::{query_replacing, query_value};
 use crate::domain::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
 use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
-use crate::router::{query_string, query_value, use_location, Navigation};
+use crate::reads::placements::{Placement, Placements};
+use crate::reads::remote::Remote;
+use crate::router::{use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
 
@@ -51,8 +54,8 @@ impl Default for ListFilters {
 }
 
 /// Filters kept in the address, `?region=atl&status=past_due` (and `tz=utc` while times are
-/// in UTC), so that a filtered list can be bookmarked and shared. Only these three are
-/// written back: nothing else that sits in the address is carried on. An address with
+/// in UTC), so that a filtered list can be bookmarked and shared. They are written by the
+/// one rule of `domain::address` (every other pair kept in its place). An address with
 /// `tz=utc` switches times to UTC; one without leaves the switch as the user set it. Call
 /// it inside the `<Router>`.
 pub fn url_filters() -> ListFilters {
@@ -84,7 +87,8 @@ pub fn url_filters() -> ListFilters {
     // A filter or the zone changed: the address follows, in place of the current entry.
     Effect::new(move || {
         let zone = if tz.get() == TimeZone::Utc { "utc".to_owned() } else { String::new() };
-        let wanted = query_string(&[("region", filters.region.get()), ("status", filters.status.get()), ("tz", zone)]);
+        let pairs = [("region", filters.region.get()), ("status", filters.status.get()), ("tz", zone)];
+        let wanted = query.with_untracked(|q| query_replacing(q, &pairs));
         if query.with_untracked(|q| q.as_str() != wanted) {
             let path = location.path().get_untracked();
             location.navigate(&format!("{path}{wanted}"), Navigation::Replace);

@@ -1,21 +1,21 @@
 //! One workload on a reservation: every node it runs on, its GPUs there and the total,
-//! from the reservation's placement polled like the Nodes page (see `crate::live`). The
+//! from the reservation's placement polled like the Nodes page (see `reads::live`), through the session's store of it (`reads::nodes`). The
 //! workload links of Nodes and the launch banner lead here.
 
 use crate::api::assumptions::provider_console_path;
-use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
-use crate::api::models::NodesResponse;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::reservation_route::{for_reservation_id, read_reservation, ReservationCrumbs};
+use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::capacity::gpus_text;
 use crate::domain::explain::ErrorContext;
 use crate::domain::grid::kind_label;
 use crate::domain::workload::locate;
-use crate::live::{page_interval, Live};
+use crate::reads::live::{page_interval, Live};
+use crate::reads::nodes::use_nodes;
+use crate::reads::remote::read_reservation;
 use crate::router::{use_location, Route};
-use crate::state::use_connection;
+use crate::state::{use_connection, Lifetime};
 use leptos::prelude::*;
 
 #[component]
@@ -51,33 +51,21 @@ fn provider_link(kind: &WorkloadKind, workload: i64) -> Option<impl IntoView> {
 
 #[component]
 fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
-    let state = use_connection();
     let reservation = read_reservation(id);
-    let latest = RwSignal::new(None::<NodesResponse>);
-    let error = RwSignal::new(None::<ApiError>);
-    let live = Live::start(
-        page_interval(),
-        move || state.send(move |c| async move { client::nodes(&c, id).await }),
-        move |result| {
-            if latest.is_disposed() {
-                return;
-            }
-            match result {
-                Ok(response) => {
-                    latest.set(Some(response));
-                    error.set(None);
-                }
-                Err(e) => error.set(Some(e)),
-            }
-        },
-    );
+    let nodes = use_nodes();
+    // The answers land in the store, which the view reads.
+    let live = Live::start(page_interval(), move || nodes.fetch(id, Lifetime::Page), |_| {});
+    let error = move || nodes.with(id, |read| read.error.clone());
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
     });
     let title = format!("{} #{workload}", kind_label(&kind));
     let provider = provider_link(&kind, workload);
-    let placement =
-        move || latest.with(|l| l.as_ref().map(|nodes| (nodes.workloads_unknown, locate(nodes, &kind, workload))));
+    let placement = move || {
+        nodes.with(id, |read| {
+            read.latest.as_ref().map(|f| (f.value.workloads_unknown, locate(&f.value, &kind, workload)))
+        })
+    };
     view! {
         <section class="workload-page" data-poll-count=move || live.polls().to_string()>
             <ReservationCrumbs id here="Workload"/>
@@ -86,7 +74,7 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
                 {provider}
             </div>
             {move || {
-                error.get().filter(|e| !e.is_unauthorized()).map(|error| {
+                error().filter(|e| !e.is_unauthorized()).map(|error| {
                     view! { <ErrorPanel error context=context.get() retry=Callback::new(move |()| live.resume())/> }
                 })
             }}

@@ -6,6 +6,7 @@ use chrono::{DateTime, TimeZone as _, Utc};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::models::{NodesResponse, Reservation, ReservationDetail};
+use reservations_console::reads::nodes::NodesStore;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -87,6 +88,7 @@ pub fn provide_console(role: Role) -> ConnectionState {
     let state = ConnectionState::new();
     state.connect(Connection::new("/api", "eco_test_key"), false, role);
     provide_context(state);
+    provide_context(NodesStore::new());
     provide_zone(TimeZone::Utc);
     provide_context(Clock::fixed(now()));
     state

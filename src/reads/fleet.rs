@@ -1,31 +1,31 @@
 //! The overview's reads, kept for the whole tab (the header's alerts read them on every
-//! page): the reservations, each one's detail (rates, amendments, first invoice) and its
-//! latest `/nodes`. Only the overview page runs the loop that reads them
-//! ([`start_reads`]); leaving it stops the loop and keeps what was read.
+//! page): the reservations and each one's detail (rates, amendments, first invoice); each
+//! one's latest `/nodes` goes to the one [`NodesStore`]. Only the overview page runs the
+//! loop that reads them ([`start_reads`]); leaving it stops the loop and keeps what was read.
 //!
 //! Everything belongs to one session: a new key (another connect) starts empty, so an
 //! owner's rates can never be shown under a member's key.
 
+use super::generation::{Generation, Ticket};
+use super::nodes::{use_nodes, NodesRead, NodesStore};
+use super::remote::Fetched;
 use crate::api::client;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
-use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
-use crate::components::placements::sleep;
-use crate::components::remote::Fetched;
-use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
-use crate::domain::fleet::{has_nodes, Entry, Fleet, GpuSplit};
+use crate::api::models::{Reservation, ReservationDetail};
+use crate::browser::{hidden, now_ms, on_activity, sleep};
+use crate::domain::alerts::{self, Alert, Inputs, LOW_USE_WINDOW};
+use crate::domain::fleet::{has_nodes, Entry, Fleet};
 use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
 use crate::domain::time::Zone;
-use crate::live::{hidden, now_ms};
 use crate::state::{use_clock, use_connection, Clock, ConnectionState, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// What the overview's loop is doing, as its status line says it.
@@ -40,15 +40,6 @@ pub enum ReadStatus {
     Idle,
 }
 
-/// The last `/nodes` read of one reservation.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct NodesRead {
-    /// The latest answer received, kept when a later read fails.
-    pub nodes: Option<Fetched<Arc<NodesResponse>>>,
-    /// The latest attempt's error, cleared by the next success.
-    pub error: Option<ApiError>,
-}
-
 /// The overview's reads. Copy: every field is an arena handle of the app's owner.
 #[derive(Clone, Copy)]
 pub struct FleetStore {
@@ -58,20 +49,17 @@ pub struct FleetStore {
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
-    reads: RwSignal<BTreeMap<i64, NodesRead>>,
-    /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
-    changes: RwSignal<Vec<NodeChange>>,
-    /// Utilization since the tab opened, per reservation.
-    history: RwSignal<BTreeMap<i64, History>>,
+    /// Each reservation's latest `/nodes`, whichever page read it.
+    nodes: NodesStore,
     /// The per-reservation refresh interval of the running schedule.
     interval: RwSignal<Option<Duration>>,
     status: RwSignal<ReadStatus>,
-    /// Bumped by every start and every leave: an older loop stops at its next step.
-    generation: StoredValue<u64>,
+    /// Every start and every leave makes the running loop's ticket stale.
+    loops: Generation,
 }
 
 impl FleetStore {
-    /// Empty; reads the connection from context.
+    /// Empty; reads the connection and the [`NodesStore`] from context.
     pub fn new() -> Self {
         FleetStore {
             state: use_connection(),
@@ -79,12 +67,10 @@ impl FleetStore {
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
-            reads: RwSignal::new(BTreeMap::new()),
-            changes: RwSignal::new(Vec::new()),
-            history: RwSignal::new(BTreeMap::new()),
+            nodes: use_nodes(),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
-            generation: StoredValue::new(0),
+            loops: Generation::default(),
         }
     }
 
@@ -97,9 +83,6 @@ impl FleetStore {
         self.list.set(None);
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
-        self.reads.set(BTreeMap::new());
-        self.changes.set(Vec::new());
-        self.history.set(BTreeMap::new());
         self.interval.set(None);
     }
 
@@ -134,40 +117,17 @@ impl FleetStore {
         }
     }
 
-    pub fn receive_nodes(&self, session: u64, id: i64, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
-        if !self.owns(session) {
-            return;
-        }
-        let Ok(response) = result else {
-            let error = result.err();
-            self.reads.update(|reads| reads.entry(id).or_default().error = error);
-            return;
-        };
-        let changed = self.reads.with_untracked(|reads| {
-            let before = reads.get(&id).and_then(|r| r.nodes.as_ref());
-            before.map(|b| node_changes(id, &b.value, &response, at)).unwrap_or_default()
-        });
-        if !changed.is_empty() {
-            self.changes.update(|all| {
-                all.extend(changed);
-                let excess = all.len().saturating_sub(CHANGES_KEPT);
-                all.drain(..excess);
-            });
-        }
-        if let Some(utilization) = GpuSplit::of(&response).utilization() {
-            self.history.update(|h| h.entry(id).or_default().record(at, utilization));
-        }
-        self.reads.update(|reads| {
-            let read = reads.entry(id).or_default();
-            read.nodes = Some(Fetched { value: Arc::new(response), at });
-            read.error = None;
-        });
-    }
-
     /// Whether any reservation's nodes were read this session (tracked): alerts about
     /// nodes and use exist only then.
     pub fn has_read(&self) -> bool {
-        self.current() && self.reads.with(|r| r.values().any(|r| r.nodes.is_some()))
+        self.current() && self.with_nodes().iter().any(|r| self.nodes.with(r.id, |read| read.latest.is_some()))
+    }
+
+    /// When the oldest of the latest `/nodes` answers the alerts are derived from was read
+    /// (tracked): after the overview is left nothing re-reads most of them, and the bell
+    /// says how old they are.
+    pub fn oldest_read(&self) -> Option<DateTime<Utc>> {
+        self.with_nodes().iter().filter_map(|r| self.nodes.with(r.id, NodesRead::at)).min()
     }
 
     /// The alerts of what was read, most severe first (tracked).
@@ -176,11 +136,11 @@ impl FleetStore {
             return Vec::new();
         }
         let reservations = self.list.with(|l| l.as_ref().map(|l| l.value.clone())).unwrap_or_default();
-        let recent_use: BTreeMap<i64, f64> = self
-            .history
-            .with(|all| all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect());
+        let recent_use: BTreeMap<i64, f64> = self.nodes.with_histories(|all| {
+            all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect()
+        });
         self.details.with(|details| {
-            self.changes.with(|changes| {
+            self.nodes.with_changes(|changes| {
                 let inputs = Inputs { reservations: &reservations, details, changes, recent_use: &recent_use };
                 alerts::alerts(&inputs, now, owner, zone)
             })
@@ -189,15 +149,12 @@ impl FleetStore {
 
     /// One reservation's utilization history (tracked).
     pub fn history(&self, id: i64) -> Option<History> {
-        self.current().then(|| self.history.with(|h| h.get(&id).cloned())).flatten()
+        self.nodes.history(id)
     }
 
     /// Every reservation's history, by id (untracked: for a download).
     pub fn histories(&self) -> Vec<(i64, History)> {
-        if self.session.get_untracked() != self.state.session_id_untracked() {
-            return Vec::new();
-        }
-        self.history.with_untracked(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect())
+        untrack(|| self.nodes.with_histories(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect()))
     }
 
     /// The reservations read (tracked), `None` before the list arrives.
@@ -222,8 +179,9 @@ impl FleetStore {
         self.current().then(|| self.details.with(|d| d.get(&id).cloned())).flatten()
     }
 
+    /// What is known of reservation `id`'s nodes (tracked).
     pub fn read(&self, id: i64) -> NodesRead {
-        self.current().then(|| self.reads.with(|r| r.get(&id).cloned())).flatten().unwrap_or_default()
+        self.nodes.read(id)
     }
 
     pub fn interval(&self) -> Option<Duration> {
@@ -239,28 +197,28 @@ impl FleetStore {
     pub fn fleet(&self) -> Fleet {
         let list = self.with_nodes();
         let current = self.current();
+        let latest: Vec<_> = list.iter().map(|r| self.nodes.with(r.id, |read| read.latest.clone())).collect();
         self.details.with(|details| {
-            self.reads.with(|reads| {
-                let entries: Vec<Entry> = list
-                    .iter()
-                    .map(|r| Entry {
-                        reservation: r,
-                        nodes: reads.get(&r.id).filter(|_| current).and_then(|n| n.nodes.as_ref()).map(|f| &*f.value),
-                        rate: details
-                            .get(&r.id)
-                            .filter(|_| current)
-                            .and_then(|d| d.payment.as_ref())
-                            .map(|p| p.rate_usd_per_gpu_hour),
-                    })
-                    .collect();
-                Fleet::of(&entries)
-            })
+            let entries: Vec<Entry> = list
+                .iter()
+                .zip(&latest)
+                .map(|(r, latest)| Entry {
+                    reservation: r,
+                    nodes: latest.as_ref().map(|f| &*f.value),
+                    rate: details
+                        .get(&r.id)
+                        .filter(|_| current)
+                        .and_then(|d| d.payment.as_ref())
+                        .map(|p| p.rate_usd_per_gpu_hour),
+                })
+                .collect();
+            Fleet::of(&entries)
         })
     }
 
     /// Stops the running loop, if any.
     fn stop(&self) {
-        self.generation.try_update_value(|g| *g += 1);
+        self.loops.stop();
         self.status.try_set(ReadStatus::Stopped);
     }
 }
@@ -275,9 +233,6 @@ impl Default for FleetStore {
 pub fn use_fleet() -> FleetStore {
     expect_context::<FleetStore>()
 }
-
-/// Node changes kept for the alerts: far more than a session shows.
-const CHANGES_KEPT: usize = 200;
 
 /// How often a waiting loop looks again at the tab's visibility and the user's activity.
 const LOOK_AGAIN: Duration = Duration::from_secs(1);
@@ -294,17 +249,10 @@ pub fn start_reads(store: FleetStore, base: Interval) {
     let clock = use_clock();
     let Some(session) = state.session().map(|s| s.id) else { return };
     store.begin(session);
-    store.generation.update_value(|g| *g += 1);
-    let generation = store.generation.get_value();
+    let Some(ticket) = store.loops.next_for(state) else { return };
     let last_activity = Rc::new(Cell::new(now_ms()));
-    let listeners: Vec<WindowListenerHandle> = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"]
-        .into_iter()
-        .map(|name| {
-            let last_activity = Rc::clone(&last_activity);
-            window_event_listener_untyped(name, move |_| last_activity.set(now_ms()))
-        })
-        .collect();
-    let listeners = StoredValue::new_local(Some(listeners));
+    let active = Rc::clone(&last_activity);
+    let listeners = StoredValue::new_local(Some(on_activity(move || active.set(now_ms()))));
     on_cleanup(move || {
         store.stop();
         if let Some(listeners) = listeners.try_update_value(Option::take).flatten() {
@@ -312,7 +260,7 @@ pub fn start_reads(store: FleetStore, base: Interval) {
         }
     });
     store.status.set(ReadStatus::Reading);
-    let reader = Reader { store, state, clock, session, generation, last_activity, last_end_ms: Cell::new(None) };
+    let reader = Reader { store, state, clock, session, ticket, last_activity, last_end_ms: Cell::new(None) };
     leptos::task::spawn_local(async move { reader.run(base).await });
 }
 
@@ -322,7 +270,8 @@ struct Reader {
     state: ConnectionState,
     clock: Clock,
     session: u64,
-    generation: u64,
+    /// Stale once the loop is stopped, restarted, or another key is connected.
+    ticket: Ticket,
     last_activity: Rc<Cell<f64>>,
     /// When the previous request ended: the next starts a gap later.
     last_end_ms: Cell<Option<f64>>,
@@ -331,8 +280,7 @@ struct Reader {
 impl Reader {
     /// Still the store's loop, for the same session.
     fn alive(&self) -> bool {
-        self.store.generation.try_get_value() == Some(self.generation)
-            && self.state.session_id_untracked() == Some(self.session)
+        self.ticket.current()
     }
 
     /// Waits `wait`, and at least the gap after the previous request.
@@ -409,8 +357,8 @@ impl Reader {
                 return;
             }
             let id = wanted[index];
-            let result =
-                self.state.send_for(Lifetime::Session, move |c| async move { client::nodes(&c, id).await }).await;
+            // The answer lands in the nodes store, which every page reads.
+            let result = self.store.nodes.fetch(id, Lifetime::Session).await;
             self.ended();
             if !self.alive() {
                 return;
@@ -420,7 +368,6 @@ impl Reader {
                 Err(e) => Outcome::Failed { retry_after: e.retry_after(), rate_limited: e.status == Some(429) },
             };
             schedule.finished(index, now_ms(), outcome, js_sys::Math::random());
-            self.store.receive_nodes(self.session, id, result, self.now());
             nodes_read += 1;
         }
     }

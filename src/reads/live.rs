@@ -1,12 +1,15 @@
-//! The one driver of live polling (CONTRACT.md): it owns the timer, the in-flight flag and
-//! the visibility and activity listeners, asks `domain::polling::next_delay` when to poll
-//! next, and removes everything when the page that started it is left (`on_cleanup`).
+//! The poll driver of a live page (CONTRACT.md): it owns the timer, the in-flight flag and
+//! the visibility and activity listeners (`crate::browser`), asks
+//! `domain::polling::next_delay` when to poll next, and removes everything when the page
+//! that started it is left (`on_cleanup`).
 //!
 //! One request at a time: the next is scheduled only after the previous one has ended.
 //! While the tab is hidden nothing is fetched; when it shows again a poll that fell due
 //! meanwhile is fetched at once (never sooner than the schedule allows).
 
+use super::generation::{Generation, Ticket};
 use crate::api::error::ApiError;
+use crate::browser::{hidden, now_ms, on_activity, on_visibility_change};
 use crate::domain::polling::{next_delay, wait_until, Interval, PollDecision, PollState, StopReason, MIN_INTERVAL};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
@@ -81,8 +84,6 @@ enum Phase {
     Paused,
     /// Stopped by idleness or by an error that retrying cannot fix, until resumed.
     Stopped,
-    /// The page was left: nothing runs any more, whatever arrives.
-    Left,
 }
 
 /// What the schedule is computed from; instants in ms on `performance.now()`'s clock.
@@ -98,6 +99,9 @@ struct Timing {
 }
 
 struct Loop {
+    /// Stale once the page is left: nothing runs any more, whatever arrives.
+    page: Ticket,
+    generation: Generation,
     request: Box<dyn Fn() -> Request>,
     interval: Interval,
     status: RwSignal<LiveStatus>,
@@ -106,16 +110,6 @@ struct Loop {
     timing: Cell<Timing>,
     timer: RefCell<Option<TimeoutHandle>>,
     listeners: RefCell<Vec<WindowListenerHandle>>,
-}
-
-/// Now on `performance.now()`'s clock, in ms: the clock every polling loop schedules by.
-pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
-
-/// Whether the tab is hidden, when every loop stops fetching (and notifications may show).
-pub fn hidden() -> bool {
-    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
 
 impl Loop {
@@ -170,7 +164,7 @@ impl Loop {
 
     /// The request ended: deliver its answer, then schedule the next one.
     fn answered(self: &Rc<Self>, Answer { outcome, deliver }: Answer) {
-        if self.phase.get() == Phase::Left {
+        if !self.page.current() {
             return;
         }
         deliver();
@@ -253,7 +247,7 @@ impl Loop {
     /// Polls again, no sooner than the schedule's floor after the previous request.
     fn resume(self: &Rc<Self>) {
         let phase = self.phase.get();
-        if phase == Phase::Left {
+        if !self.page.current() {
             return;
         }
         self.timing(|t| {
@@ -273,8 +267,10 @@ impl Loop {
     }
 
     fn pause(&self) {
+        if !self.page.current() {
+            return;
+        }
         match self.phase.get() {
-            Phase::Left => return,
             Phase::InFlight { .. } => self.phase.set(Phase::InFlight { paused: true }),
             _ => self.phase.set(Phase::Paused),
         }
@@ -284,7 +280,7 @@ impl Loop {
 
     /// The page was left: nothing runs any more.
     fn leave(&self) {
-        self.phase.set(Phase::Left);
+        self.generation.stop();
         self.clear_timer();
         self.listeners.take().into_iter().for_each(WindowListenerHandle::remove);
     }
@@ -327,7 +323,10 @@ impl Live {
         let status = RwSignal::new(LiveStatus::Live);
         let polls = RwSignal::new(0);
         let started = now_ms();
+        let generation = Generation::default();
         let driver = Rc::new(Loop {
+            page: generation.next(),
+            generation,
             request,
             interval,
             status,
@@ -344,14 +343,9 @@ impl Live {
             listeners: RefCell::new(Vec::new()),
         });
 
-        let listen = |name: &str, on_event: fn(&Rc<Loop>)| {
-            let this = Rc::clone(&driver);
-            window_event_listener_untyped(name, move |_| on_event(&this))
-        };
-        let mut listeners = vec![listen("visibilitychange", Loop::visibility_changed)];
-        for name in ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"] {
-            listeners.push(listen(name, |this| this.active()));
-        }
+        let (shown, active) = (Rc::clone(&driver), Rc::clone(&driver));
+        let mut listeners = on_activity(move || active.active());
+        listeners.push(on_visibility_change(move |_| shown.visibility_changed()));
         *driver.listeners.borrow_mut() = listeners;
         let stored = StoredValue::new_local(Rc::clone(&driver));
         // Cleanups run before the arena drops `stored`.

@@ -1,0 +1,117 @@
+//! What the console asks of the browser beyond the DOM a view draws: the clock polls are
+//! scheduled by, the tab's visibility, the user's activity, timers, frames and User
+//! Timing. A leaf: it imports nothing of the console, so every floor may use it and none
+//! reads these browser facts another way.
+
+use leptos::prelude::{set_timeout, window_event_listener_untyped, WindowListenerHandle};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+use wasm_bindgen::JsValue;
+
+/// Now on `performance.now()`'s clock, in ms: the clock every poll is scheduled by (it
+/// never jumps with the wall clock). 0 without a window.
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// Whether the tab is hidden: polls stop fetching, and notifications may show.
+pub fn hidden() -> bool {
+    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
+}
+
+/// What counts as the user being there, for the 30-minute idle stop of CONTRACT.md.
+pub const ACTIVITY_EVENTS: [&str; 5] = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"];
+
+/// Calls `on_activity` on each of [`ACTIVITY_EVENTS`]; the caller removes the listeners.
+pub fn on_activity(on_activity: impl Fn() + Clone + 'static) -> Vec<WindowListenerHandle> {
+    ACTIVITY_EVENTS
+        .into_iter()
+        .map(|name| {
+            let on_activity = on_activity.clone();
+            window_event_listener_untyped(name, move |_| on_activity())
+        })
+        .collect()
+}
+
+/// Calls `changed` with [`hidden`] each time the tab is hidden or shown.
+pub fn on_visibility_change(changed: impl Fn(bool) + 'static) -> WindowListenerHandle {
+    window_event_listener_untyped("visibilitychange", move |_| changed(hidden()))
+}
+
+/// Resolves after `wait` (the caller bounds it).
+pub async fn sleep(wait: Duration) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let resolve = move || drop(resolve.call0(&JsValue::NULL));
+        set_timeout(resolve, wait);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Resolves in the next task: what follows runs after the browser has handled whatever
+/// was queued (input, a frame), so one long task becomes two.
+pub async fn next_task() {
+    sleep(Duration::ZERO).await;
+}
+
+/// Resolves once the page's first contentful paint is on screen (and at least one frame
+/// after the caller's change was painted), so that secondary reads never compete with it.
+/// `requestAnimationFrame` runs before a frame's paint, but the frame reaches the screen
+/// later: under Lighthouse's observed load, reads sent two frames on still left before
+/// the page was shown, and its simulation counted each in the time to the paint. The
+/// browser reports the first contentful paint (Paint Timing) once it was presented; a
+/// browser that never reports it waits [`PAINT_FRAMES`] frames.
+pub async fn after_first_paint() {
+    for frame in 1..=PAINT_FRAMES {
+        let painted = js_sys::Promise::new(&mut |resolve, _| {
+            let requested = web_sys::window().and_then(|w| w.request_animation_frame(&resolve).ok());
+            if requested.is_none() {
+                let _ = resolve.call0(&JsValue::NULL);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(painted).await;
+        if frame >= 2 && first_paint_shown() {
+            break;
+        }
+    }
+    next_task().await;
+}
+
+/// Frames [`after_first_paint`] waits at most: half a second at 60 Hz.
+const PAINT_FRAMES: u32 = 30;
+
+/// Whether the browser reported the page's first contentful paint as presented.
+fn first_paint_shown() -> bool {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .is_some_and(|p| p.get_entries_by_name("first-contentful-paint").length() > 0)
+}
+
+/// Polls `future` once: its output if it is ready, the future itself otherwise (to be
+/// awaited, which polls it again with a waker that wakes). A request polled here leaves
+/// now, not in a task queued after the caller's work.
+pub fn poll_once<F: Future + Unpin>(mut future: F) -> Result<F::Output, F> {
+    match Pin::new(&mut future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => Ok(output),
+        Poll::Pending => Err(future),
+    }
+}
+
+/// Runs `work` and keeps how long it took as the User Timing measure `name`, the previous
+/// one of that name cleared first: a page polling for days keeps one entry, and the bench
+/// and the end-to-end tests read the latest (`performance.getEntriesByName(name)`).
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
+pub fn timed<T>(name: &str, work: impl FnOnce() -> T) -> T {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let start = format!("{name}-start");
+        performance.clear_measures_with_measure_name(name);
+        let _ = performance.mark(&start);
+        let done = work();
+        let _ = performance.measure_with_start_mark(name, &start);
+        performance.clear_marks_with_mark_name(&start);
+        return done;
+    }
+    work()
+}

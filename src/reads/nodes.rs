@@ -1,0 +1,315 @@
+//! One store, per session, of each reservation's latest `/nodes` answer, with when it was
+//! read and whether its region could be read. Every reader writes it (the Nodes and
+//! workload pages' polls, the overview's loop, the list's GPUs-in-use reads, the read sent
+//! when a Nodes page is opened) and every view reads it, so moving between pages shows what
+//! is already known at once, with its age, and never reads twice at the same time what one
+//! read is already fetching. The node changes and utilization history the alerts are
+//! derived from are recorded here too, from whichever page read the answer.
+
+use super::remote::Fetched;
+use crate::api::client;
+use crate::api::error::ApiError;
+use crate::api::models::NodesResponse;
+use crate::browser::poll_once;
+use crate::domain::alerts::{node_changes, NodeChange};
+use crate::domain::fleet::GpuSplit;
+use crate::domain::fleet_history::History;
+use crate::state::{use_connection, ConnectionState, Lifetime, Sent};
+use chrono::{DateTime, TimeDelta, Utc};
+use futures_channel::oneshot;
+use leptos::prelude::*;
+use leptos::reactive::owner::WeakOwner;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// How long an answer counts as just read: a page opened within this of a read shows it as
+/// its first poll instead of reading again. `index.html`'s early read keeps its answer as
+/// long (a test holds the two together).
+pub const FRESH_MS: i64 = 1_000;
+
+/// One answer as it was received.
+pub type NodesAnswer = Result<Arc<NodesResponse>, ApiError>;
+
+/// What is known of one reservation's nodes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodesRead {
+    /// The latest answer received, kept when a later read fails.
+    pub latest: Option<Fetched<Arc<NodesResponse>>>,
+    /// The latest answer in which the region could be read (placement known).
+    pub known: Option<Fetched<Arc<NodesResponse>>>,
+    /// The latest attempt's error, cleared by the next success.
+    pub error: Option<ApiError>,
+}
+
+impl NodesRead {
+    /// Folds one read's outcome in: a failure keeps the answers already received.
+    pub fn receive(&mut self, result: NodesAnswer, at: DateTime<Utc>) {
+        match result {
+            Ok(response) => {
+                if !response.workloads_unknown {
+                    self.known = Some(Fetched { value: Arc::clone(&response), at });
+                }
+                self.latest = Some(Fetched { value: response, at });
+                self.error = None;
+            }
+            Err(error) => self.error = Some(error),
+        }
+    }
+
+    /// When the latest answer was received.
+    pub fn at(&self) -> Option<DateTime<Utc>> {
+        self.latest.as_ref().map(|f| f.at)
+    }
+
+    /// Whether the latest answer could read the region (`None` before any answer).
+    pub fn reachable(&self) -> Option<bool> {
+        self.latest.as_ref().map(|f| !f.value.workloads_unknown)
+    }
+
+    /// Whether `other` holds the very same answers and error (answers compared by identity:
+    /// a 10,000-node answer is never compared field by field).
+    pub fn is_same(&self, other: &NodesRead) -> bool {
+        let same = |a: &Option<Fetched<Arc<NodesResponse>>>, b: &Option<Fetched<Arc<NodesResponse>>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(&a.value, &b.value) && a.at == b.at,
+            (None, None) => true,
+            _ => false,
+        };
+        same(&self.latest, &other.latest) && same(&self.known, &other.known) && self.error == other.error
+    }
+
+    /// The latest answer, if it arrived within [`FRESH_MS`] of `now`.
+    fn fresh(&self, now: DateTime<Utc>) -> Option<Arc<NodesResponse>> {
+        let latest = self.latest.as_ref()?;
+        (now - latest.at <= TimeDelta::milliseconds(FRESH_MS)).then(|| Arc::clone(&latest.value))
+    }
+}
+
+/// The store. Copy: every field is an arena handle of the app's owner, so what a page read
+/// outlives the page.
+#[derive(Clone, Copy)]
+pub struct NodesStore {
+    state: ConnectionState,
+    /// The owner the store was made in (the app's): each reservation's signal is created
+    /// under it, not under the page that first asked. Weak: held strongly in its own arena,
+    /// the owner would never be cleaned up.
+    owner: StoredValue<WeakOwner>,
+    /// The session the store's data was read with.
+    session: RwSignal<Option<u64>>,
+    reads: StoredValue<HashMap<i64, RwSignal<NodesRead>>>,
+    /// The readers waiting for the read of a reservation under way, by session and id.
+    waiting: StoredValue<HashMap<(u64, i64), Readers>, LocalStorage>,
+    /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
+    changes: RwSignal<Vec<NodeChange>>,
+    /// Utilization since the tab opened, per reservation.
+    history: RwSignal<BTreeMap<i64, History>>,
+}
+
+/// Who waits for one read's answer.
+type Readers = Vec<oneshot::Sender<NodesAnswer>>;
+
+/// Node changes kept for the alerts: far more than a session shows.
+const CHANGES_KEPT: usize = 200;
+
+impl NodesStore {
+    /// Empty; reads the connection from context. Create it once, in the app.
+    pub fn new() -> Self {
+        NodesStore {
+            state: use_connection(),
+            owner: StoredValue::new(Owner::current().unwrap_or_default().downgrade()),
+            session: RwSignal::new(None),
+            reads: StoredValue::new(HashMap::new()),
+            waiting: StoredValue::new_local(HashMap::new()),
+            changes: RwSignal::new(Vec::new()),
+            history: RwSignal::new(BTreeMap::new()),
+        }
+    }
+
+    /// Makes the store `session`'s, dropping whatever an earlier session read.
+    fn begin(&self, session: u64) {
+        if self.session.get_untracked() == Some(session) {
+            return;
+        }
+        self.session.set(Some(session));
+        let dropped = self.reads.try_update_value(std::mem::take).unwrap_or_default();
+        dropped.into_values().for_each(RwSignal::dispose);
+        self.changes.set(Vec::new());
+        self.history.set(BTreeMap::new());
+    }
+
+    /// Whether the data is the current session's (tracked): nothing is shown otherwise.
+    fn current(&self) -> bool {
+        let session = self.session.get();
+        session.is_some() && session == self.state.session().map(|s| s.id)
+    }
+
+    /// Reservation `id`'s signal, created under the app's owner on first use.
+    fn entry(&self, id: i64) -> RwSignal<NodesRead> {
+        if let Some(signal) = self.reads.with_value(|reads| reads.get(&id).copied()) {
+            return signal;
+        }
+        let owner = self.owner.with_value(WeakOwner::upgrade).unwrap_or_default();
+        let signal = owner.with(|| RwSignal::new(NodesRead::default()));
+        self.reads.update_value(|reads| {
+            reads.insert(id, signal);
+        });
+        signal
+    }
+
+    /// What is known of reservation `id` in this session (tracked).
+    pub fn read(&self, id: i64) -> NodesRead {
+        if !self.current() {
+            return NodesRead::default();
+        }
+        self.entry(id).get()
+    }
+
+    /// Calls `f` with what is known of `id`, without cloning it (tracked).
+    pub fn with<R>(&self, id: i64, f: impl FnOnce(&NodesRead) -> R) -> R {
+        if !self.current() {
+            return f(&NodesRead::default());
+        }
+        self.entry(id).with(f)
+    }
+
+    /// Reads reservation `id`'s nodes, or joins the read of them already under way. The
+    /// request leaves now (before the caller renders anything); its answer lands here
+    /// whoever asked, and every caller gets it. A request aborted because its page was left
+    /// records nothing.
+    pub fn fetch(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
+        let Some(session) = self.state.session_id_untracked() else {
+            return Box::pin(async { Err(ApiError::invalid_request("Not connected.")) });
+        };
+        self.begin(session);
+        let (deliver, answer) = oneshot::channel();
+        let first = self
+            .waiting
+            .try_update_value(|waiting| {
+                let readers = waiting.entry((session, id)).or_default();
+                readers.push(deliver);
+                readers.len() == 1
+            })
+            .unwrap_or(false);
+        if first {
+            let store = *self;
+            let sent = self.state.send_for(lifetime, move |c| async move { client::nodes(&c, id).await });
+            let read = Box::pin(async move {
+                let result = sent.await.map(Arc::new);
+                store.receive(session, id, result.clone(), Utc::now());
+                let readers = store.waiting.try_update_value(|w| w.remove(&(session, id))).flatten();
+                for reader in readers.unwrap_or_default() {
+                    let _ = reader.send(result.clone());
+                }
+            });
+            if let Err(read) = poll_once(read) {
+                leptos::task::spawn_local(read);
+            }
+        }
+        Box::pin(async move {
+            match answer.await {
+                Ok(result) => result,
+                // The read's task ended without answering: only when the app is torn down.
+                Err(_) => Err(ApiError::network(client::CANCELLED)),
+            }
+        })
+    }
+
+    /// [`Self::fetch`], unless an answer arrived within [`FRESH_MS`]: then that one, with
+    /// no request (a page opened right after another read its nodes).
+    pub fn fetch_fresh(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
+        let fresh =
+            self.state.session_id_untracked().filter(|s| self.session.get_untracked() == Some(*s)).and_then(|_| {
+                self.reads.with_value(|r| r.get(&id).copied()).and_then(|e| e.with_untracked(|r| r.fresh(Utc::now())))
+            });
+        match fresh {
+            Some(response) => Box::pin(async move { Ok(response) }),
+            None => self.fetch(id, lifetime),
+        }
+    }
+
+    /// One read's outcome, received at `at` in session `session`: kept, with the node
+    /// changes and utilization it shows. Dropped when another key was connected meanwhile.
+    pub fn receive(&self, session: u64, id: i64, result: NodesAnswer, at: DateTime<Utc>) {
+        if self.session.try_get_untracked().flatten() != Some(session) {
+            return;
+        }
+        if result.as_ref().is_err_and(ApiError::is_cancelled) {
+            return;
+        }
+        let entry = self.entry(id);
+        if let Ok(response) = &result {
+            let changed = entry.with_untracked(|read| {
+                read.latest.as_ref().map(|before| node_changes(id, &before.value, response, at)).unwrap_or_default()
+            });
+            if !changed.is_empty() {
+                self.changes.update(|all| {
+                    all.extend(changed);
+                    let excess = all.len().saturating_sub(CHANGES_KEPT);
+                    all.drain(..excess);
+                });
+            }
+            if let Some(utilization) = GpuSplit::of(response).utilization() {
+                self.history.update(|h| h.entry(id).or_default().record(at, utilization));
+            }
+        }
+        entry.update(|read| read.receive(result, at));
+    }
+
+    /// Starts the store for the current session (tests feed answers with [`Self::receive`]).
+    pub fn begin_current(&self) -> Option<u64> {
+        let session = self.state.session_id_untracked()?;
+        self.begin(session);
+        Some(session)
+    }
+
+    /// Node changes seen this session (tracked).
+    pub fn with_changes<R>(&self, f: impl FnOnce(&[NodeChange]) -> R) -> R {
+        if !self.current() {
+            return f(&[]);
+        }
+        self.changes.with(|c| f(c))
+    }
+
+    /// One reservation's utilization history (tracked).
+    pub fn history(&self, id: i64) -> Option<History> {
+        self.current().then(|| self.history.with(|h| h.get(&id).cloned())).flatten()
+    }
+
+    /// Every reservation's history, by id (tracked).
+    pub fn with_histories<R>(&self, f: impl FnOnce(&BTreeMap<i64, History>) -> R) -> R {
+        if !self.current() {
+            return f(&BTreeMap::new());
+        }
+        self.history.with(f)
+    }
+}
+
+impl Default for NodesStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The store provided by the app.
+pub fn use_nodes() -> NodesStore {
+    expect_context::<NodesStore>()
+}
+
+#[cfg(test)]
+mod tests {
+    /// `index.html`'s inline script sends a fresh load's first read (`api::first_read`).
+    /// Being JavaScript, it cannot call the console's code: it writes the kept key's entry
+    /// and the freshness rule again, and they must stay the console's.
+    #[test]
+    fn the_inline_script_reads_the_kept_key_and_keeps_an_answer_as_long_as_the_store() {
+        let page = include_str!("../../index.html");
+        let entry = format!("sessionStorage.getItem(\"{}\")", crate::state::KEPT_CONNECTION);
+        assert!(page.contains(&entry), "index.html reads {entry}");
+        let fresh = format!("const FRESH_MS = {};", super::FRESH_MS);
+        assert!(page.contains(&fresh), "index.html keeps an answer as long: {fresh}");
+        assert!(
+            page.contains(crate::api::first_read::GLOBAL),
+            "index.html leaves window.{}",
+            crate::api::first_read::GLOBAL
+        );
+    }
+}
