@@ -49,6 +49,8 @@ pub struct FleetStore {
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
+    /// Why a reservation's detail could not be read (until a read succeeds).
+    detail_errors: RwSignal<BTreeMap<i64, ApiError>>,
     /// Each reservation's latest `/nodes`, whichever page read it.
     nodes: NodesStore,
     /// The per-reservation refresh interval of the running schedule.
@@ -67,6 +69,7 @@ impl FleetStore {
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
+            detail_errors: RwSignal::new(BTreeMap::new()),
             nodes: use_nodes(),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
@@ -83,6 +86,7 @@ impl FleetStore {
         self.list.set(None);
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
+        self.detail_errors.set(BTreeMap::new());
         self.interval.set(None);
     }
 
@@ -111,10 +115,33 @@ impl FleetStore {
 
     pub fn receive_detail(&self, session: u64, detail: ReservationDetail) {
         if self.owns(session) {
+            let id = detail.reservation.id;
             self.details.update(|d| {
-                d.insert(detail.reservation.id, detail);
+                d.insert(id, detail);
+            });
+            if self.detail_errors.with_untracked(|e| e.contains_key(&id)) {
+                self.detail_errors.update(|e| {
+                    e.remove(&id);
+                });
+            }
+        }
+    }
+
+    /// Reservation `id`'s detail could not be read: kept until a read succeeds.
+    pub fn detail_failed(&self, session: u64, id: i64, error: ApiError) {
+        if self.owns(session) {
+            self.detail_errors.update(|e| {
+                e.insert(id, error);
             });
         }
+    }
+
+    /// The reservations whose detail (and so rate) could not be read, with why (tracked).
+    pub fn detail_errors(&self) -> BTreeMap<i64, ApiError> {
+        if !self.current() {
+            return BTreeMap::new();
+        }
+        self.detail_errors.get()
     }
 
     /// Whether any reservation's nodes were read this session (tracked): alerts about
@@ -312,9 +339,17 @@ impl Reader {
         let mut schedule = Schedule::new(wanted.len(), base, now_ms());
         self.store.interval.set(Some(schedule.interval()));
         let mut nodes_read = 0usize;
+        // Details that failed, read again once per later round of nodes.
+        let mut failed: Vec<i64> = Vec::new();
+        let mut retried_round = 1;
         loop {
+            let round = nodes_read.checked_div(wanted.len()).unwrap_or(0);
+            if round > retried_round && details.is_empty() {
+                retried_round = round;
+                details.append(&mut failed);
+            }
             // The first round of nodes first (the figures people came for), then the details.
-            if nodes_read >= wanted.len() {
+            if nodes_read >= wanted.len() || wanted.is_empty() {
                 if let Some(id) = details.pop() {
                     if !self.pace(Duration::ZERO).await {
                         return;
@@ -327,10 +362,23 @@ impl Reader {
                     if !self.alive() {
                         return;
                     }
-                    // A detail that cannot be read leaves its rate (and its alerts) out; the
-                    // page says the idle cost is incomplete.
-                    if let Ok(detail) = result {
-                        self.store.receive_detail(self.session, detail);
+                    // A detail that cannot be read leaves its rate (and its alerts) out: the page
+                    // names it and why, and it is read again on the page's schedule.
+                    match result {
+                        Ok(detail) => self.store.receive_detail(self.session, detail),
+                        Err(error) => {
+                            if error.is_transient() {
+                                failed.push(id);
+                            }
+                            self.store.detail_failed(self.session, id, error);
+                        }
+                    }
+                    if wanted.is_empty() && details.is_empty() {
+                        // No nodes to pace the retries: wait a round of the base interval.
+                        if failed.is_empty() || !self.pace(base.get()).await {
+                            return;
+                        }
+                        details.append(&mut failed);
                     }
                     continue;
                 }

@@ -19,7 +19,9 @@ use chrono::{DateTime, TimeDelta, Utc};
 use futures_channel::oneshot;
 use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// How long an answer counts as just read: a page opened within this of a read shows it as
@@ -97,15 +99,21 @@ pub struct NodesStore {
     session: RwSignal<Option<u64>>,
     reads: StoredValue<HashMap<i64, RwSignal<NodesRead>>>,
     /// The readers waiting for the read of a reservation under way, by session and id.
-    waiting: StoredValue<HashMap<(u64, i64), Readers>, LocalStorage>,
+    waiting: StoredValue<HashMap<(u64, i64), Flight>, LocalStorage>,
+    /// Reads sent so far: each flight's number.
+    sent: StoredValue<u64>,
     /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
     changes: RwSignal<Vec<NodeChange>>,
     /// Utilization since the tab opened, per reservation.
     history: RwSignal<BTreeMap<i64, History>>,
 }
 
-/// Who waits for one read's answer.
-type Readers = Vec<oneshot::Sender<NodesAnswer>>;
+/// One read under way, and who waits for its answer.
+struct Flight {
+    /// Which read: a newer one of the same reservation replaces it in the map.
+    number: u64,
+    readers: Rc<RefCell<Vec<oneshot::Sender<NodesAnswer>>>>,
+}
 
 /// Node changes kept for the alerts: far more than a session shows.
 const CHANGES_KEPT: usize = 200;
@@ -119,6 +127,7 @@ impl NodesStore {
             session: RwSignal::new(None),
             reads: StoredValue::new(HashMap::new()),
             waiting: StoredValue::new_local(HashMap::new()),
+            sent: StoredValue::new(0),
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
         }
@@ -176,27 +185,52 @@ impl NodesStore {
     /// whoever asked, and every caller gets it. A request aborted because its page was left
     /// records nothing.
     pub fn fetch(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
+        self.send(id, lifetime, false)
+    }
+
+    /// Reads reservation `id`'s nodes anew even while another read of them is under way
+    /// (one sent for a page now left): later callers of [`Self::fetch`] join this one.
+    pub fn fetch_new(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
+        self.send(id, lifetime, true)
+    }
+
+    fn send(&self, id: i64, lifetime: Lifetime, anew: bool) -> Sent<Arc<NodesResponse>> {
         let Some(session) = self.state.session_id_untracked() else {
             return Box::pin(async { Err(ApiError::invalid_request("Not connected.")) });
         };
         self.begin(session);
         let (deliver, answer) = oneshot::channel();
-        let first = self
-            .waiting
-            .try_update_value(|waiting| {
-                let readers = waiting.entry((session, id)).or_default();
-                readers.push(deliver);
-                readers.len() == 1
+        // This read's number, should it be sent (a number unused by a joining read is skipped).
+        let number = self
+            .sent
+            .try_update_value(|n| {
+                *n += 1;
+                *n
             })
-            .unwrap_or(false);
-        if first {
+            .unwrap_or_default();
+        let joined = self.waiting.try_update_value(|waiting| match waiting.get(&(session, id)) {
+            Some(flight) if !anew => {
+                flight.readers.borrow_mut().push(deliver);
+                None
+            }
+            _ => {
+                let readers = Rc::new(RefCell::new(vec![deliver]));
+                waiting.insert((session, id), Flight { number, readers: Rc::clone(&readers) });
+                Some((number, readers))
+            }
+        });
+        if let Some(Some((number, readers))) = joined {
             let store = *self;
             let sent = self.state.send_for(lifetime, move |c| async move { client::nodes(&c, id).await });
             let read = Box::pin(async move {
                 let result = sent.await.map(Arc::new);
                 store.receive(session, id, result.clone(), Utc::now());
-                let readers = store.waiting.try_update_value(|w| w.remove(&(session, id))).flatten();
-                for reader in readers.unwrap_or_default() {
+                store.waiting.try_update_value(|w| {
+                    if w.get(&(session, id)).is_some_and(|f| f.number == number) {
+                        w.remove(&(session, id));
+                    }
+                });
+                for reader in readers.take() {
                     let _ = reader.send(result.clone());
                 }
             });
