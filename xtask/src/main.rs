@@ -4,7 +4,6 @@
 //! any tool is installed. Each subcommand lives in its own module with a `run` entry.
 
 mod bench;
-mod csp;
 mod dist;
 mod precompress;
 mod proc;
@@ -19,8 +18,7 @@ mod tools;
 
 use std::process::ExitCode;
 
-/// Errors end the run and are read by a person, so a message is all they carry.
-type Result<T = ()> = std::result::Result<T, String>;
+use xtask::Result;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -32,10 +30,12 @@ usage: cargo xtask <command>
            (npm's lighthouse@13.5.0) on Connect and the reservations list;
            prints the table and writes target/bench/report.md and report.json;
            --only measures that part alone
-  dist [--api-origin https://api.example.com]
+  dist [--api-origin https://api.example.com] [--api-upstream URL]
            install missing tools, build the console in release into dist/
            with its Content-Security-Policy (connect-src adds the API origin),
-           a .br and a .gz beside every text and wasm file, and print their weights
+           a .br and a .gz beside every text and wasm file, and dist/nginx.conf
+           (its /api/ proxied to URL, default https://api.ecohash.com; plain
+           http only to a loopback host), and print their weights
   serve [--port N] [--scenario demo|large|huge] [SIMULATOR FLAGS…]
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
