@@ -3,6 +3,7 @@
 //! Std and the `compress` crate only, so a cold `cargo xtask` compiles quickly, before
 //! any tool is installed. Each subcommand lives in its own module with a `run` entry.
 
+mod advisories;
 mod bench;
 mod dist;
 mod precompress;
@@ -45,8 +46,9 @@ usage: cargo xtask <command>
            the whole run while faults come and go at random (seeded); prints
            its report (also in target/e2e/soak-report.txt); not part of test
   test     install missing tools and browsers, check format, lints,
-           licences and sources, build dist/, run every test (native, wasm in
-           headless Chromium and Firefox, end-to-end); the last line is
+           advisories (offline, from ../shared/advisory-db), licences and
+           sources, build dist/, run every test (native, wasm in headless
+           Chromium and Firefox, end-to-end); the last line is
            `N passed, N failed`
 
 Every command first checks that the compiler is the one rust-toolchain.toml pins.";

@@ -25,7 +25,8 @@ const ESBUILD_VERSION: &str = "0.24.2";
 const LIGHTHOUSE_VERSION: &str = "13.5.0";
 /// Firefox's WebDriver, for the wasm tests in Firefox (Debian's firefox-esr 140 speaks it).
 const GECKODRIVER_VERSION: &str = "0.37.1";
-/// The licence, ban and source checks of `deny.toml` (no advisory database needed).
+/// The advisory, licence, ban and source checks of `deny.toml`; 0.20 reads the advisory
+/// database from the folder `advisories` lays the snapshot out in.
 const CARGO_DENY_VERSION: &str = "0.20.2";
 /// wasm-split's CLI, which must read the split points `wasm_split_helpers` 0.2 writes.
 const WASM_SPLIT_VERSION: &str = "0.2.4";
