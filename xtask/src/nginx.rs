@@ -191,7 +191,7 @@ location = /{FILE} {{
 }}
 
 # Names with a content hash never change: a year, immutable (not on a 404).
-location ~ "^/[^/.]+-[0-9a-f]{{16}}(?:_bg)?\.(?:{hashed})$" {{
+location ~ "^/[^/.]+-[0-9a-f]{{12,16}}(?:_bg)?\.(?:{hashed})$" {{
     try_files $uri =404;
     add_header Cache-Control "public, max-age=31536000, immutable";
     add_header Vary Accept-Encoding;
@@ -217,12 +217,14 @@ location / {{
 }
 
 /// `main-4ae9b0365dd6b4e0.css`, `app-37fd8b81d0e2f31d_bg.wasm`: a stem (up to the first dot)
-/// ending in `-` and 16 lowercase hex digits, as the location's pattern reads it.
+/// ending in `-` and lowercase hex digits, as the location's pattern reads it. Sixteen,
+/// or fewer down to twelve: trunk writes its 64-bit hash without leading zeros (a build's
+/// `overview-f0204c9056fa6f8.css` has fifteen), one name in 16 a digit short.
 fn is_hashed(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
     stem.rsplit_once('-').is_some_and(|(_, hash)| {
-        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        (12..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
@@ -270,15 +272,21 @@ mod tests {
         let config = config(&dist, &Upstream::provider()).unwrap();
         std::fs::remove_dir_all(&dist).unwrap();
         let hashed = location(&config, "location ~ \"^/[^/.]+-");
-        assert!(hashed.contains(r#"-[0-9a-f]{16}(?:_bg)?\.(?:bin|css|js|wasm)$""#), "{hashed}");
+        assert!(hashed.contains(r#"-[0-9a-f]{12,16}(?:_bg)?\.(?:bin|css|js|wasm)$""#), "{hashed}");
         assert!(hashed.contains("add_header Cache-Control \"public, max-age=31536000, immutable\";\n"), "{hashed}");
         assert!(hashed.contains("try_files $uri =404;"), "a missing hashed file is a 404: {hashed}");
-        for name in FILES.iter().filter(|name| name.contains('-')) {
+        for name in FILES.iter().filter(|name| name.contains('-')).chain(&["overview-f0204c9056fa6f8.css"]) {
             assert!(is_hashed(name), "{name}");
         }
-        for name in
-            ["index.html", "robots.txt", "csp-header.txt", "main-4AE9B0365DD6B4E0.css", "a.b-0011223344556677.js"]
-        {
+        for name in [
+            "index.html",
+            "robots.txt",
+            "csp-header.txt",
+            "main-4AE9B0365DD6B4E0.css",
+            "a.b-0011223344556677.js",
+            "main-0123456789a.css",
+            "main-0123456789abcdef0.css",
+        ] {
             assert!(!is_hashed(name), "{name}");
         }
     }
