@@ -45,10 +45,10 @@ usage: cargo xtask <command>
            dist, then the live Nodes page in headless Chromium polling for
            the whole run while faults come and go at random (seeded); prints
            its report (also in target/e2e/soak-report.txt); not part of test
-  test     install missing tools and browsers, check format, lints,
+  test     install missing tools, browsers and nginx, check format, lints,
            advisories (offline, from ../shared/advisory-db), licences and
            sources, build dist/, run every test (native, wasm in headless
-           Chromium and Firefox, end-to-end); the last line is
+           Chromium and Firefox, end-to-end, through nginx); the last line is
            `N passed, N failed`
 
 Every command first checks that the compiler is the one rust-toolchain.toml pins.";

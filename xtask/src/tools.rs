@@ -7,6 +7,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use xtask::nginx;
+
 use crate::proc::{self, command, find, run, stdout_of};
 use crate::Result;
 
@@ -78,6 +80,7 @@ pub fn ensure_build_tools() -> Result {
 pub fn ensure_test_tools() -> Result {
     ensure_build_tools()?;
     ensure_debian_packages(&BROWSER_PACKAGES)?;
+    ensure_debian_packages(&NGINX_PACKAGES)?;
     ensure_cargo_tool(CargoTool {
         binary: "geckodriver",
         krate: "geckodriver",
@@ -240,11 +243,23 @@ const BROWSER_PACKAGES: [(&str, &str); 3] =
 /// npm installs binaryen and esbuild (see [`ensure_npm_tools`]); Debian's npm brings Node.
 const NODE_PACKAGES: [(&str, &str); 2] = [("node", "nodejs"), ("npm", "npm")];
 
-/// Installs the packages whose binary is missing, through apt-get; on a machine without it,
-/// fails at once with the packages to install.
+/// nginx and its `brotli_static` module, for the end-to-end test of the generated
+/// `nginx.conf` (e2e/tests/nginx.rs), keyed by the files the test runs and loads.
+const NGINX_PACKAGES: [(&str, &str); 2] =
+    [(nginx::DEBIAN_NGINX, "nginx"), (nginx::DEBIAN_BROTLI_STATIC_MODULE, "libnginx-mod-http-brotli-static")];
+
+/// Installs the packages whose file is missing (a binary on PATH, or an absolute path),
+/// through apt-get; on a machine without it, fails at once with the packages to install.
 fn ensure_debian_packages(packages: &[(&str, &str)]) -> Result {
+    let present = |provided: &str| {
+        if provided.starts_with('/') {
+            Path::new(provided).is_file()
+        } else {
+            find(provided).is_ok()
+        }
+    };
     let missing: Vec<&str> =
-        packages.iter().filter(|(binary, _)| find(binary).is_err()).map(|(_, package)| *package).collect();
+        packages.iter().filter(|(provided, _)| !present(provided)).map(|(_, package)| *package).collect();
     if missing.is_empty() {
         return Ok(());
     }
