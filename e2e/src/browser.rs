@@ -419,8 +419,8 @@ impl Drop for Driver {
     }
 }
 
-/// A port nothing listens on now (the OS picks it; chromedriver binds it a moment later).
-fn free_port() -> u16 {
+/// A port nothing listens on now (the OS picks it; chromedriver or nginx binds it a moment later).
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind(("127.0.0.1", 0))
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())

@@ -1,11 +1,13 @@
 //! The end-to-end harness: the release console (`CONSOLE_DIST`) served by the simulator
-//! in-process, driven in headless Chromium through chromedriver (`CHROMEDRIVER`).
+//! in-process (or by Debian's nginx in front of it, see `nginx`), driven in headless
+//! Chromium through chromedriver (`CHROMEDRIVER`).
 //! Helpers fail the test with a clear message (they panic) instead of returning errors,
 //! so tests read as a person's steps.
 
 pub mod browser;
 pub mod gate;
 pub mod http;
+pub mod nginx;
 pub mod resilience;
 pub mod sim;
 
@@ -13,6 +15,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use browser::{Browser, ConsoleEntry, Viewport, WAIT};
+pub use nginx::Nginx;
 pub use reservations_sim::{Config, Scenario};
 pub use sim::{Fault, FaultKind, LoggedRequest, RequestLog, Simulator};
 
@@ -81,6 +84,8 @@ pub struct Console {
     pub browser: Browser,
     pub sim: Simulator,
     pub dist: Dist,
+    /// Where the browser opens the console: the simulator, or a server in front of it.
+    origin: String,
 }
 
 impl Console {
@@ -95,13 +100,19 @@ impl Console {
         let dist = Dist::from_env();
         let sim = Simulator::start(Config { dist: Some(dist.dir().to_owned()), ..config }).await;
         let browser = Browser::start().await;
-        Console { browser, sim, dist }
+        let origin = sim.url();
+        Console { browser, sim, dist, origin }
     }
 
-    /// Opens `path` (e.g. `/reservations/12`) on the simulator and waits until the app
-    /// has mounted its layout.
+    /// From now on the browser opens the console at `origin` (e.g. nginx's), not the simulator.
+    pub fn open_from(&mut self, origin: &str) {
+        origin.clone_into(&mut self.origin);
+    }
+
+    /// Opens `path` (e.g. `/reservations/12`) on the console's origin and waits until the
+    /// app has mounted its layout.
     pub async fn open(&self, path: &str) {
-        self.browser.goto(&format!("{}{path}", self.sim.url())).await;
+        self.browser.goto(&format!("{}{path}", self.origin)).await;
         self.browser.wait_for("main#main").await;
     }
 

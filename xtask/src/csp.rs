@@ -7,7 +7,8 @@
 //!
 //! The policy goes twice into the build: as a `<meta>` (the first child of `<head>`, for
 //! hosts that cannot set headers) and, whole, in `csp-header.txt` for servers that can (the
-//! simulator sends it). A `<meta>` cannot carry `frame-ancestors`, so only the header has it.
+//! simulator sends it, and `nginx.conf`, see `nginx`). A `<meta>` cannot carry `frame-ancestors`,
+//! so only the header has it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,7 +25,13 @@ pub struct ApiOrigin(String);
 
 impl ApiOrigin {
     pub fn parse(text: &str) -> Result<ApiOrigin> {
-        let problem = |why: &str| format!("--api-origin {text:?}: {why} (expected e.g. https://api.ecohash.com)");
+        ApiOrigin::parse_for("--api-origin", text)
+    }
+
+    /// [`ApiOrigin::parse`] for the command-line flag `flag`, which its errors name (nginx's
+    /// `--api-upstream` takes an origin by the same rules, then a path).
+    pub fn parse_for(flag: &str, text: &str) -> Result<ApiOrigin> {
+        let problem = |why: &str| format!("{flag} {text:?}: {why} (expected e.g. https://api.ecohash.com)");
         let lower = text.trim().trim_end_matches('/').to_ascii_lowercase();
         let (scheme, authority) = lower.split_once("://").ok_or_else(|| problem("no scheme"))?;
         if scheme != "https" && scheme != "http" {
@@ -60,13 +67,14 @@ impl ApiOrigin {
         Ok(ApiOrigin(lower))
     }
 
-    /// `--api-origin ORIGIN` out of `cargo xtask dist`'s arguments (nothing else is accepted).
-    pub fn from_args(args: &[String]) -> Result<Option<ApiOrigin>> {
-        match args {
-            [] => Ok(None),
-            [flag, value] if flag == "--api-origin" => ApiOrigin::parse(value).map(Some),
-            _ => Err("usage: cargo xtask dist [--api-origin https://api.example.com]".to_owned()),
-        }
+    /// `scheme://host[:port]`, lowercase, without a trailing slash.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Plain `http://` (which [`ApiOrigin::parse`] allows for a loopback host only).
+    pub fn is_plain_http(&self) -> bool {
+        self.0.starts_with("http://")
     }
 }
 
@@ -348,7 +356,5 @@ mod tests {
         ] {
             assert!(ApiOrigin::parse(bad).is_err(), "{bad}");
         }
-        assert_eq!(ApiOrigin::from_args(&[]).unwrap(), None);
-        assert!(ApiOrigin::from_args(&["--port".into(), "1".into()]).is_err());
     }
 }

@@ -4,7 +4,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::csp::{self, ApiOrigin};
+use xtask::csp::{self, ApiOrigin};
+use xtask::nginx::{self, Upstream};
+
 use crate::proc::{self, command};
 use crate::{precompress, split, tools, Result};
 
@@ -14,12 +16,48 @@ pub fn dist_dir() -> PathBuf {
 
 /// The build for the console's own origin (serve, tests, benchmarks).
 pub fn run() -> Result {
-    build(None)
+    build(&Options::default())
 }
 
-/// `cargo xtask dist [--api-origin ORIGIN]`: the origin is added to the policy's `connect-src`.
+/// `cargo xtask dist [--api-origin ORIGIN] [--api-upstream URL]`.
 pub fn run_with(args: &[String]) -> Result {
-    build(ApiOrigin::from_args(args)?.as_ref())
+    build(&Options::parse(args)?)
+}
+
+/// What `cargo xtask dist` is told.
+#[derive(Debug, PartialEq)]
+struct Options {
+    /// Added to the policy's `connect-src`, for a console that calls an API directly.
+    api_origin: Option<ApiOrigin>,
+    /// Where `nginx.conf` proxies `/api/` (the provider's documented base URL by default).
+    upstream: Upstream,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { api_origin: None, upstream: Upstream::provider() }
+    }
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options> {
+        let usage = || {
+            "usage: cargo xtask dist [--api-origin https://api.example.com] [--api-upstream https://api.example.com/v1]"
+                .to_owned()
+        };
+        let mut options = Options::default();
+        let mut rest = args;
+        while !rest.is_empty() {
+            let [flag, value, tail @ ..] = rest else { return Err(usage()) };
+            match flag.as_str() {
+                "--api-origin" => options.api_origin = Some(ApiOrigin::parse(value)?),
+                nginx::FLAG => options.upstream = Upstream::parse(value)?,
+                _ => return Err(usage()),
+            }
+            rest = tail;
+        }
+        Ok(options)
+    }
 }
 
 /// Flags for the release wasm only (trunk passes `--target`, so build scripts and
@@ -90,7 +128,7 @@ fn std_manifest() -> Result<PathBuf> {
     Ok(PathBuf::from(sysroot.trim()).join("lib/rustlib/src/rust/library/Cargo.toml"))
 }
 
-fn build(api_origin: Option<&ApiOrigin>) -> Result {
+fn build(options: &Options) -> Result {
     tools::ensure_build_tools()?;
     // trunk's --offline also makes its cargo build offline, so fetch the crates first:
     // the workspace's, and those the standard library's own build needs.
@@ -106,8 +144,36 @@ fn build(api_origin: Option<&ApiOrigin>) -> Result {
     )?;
     split::split_pages(&dist_dir())?;
     // Hashes the inline start-up script trunk just wrote, so the policy follows each build.
-    csp::secure(&dist_dir(), api_origin)?;
+    csp::secure(&dist_dir(), options.api_origin.as_ref())?;
+    // The policy above goes into it, and its files' names.
+    nginx::write(&dist_dir(), &options.upstream)?;
     // Last: the page itself changed above.
     print!("{}", precompress::table(&precompress::precompress(&dist_dir())?));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|word| word.to_string()).collect()
+    }
+
+    #[test]
+    fn dist_takes_an_api_origin_and_an_upstream_in_any_order_and_nothing_else() {
+        assert_eq!(Options::parse(&[]).unwrap(), Options::default());
+        let both = Options::parse(&args(&[
+            "--api-upstream",
+            "http://127.0.0.1:8080/api",
+            "--api-origin",
+            "https://a.example",
+        ]));
+        let both = both.unwrap();
+        assert_eq!(both.upstream, Upstream::parse("http://127.0.0.1:8080/api").unwrap());
+        assert_eq!(both.api_origin, Some(ApiOrigin::parse("https://a.example").unwrap()));
+        for bad in [&["--port", "1"][..], &["--api-origin"], &["--api-upstream", "http://example.com"]] {
+            assert!(Options::parse(&args(bad)).is_err(), "{bad:?}");
+        }
+    }
 }

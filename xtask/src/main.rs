@@ -3,8 +3,8 @@
 //! Std and the `compress` crate only, so a cold `cargo xtask` compiles quickly, before
 //! any tool is installed. Each subcommand lives in its own module with a `run` entry.
 
+mod advisories;
 mod bench;
-mod csp;
 mod dist;
 mod precompress;
 mod proc;
@@ -19,8 +19,7 @@ mod tools;
 
 use std::process::ExitCode;
 
-/// Errors end the run and are read by a person, so a message is all they carry.
-type Result<T = ()> = std::result::Result<T, String>;
+use xtask::Result;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -32,10 +31,12 @@ usage: cargo xtask <command>
            (npm's lighthouse@13.5.0) on Connect and the reservations list;
            prints the table and writes target/bench/report.md and report.json;
            --only measures that part alone
-  dist [--api-origin https://api.example.com]
+  dist [--api-origin https://api.example.com] [--api-upstream URL]
            install missing tools, build the console in release into dist/
            with its Content-Security-Policy (connect-src adds the API origin),
-           a .br and a .gz beside every text and wasm file, and print their weights
+           a .br and a .gz beside every text and wasm file, and dist/nginx.conf
+           (its /api/ proxied to URL, default https://api.ecohash.com; plain
+           http only to a loopback host), and print their weights
   serve [--port N] [--scenario demo|large|huge] [SIMULATOR FLAGS…]
            dist, then run the simulator serving it on 127.0.0.1 (default
            port 8080, scenario demo); other flags (--seed N, --rate-limit N,
@@ -44,9 +45,10 @@ usage: cargo xtask <command>
            dist, then the live Nodes page in headless Chromium polling for
            the whole run while faults come and go at random (seeded); prints
            its report (also in target/e2e/soak-report.txt); not part of test
-  test     install missing tools and browsers, check format, lints,
-           licences and sources, build dist/, run every test (native, wasm in
-           headless Chromium and Firefox, end-to-end); the last line is
+  test     install missing tools, browsers and nginx, check format, lints,
+           advisories (offline, from ../shared/advisory-db), licences and
+           sources, build dist/, run every test (native, wasm in headless
+           Chromium and Firefox, end-to-end, through nginx); the last line is
            `N passed, N failed`
 
 Every command first checks that the compiler is the one rust-toolchain.toml pins.";

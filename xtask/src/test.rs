@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::proc::{self, announce, find};
 use crate::summary::Counts;
 use crate::test_sim::TestSimulator;
-use crate::{dist, tools, Result};
+use crate::{advisories, dist, tools, Result};
 
 /// What a stage that ran to its end left: the tests it counted, and whether it exited cleanly.
 struct Outcome {
@@ -33,7 +33,7 @@ struct Stage {
 const STAGES: &[Stage] = &[
     Stage { name: "tools and browsers", run: || tools::ensure_test_tools().map(|()| DONE) },
     Stage { name: "format and lints", run: || gates(&FORMAT_AND_LINTS) },
-    Stage { name: "licences, bans and sources", run: || gates(&[&["deny", "check", "bans", "licenses", "sources"]]) },
+    Stage { name: "advisories, licences, bans and sources", run: deny },
     Stage { name: "release build into dist/", run: || dist::run().map(|()| DONE) },
     Stage { name: "native tests", run: || cargo_test(&["--workspace", "--exclude", "e2e"], &[]) },
     Stage { name: "wasm tests in headless Chromium", run: || wasm_tests("CHROMEDRIVER", "chromedriver") },
@@ -74,6 +74,13 @@ fn gates(commands: &[&[&str]]) -> Result<Outcome> {
         }
     }
     Ok(Outcome { counts, succeeded: counts.failed == 0 })
+}
+
+/// deny.toml's checks, advisories among them, against the snapshot of the RustSec database
+/// laid out under target/ (`--offline`: these machines cannot fetch it).
+fn deny() -> Result<Outcome> {
+    advisories::prepare()?;
+    gates(&[&["deny", "--offline", "check", "advisories", "bans", "licenses", "sources"]])
 }
 
 /// Variables wasm-bindgen-test-runner reads to choose where tests run. Every

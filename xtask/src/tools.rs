@@ -5,7 +5,9 @@
 //! never download a tool itself, so everything it needs is put on its PATH.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use xtask::nginx;
 
 use crate::proc::{self, command, find, run, stdout_of};
 use crate::Result;
@@ -15,6 +17,7 @@ const TRUNK_VERSION: &str = "0.21.14";
 /// Trunk.toml pins `wasm_opt = "version_132"` to match: Debian's binaryen 108
 /// yields a wasm that fails at start (`WebAssembly.Table.set(): Argument 1 is
 /// invalid for table`), and the pin makes trunk refuse any other wasm-opt.
+/// Installed with esbuild from `xtask/npm/package-lock.json` ([`ensure_npm_tools`]).
 const BINARYEN_VERSION: &str = "132";
 /// esbuild minifies the JavaScript the split step writes (the glue and the chunks' loader),
 /// which trunk's own minifier never sees.
@@ -24,7 +27,8 @@ const ESBUILD_VERSION: &str = "0.24.2";
 const LIGHTHOUSE_VERSION: &str = "13.5.0";
 /// Firefox's WebDriver, for the wasm tests in Firefox (Debian's firefox-esr 140 speaks it).
 const GECKODRIVER_VERSION: &str = "0.37.1";
-/// The licence, ban and source checks of `deny.toml` (no advisory database needed).
+/// The advisory, licence, ban and source checks of `deny.toml`; 0.20 reads the advisory
+/// database from the folder `advisories` lays the snapshot out in.
 const CARGO_DENY_VERSION: &str = "0.20.2";
 /// wasm-split's CLI, which must read the split points `wasm_split_helpers` 0.2 writes.
 const WASM_SPLIT_VERSION: &str = "0.2.4";
@@ -69,14 +73,14 @@ pub fn ensure_build_tools() -> Result {
         locked: true,
         features: Some("build-binary"),
     })?;
-    ensure_npm_tool(NpmTool { binary: "wasm-opt", package: "binaryen", version: BINARYEN_VERSION })?;
-    ensure_npm_tool(NpmTool { binary: "esbuild", package: "esbuild", version: ESBUILD_VERSION })
+    ensure_npm_tools()
 }
 
 /// Everything `cargo xtask test` needs: the build tools, both browsers and their drivers.
 pub fn ensure_test_tools() -> Result {
     ensure_build_tools()?;
     ensure_debian_packages(&BROWSER_PACKAGES)?;
+    ensure_debian_packages(&NGINX_PACKAGES)?;
     ensure_cargo_tool(CargoTool {
         binary: "geckodriver",
         krate: "geckodriver",
@@ -93,10 +97,26 @@ pub fn ensure_test_tools() -> Result {
     })
 }
 
-/// Lighthouse for `cargo xtask bench`; returns the `node_modules` it is in.
+/// Lighthouse for `cargo xtask bench`; returns the `node_modules` it is in. Installed by
+/// `npm install` at its pinned version in a folder of its own: hundreds of packages the
+/// build does not need, so not in the build tools' lock file, and out of reach of their
+/// `npm ci` (which empties its `node_modules`).
 pub fn ensure_lighthouse() -> Result<PathBuf> {
-    ensure_npm_tool(NpmTool { binary: "lighthouse", package: "lighthouse", version: LIGHTHOUSE_VERSION })?;
-    Ok(tools_dir().join("node_modules"))
+    let dir = home().join(".cache/reservations-console/lighthouse");
+    let node_modules = dir.join("node_modules");
+    if stdout_of(command(node_modules.join(".bin/lighthouse")).arg("--version"))
+        .is_some_and(|output| reports_version(&output, LIGHTHOUSE_VERSION))
+    {
+        return Ok(node_modules);
+    }
+    std::fs::create_dir_all(&dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    // Its own package.json, so npm installs here and not into a project above it.
+    write(&dir.join("package.json"), "{ \"private\": true }\n")?;
+    run(command("npm")
+        .args(["install", "--no-audit", "--no-fund"])
+        .arg(format!("lighthouse@{LIGHTHOUSE_VERSION}"))
+        .current_dir(&dir))?;
+    Ok(node_modules)
 }
 
 pub fn home() -> PathBuf {
@@ -175,25 +195,44 @@ fn ensure_cargo_tool(tool: CargoTool) -> Result {
     run(install.arg(format!("{}@{}", tool.krate, tool.version)))
 }
 
-/// A binary from an npm package, installed into [`tools_dir`].
-struct NpmTool {
-    binary: &'static str,
-    package: &'static str,
-    version: &'static str,
+/// The build's npm tools and the version each reports, as `xtask/npm/package.json` pins them.
+const NPM_TOOLS: [(&str, &str); 2] = [("wasm-opt", BINARYEN_VERSION), ("esbuild", ESBUILD_VERSION)];
+
+/// The recipe of [`tools_dir`]: the package list and the lock file that pins every package
+/// under it (each with its integrity hash), committed.
+fn npm_recipe() -> PathBuf {
+    proc::root().join("xtask/npm")
 }
 
-fn ensure_npm_tool(tool: NpmTool) -> Result {
-    if stdout_of(command(npm_bin().join(tool.binary)).arg("--version"))
-        .is_some_and(|output| reports_version(&output, tool.version))
-    {
+/// wasm-opt and esbuild, installed by `npm ci` from the committed lock file: exactly the
+/// packages it names, checked against their hashes. Skipped when both report their pinned
+/// versions and the installed lock file is the committed one. `--ignore-scripts`: neither
+/// needs its install script (binaryen's wasm-opt is JavaScript and wasm; esbuild's script
+/// only swaps its JavaScript launcher for the binary of `@esbuild/linux-x64`, which the
+/// launcher finds and runs itself), so no package runs code at install.
+fn ensure_npm_tools() -> Result {
+    let dir = tools_dir();
+    let lock = read(&npm_recipe().join("package-lock.json"))?;
+    let installed = |(binary, version): &(&str, &str)| {
+        stdout_of(command(npm_bin().join(binary)).arg("--version"))
+            .is_some_and(|output| reports_version(&output, version))
+    };
+    let same_lock = std::fs::read_to_string(dir.join("package-lock.json")).is_ok_and(|copy| copy == lock);
+    if same_lock && NPM_TOOLS.iter().all(installed) {
         return Ok(());
     }
-    let dir = tools_dir();
     std::fs::create_dir_all(&dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-    run(command("npm")
-        .args(["install", "--no-audit", "--no-fund"])
-        .arg(format!("{}@{}", tool.package, tool.version))
-        .current_dir(dir))
+    write(&dir.join("package.json"), &read(&npm_recipe().join("package.json"))?)?;
+    write(&dir.join("package-lock.json"), &lock)?;
+    run(command("npm").args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]).current_dir(dir))
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result {
+    std::fs::write(path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
 }
 
 /// Debian packages, keyed by the binary each one provides (firefox-esr also
@@ -201,14 +240,26 @@ fn ensure_npm_tool(tool: NpmTool) -> Result {
 const BROWSER_PACKAGES: [(&str, &str); 3] =
     [("chromium", "chromium"), ("chromedriver", "chromium-driver"), ("firefox-esr", "firefox-esr")];
 
-/// npm installs binaryen and esbuild (see [`ensure_npm_tool`]); Debian's npm brings Node.
+/// npm installs binaryen and esbuild (see [`ensure_npm_tools`]); Debian's npm brings Node.
 const NODE_PACKAGES: [(&str, &str); 2] = [("node", "nodejs"), ("npm", "npm")];
 
-/// Installs the packages whose binary is missing, through apt-get; on a machine without it,
-/// fails at once with the packages to install.
+/// nginx and its `brotli_static` module, for the end-to-end test of the generated
+/// `nginx.conf` (e2e/tests/nginx.rs), keyed by the files the test runs and loads.
+const NGINX_PACKAGES: [(&str, &str); 2] =
+    [(nginx::DEBIAN_NGINX, "nginx"), (nginx::DEBIAN_BROTLI_STATIC_MODULE, "libnginx-mod-http-brotli-static")];
+
+/// Installs the packages whose file is missing (a binary on PATH, or an absolute path),
+/// through apt-get; on a machine without it, fails at once with the packages to install.
 fn ensure_debian_packages(packages: &[(&str, &str)]) -> Result {
+    let present = |provided: &str| {
+        if provided.starts_with('/') {
+            Path::new(provided).is_file()
+        } else {
+            find(provided).is_ok()
+        }
+    };
     let missing: Vec<&str> =
-        packages.iter().filter(|(binary, _)| find(binary).is_err()).map(|(_, package)| *package).collect();
+        packages.iter().filter(|(provided, _)| !present(provided)).map(|(_, package)| *package).collect();
     if missing.is_empty() {
         return Ok(());
     }
@@ -301,6 +352,18 @@ version = "0.2.999"
     #[test]
     fn locked_version_reads_the_real_lock_file() {
         assert!(wasm_bindgen_version().unwrap().starts_with("0.2."));
+    }
+
+    #[test]
+    fn the_committed_npm_recipe_pins_the_versions_the_check_expects() {
+        let package = read(&npm_recipe().join("package.json")).unwrap();
+        let lock = read(&npm_recipe().join("package-lock.json")).unwrap();
+        for (name, version) in [("binaryen", "132.0.0"), ("esbuild", ESBUILD_VERSION)] {
+            assert!(package.contains(&format!("\"{name}\": \"{version}\"")), "package.json pins {name} {version}");
+            let entry = format!("\"node_modules/{name}\": {{\n      \"version\": \"{version}\"");
+            assert!(lock.contains(&entry), "package-lock.json locks {name} {version}");
+        }
+        assert!(reports_version("wasm-opt version 132 (version_132)", BINARYEN_VERSION));
     }
 
     #[test]
