@@ -55,11 +55,13 @@ fn cache_control(dist: &Path, path: &str) -> HeaderValue {
 }
 
 /// `main-4ae9b0365dd6b4e0.css`, `app-37fd8b81d0e2f31d_bg.wasm`: a stem ending in `-` and
-/// 16 hex digits (trunk's and the split step's names).
+/// 12 to 16 hex digits (trunk's and the split step's names; trunk writes its hash without
+/// leading zeros, so `overview-f0204c9056fa6f8.css` has fifteen). The same rule as the
+/// nginx configuration `cargo xtask dist` writes.
 fn is_hashed(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-').is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    stem.rsplit_once('-').is_some_and(|(_, hash)| (12..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The headers every static response carries.
@@ -99,5 +101,20 @@ impl SecurityHeaders {
         headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
         headers.insert(HeaderName::from_static("x-frame-options"), HeaderValue::from_static("DENY"));
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_hashed;
+
+    #[test]
+    fn a_hash_written_without_its_leading_zeros_is_a_hash_too() {
+        for name in ["main-4ae9b0365dd6b4e0.css", "overview-f0204c9056fa6f8.css", "app-37fd8b81d0e2f31d_bg.wasm"] {
+            assert!(is_hashed(name), "{name}");
+        }
+        for name in ["index.html", "favicon.ico", "main-4ae9b03.css", "main-4ae9b0365dd6b4e0aa.css"] {
+            assert!(!is_hashed(name), "{name}");
+        }
     }
 }
