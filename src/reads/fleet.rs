@@ -12,10 +12,10 @@ use super::remote::Fetched;
 use crate::api::client;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
-use crate::api::models::{Reservation, ReservationDetail};
+use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
 use crate::browser::{hidden, now_ms, on_activity, sleep};
-use crate::domain::alerts::{self, Alert, Inputs, LOW_USE_WINDOW};
-use crate::domain::fleet::{has_nodes, Entry, Fleet};
+use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
+use crate::domain::fleet::{has_nodes, Entry, Fleet, GpuSplit};
 use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
@@ -53,6 +53,10 @@ pub struct FleetStore {
     detail_errors: RwSignal<BTreeMap<i64, ApiError>>,
     /// Each reservation's latest `/nodes`, whichever page read it.
     nodes: NodesStore,
+    /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
+    changes: RwSignal<Vec<NodeChange>>,
+    /// Utilization since the tab opened, per reservation.
+    history: RwSignal<BTreeMap<i64, History>>,
     /// The per-reservation refresh interval of the running schedule.
     interval: RwSignal<Option<Duration>>,
     status: RwSignal<ReadStatus>,
@@ -71,6 +75,8 @@ impl FleetStore {
             details: RwSignal::new(BTreeMap::new()),
             detail_errors: RwSignal::new(BTreeMap::new()),
             nodes: use_nodes(),
+            changes: RwSignal::new(Vec::new()),
+            history: RwSignal::new(BTreeMap::new()),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
             loops: Generation::default(),
@@ -87,6 +93,8 @@ impl FleetStore {
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
         self.detail_errors.set(BTreeMap::new());
+        self.changes.set(Vec::new());
+        self.history.set(BTreeMap::new());
         self.interval.set(None);
     }
 
@@ -163,11 +171,11 @@ impl FleetStore {
             return Vec::new();
         }
         let reservations = self.list.with(|l| l.as_ref().map(|l| l.value.clone())).unwrap_or_default();
-        let recent_use: BTreeMap<i64, f64> = self.nodes.with_histories(|all| {
-            all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect()
-        });
+        let recent_use: BTreeMap<i64, f64> = self
+            .history
+            .with(|all| all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect());
         self.details.with(|details| {
-            self.nodes.with_changes(|changes| {
+            self.changes.with(|changes| {
                 let inputs = Inputs { reservations: &reservations, details, changes, recent_use: &recent_use };
                 alerts::alerts(&inputs, now, owner, zone)
             })
@@ -176,12 +184,46 @@ impl FleetStore {
 
     /// One reservation's utilization history (tracked).
     pub fn history(&self, id: i64) -> Option<History> {
-        self.nodes.history(id)
+        self.current().then(|| self.history.with(|h| h.get(&id).cloned())).flatten()
     }
 
     /// Every reservation's history, by id (untracked: for a download).
     pub fn histories(&self) -> Vec<(i64, History)> {
-        untrack(|| self.nodes.with_histories(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect()))
+        if self.session.get_untracked() != self.state.session_id_untracked() {
+            return Vec::new();
+        }
+        self.history.with_untracked(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect())
+    }
+
+    /// From now on, every reservation's answer, whichever page read it, records the node
+    /// changes and the utilization the alerts are derived from (the overview installs it, so
+    /// this code comes with its page).
+    pub fn observe_nodes(&self) {
+        let store = *self;
+        self.nodes.observe(Rc::new(move |id, before, after, at| store.record(id, before, after, at)));
+    }
+
+    fn record(&self, id: i64, before: Option<&NodesResponse>, after: &NodesResponse, at: DateTime<Utc>) {
+        if !self.current_untracked() {
+            return;
+        }
+        let changed = before.map(|before| node_changes(id, before, after, at)).unwrap_or_default();
+        if !changed.is_empty() {
+            self.changes.update(|all| {
+                all.extend(changed);
+                let excess = all.len().saturating_sub(CHANGES_KEPT);
+                all.drain(..excess);
+            });
+        }
+        if let Some(utilization) = GpuSplit::of(after).utilization() {
+            self.history.update(|h| h.entry(id).or_default().record(at, utilization));
+        }
+    }
+
+    /// [`Self::current`], untracked.
+    fn current_untracked(&self) -> bool {
+        let session = self.session.try_get_untracked().flatten();
+        session.is_some() && session == self.state.session_id_untracked()
     }
 
     /// The reservations read (tracked), `None` before the list arrives.
@@ -250,6 +292,9 @@ impl FleetStore {
     }
 }
 
+/// Node changes kept for the alerts: far more than a session shows.
+const CHANGES_KEPT: usize = 200;
+
 impl Default for FleetStore {
     fn default() -> Self {
         Self::new()
@@ -276,6 +321,7 @@ pub fn start_reads(store: FleetStore, base: Interval) {
     let clock = use_clock();
     let Some(session) = state.session().map(|s| s.id) else { return };
     store.begin(session);
+    store.observe_nodes();
     let Some(ticket) = store.loops.next_for(state) else { return };
     let last_activity = Rc::new(Cell::new(now_ms()));
     let active = Rc::clone(&last_activity);

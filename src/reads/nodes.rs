@@ -3,24 +3,22 @@
 //! workload pages' polls, the overview's loop, the list's GPUs-in-use reads, the read sent
 //! when a Nodes page is opened) and every view reads it, so moving between pages shows what
 //! is already known at once, with its age, and never reads twice at the same time what one
-//! read is already fetching. The node changes and utilization history the alerts are
-//! derived from are recorded here too, from whichever page read the answer.
+//! read is already fetching. Once the overview has been opened, every answer, whichever
+//! page read it, is also shown to the overview's observer ([`NodesStore::observe`]), which
+//! records the node changes and utilization the alerts are derived from.
 
 use super::remote::Fetched;
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::NodesResponse;
 use crate::browser::poll_once;
-use crate::domain::alerts::{node_changes, NodeChange};
-use crate::domain::fleet::GpuSplit;
-use crate::domain::fleet_history::History;
 use crate::state::{use_connection, ConnectionState, Lifetime, Sent};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_channel::oneshot;
 use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -102,11 +100,13 @@ pub struct NodesStore {
     waiting: StoredValue<HashMap<(u64, i64), Flight>, LocalStorage>,
     /// Reads sent so far: each flight's number.
     sent: StoredValue<u64>,
-    /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
-    changes: RwSignal<Vec<NodeChange>>,
-    /// Utilization since the tab opened, per reservation.
-    history: RwSignal<BTreeMap<i64, History>>,
+    /// Shown every answer with the one before it, once installed. Installed by the overview
+    /// (its code comes with its page, so the first load carries none of it).
+    observer: StoredValue<Option<Observer>, LocalStorage>,
 }
+
+/// What watches every answer: reservation, the answer before (if any), the answer, when.
+pub type Observer = Rc<dyn Fn(i64, Option<&NodesResponse>, &NodesResponse, DateTime<Utc>)>;
 
 /// One read under way, and who waits for its answer.
 struct Flight {
@@ -114,9 +114,6 @@ struct Flight {
     number: u64,
     readers: Rc<RefCell<Vec<oneshot::Sender<NodesAnswer>>>>,
 }
-
-/// Node changes kept for the alerts: far more than a session shows.
-const CHANGES_KEPT: usize = 200;
 
 impl NodesStore {
     /// Empty; reads the connection from context. Create it once, in the app.
@@ -128,8 +125,7 @@ impl NodesStore {
             reads: StoredValue::new(HashMap::new()),
             waiting: StoredValue::new_local(HashMap::new()),
             sent: StoredValue::new(0),
-            changes: RwSignal::new(Vec::new()),
-            history: RwSignal::new(BTreeMap::new()),
+            observer: StoredValue::new_local(None),
         }
     }
 
@@ -141,8 +137,6 @@ impl NodesStore {
         self.session.set(Some(session));
         let dropped = self.reads.try_update_value(std::mem::take).unwrap_or_default();
         dropped.into_values().for_each(RwSignal::dispose);
-        self.changes.set(Vec::new());
-        self.history.set(BTreeMap::new());
     }
 
     /// Whether the data is the current session's (tracked): nothing is shown otherwise.
@@ -260,8 +254,8 @@ impl NodesStore {
         }
     }
 
-    /// One read's outcome, received at `at` in session `session`: kept, with the node
-    /// changes and utilization it shows. Dropped when another key was connected meanwhile.
+    /// One read's outcome, received at `at` in session `session`: kept, and shown to the
+    /// observer. Dropped when another key was connected meanwhile.
     pub fn receive(&self, session: u64, id: i64, result: NodesAnswer, at: DateTime<Utc>) {
         if self.session.try_get_untracked().flatten() != Some(session) {
             return;
@@ -270,20 +264,9 @@ impl NodesStore {
             return;
         }
         let entry = self.entry(id);
-        if let Ok(response) = &result {
-            let changed = entry.with_untracked(|read| {
-                read.latest.as_ref().map(|before| node_changes(id, &before.value, response, at)).unwrap_or_default()
-            });
-            if !changed.is_empty() {
-                self.changes.update(|all| {
-                    all.extend(changed);
-                    let excess = all.len().saturating_sub(CHANGES_KEPT);
-                    all.drain(..excess);
-                });
-            }
-            if let Some(utilization) = GpuSplit::of(response).utilization() {
-                self.history.update(|h| h.entry(id).or_default().record(at, utilization));
-            }
+        if let (Ok(response), Some(observer)) = (&result, self.observer.with_value(Clone::clone)) {
+            let before = entry.with_untracked(|read| read.latest.as_ref().map(|f| Arc::clone(&f.value)));
+            observer(id, before.as_deref(), response, at);
         }
         entry.update(|read| read.receive(result, at));
     }
@@ -295,25 +278,9 @@ impl NodesStore {
         Some(session)
     }
 
-    /// Node changes seen this session (tracked).
-    pub fn with_changes<R>(&self, f: impl FnOnce(&[NodeChange]) -> R) -> R {
-        if !self.current() {
-            return f(&[]);
-        }
-        self.changes.with(|c| f(c))
-    }
-
-    /// One reservation's utilization history (tracked).
-    pub fn history(&self, id: i64) -> Option<History> {
-        self.current().then(|| self.history.with(|h| h.get(&id).cloned())).flatten()
-    }
-
-    /// Every reservation's history, by id (tracked).
-    pub fn with_histories<R>(&self, f: impl FnOnce(&BTreeMap<i64, History>) -> R) -> R {
-        if !self.current() {
-            return f(&BTreeMap::new());
-        }
-        self.history.with(f)
+    /// Shows every later answer to `observer`, in place of any earlier one.
+    pub fn observe(&self, observer: Observer) {
+        self.observer.set_value(Some(observer));
     }
 }
 
