@@ -11,7 +11,7 @@
 // failure path, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
+use super::assumptions::{self, CHANGE_TIMEOUT, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
 use super::error::{parse_rate_limit, ApiError, RateLimit, ResponseHeaders};
 use super::escape::percent_encoded;
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
+use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// An API key. Its `Debug` and `Display` print `…`, so no log, panic message or error
@@ -394,6 +395,17 @@ enum Method {
     Post,
 }
 
+impl Method {
+    /// A read is given up after [`REQUEST_TIMEOUT`]; a change (a launch) waits
+    /// [`CHANGE_TIMEOUT`].
+    fn timeout(self) -> Duration {
+        match self {
+            Method::Get => REQUEST_TIMEOUT,
+            Method::Post => CHANGE_TIMEOUT,
+        }
+    }
+}
+
 /// Sends one request and decodes its answer.
 async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     conn: &Connection,
@@ -436,7 +448,7 @@ struct Answer {
     text: String,
 }
 
-/// Builds and sends one request (aborted after [`REQUEST_TIMEOUT`]) with an optional JSON
+/// Builds and sends one request (aborted after its method's timeout) with an optional JSON
 /// body. Not generic, so the wasm holds it once however many answer types there are.
 async fn exchange(
     conn: &Connection,
@@ -448,9 +460,9 @@ async fn exchange(
     use gloo_net::http::RequestBuilder;
 
     let url = conn.url(api, path);
-    let timer = AbortTimer::start(conn.scope.0.as_ref())?;
+    let timer = AbortTimer::start(conn.scope.0.as_ref(), method.timeout())?;
     let failed = |e: &dyn fmt::Display| match timer.ended() {
-        Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
+        Some(Ended::TimedOut) => ApiError::timeout(method.timeout()),
         Some(Ended::Cancelled) => ApiError::network(CANCELLED),
         None => ApiError::network(e.to_string()),
     };
@@ -544,7 +556,7 @@ enum Ended {
     Cancelled,
 }
 
-/// An AbortController aborted by a browser timer after [`REQUEST_TIMEOUT`], or as soon as the
+/// An AbortController aborted by a browser timer after a timeout, or as soon as the
 /// request's scope is; dropping it clears the timer and stops listening to the scope, so a
 /// long-lived scope does not gather listeners.
 struct AbortTimer {
@@ -555,7 +567,7 @@ struct AbortTimer {
 }
 
 impl AbortTimer {
-    fn start(scope: Option<&web_sys::AbortSignal>) -> Result<Self, ApiError> {
+    fn start(scope: Option<&web_sys::AbortSignal>, timeout: Duration) -> Result<Self, ApiError> {
         if scope.is_some_and(web_sys::AbortSignal::aborted) {
             return Err(ApiError::network(CANCELLED));
         }
@@ -569,8 +581,7 @@ impl AbortTimer {
                 controller.abort();
             }
         };
-        let timer =
-            leptos::prelude::set_timeout_with_handle(abort(Ended::TimedOut), REQUEST_TIMEOUT).map_err(no_browser)?;
+        let timer = leptos::prelude::set_timeout_with_handle(abort(Ended::TimedOut), timeout).map_err(no_browser)?;
         let scope = scope.map(|signal| {
             let on_abort = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(abort(Ended::Cancelled));
             let _ = signal.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
