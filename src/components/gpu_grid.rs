@@ -374,7 +374,8 @@ fn node_body(
         if !rest.is_empty() {
             // Opened, it covers the card (style/nodes.css): the row keeps its height.
             html.markup(r#"<details class="workloads-more"><summary><span class="more-closed">+"#).text(rest.len());
-            html.markup(r#" more</span><span class="more-open">Back to the node</span></summary>"#);
+            // Opened, it covers the card's head: it names the node it is about.
+            html.markup(r#" more</span><span class="more-open">Back to "#).text(name).markup("</span></summary>");
             html.markup(r#"<ol class="node-workloads">"#);
             for (i, w) in rest.iter().enumerate() {
                 write_workload(&mut html, reservation, CARD_WORKLOADS + i, w);
