@@ -193,6 +193,19 @@ async fn a_slow_answer_is_aborted_as_a_timeout() {
     assert_eq!(explain(&err, &ErrorContext::default()).title, "The API did not answer in time");
 }
 
+/// An abort does not undo a launch, so a launch is not given up when a read would be: one
+/// answered after a read's whole timeout is still answered.
+#[wasm_bindgen_test]
+async fn a_launch_answered_after_a_reads_timeout_is_still_answered() {
+    let conn = simulator(OWNER);
+    let r = active_reservation(&conn).await;
+    let delay_ms = REQUEST_TIMEOUT.as_millis() as u64 + 1_000;
+    arm(&conn, serde_json::json!({ "kind": "slow", "delay_ms": delay_ms }), "/api/gpu-instances").await;
+    let request = LaunchRequest { name: "api-client-slow".into(), ..launch_on(&r) };
+    let launched = client::launch(&conn, &request).await.expect("answered, not aborted as a read would be");
+    assert_eq!(launched.name, "api-client-slow");
+}
+
 #[wasm_bindgen_test]
 async fn an_endless_answer_is_given_up_at_the_size_limit_not_read_until_the_timeout() {
     let conn = simulator(OWNER);

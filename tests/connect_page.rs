@@ -46,8 +46,17 @@ fn attribute(host: &web_sys::HtmlElement, selector: &str, name: &str) -> Option<
 async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
     let host = connect_page().await;
     assert_eq!(attribute(&host, "#api-key", "type").as_deref(), Some("password"));
-    // Not a login to save: "off" is ignored by password managers, "new-password" is not.
-    assert_eq!(attribute(&host, "#api-key", "autocomplete").as_deref(), Some("new-password"));
+    // Not a login to save: "new-password" invites browsers to save or generate one; these
+    // are the attributes password managers honour to leave a field alone.
+    for (name, value) in [
+        ("autocomplete", "off"),
+        ("data-1p-ignore", "true"),
+        ("data-lpignore", "true"),
+        ("data-bwignore", "true"),
+        ("data-form-type", "other"),
+    ] {
+        assert_eq!(attribute(&host, "#api-key", name).as_deref(), Some(value), "{name}");
+    }
     let base: web_sys::HtmlInputElement =
         wasm_bindgen::JsCast::unchecked_into(host.query_selector("#base-url").unwrap().unwrap());
     assert_eq!(base.value(), "/api");
@@ -59,6 +68,7 @@ async fn the_key_is_a_password_field_and_the_base_url_defaults_to_api() {
     assert!(page.contains("any script running on this page could read it there"), "the risk is explained: {page}");
     assert!(page.contains("duplicating the tab copies it"), "{page}");
     assert!(page.contains("restoring the browser's session can bring it back"), "{page}");
+    assert!(page.contains("If the browser or a password manager offers to save it, decline"), "{page}");
 }
 
 /// What the browser would send if the submit handler never ran (a native submission): the
@@ -146,6 +156,38 @@ async fn the_org_capacity_api_and_the_provider_console_are_set_on_connect() {
     assert_eq!(attribute(&host, "#console-origin", "aria-invalid").as_deref(), Some("true"));
     assert!(text(&host).contains("Enter an origin starting with https://"), "{}", text(&host));
     assert!(!text(&host).contains("Checking the key"), "nothing was sent");
+}
+
+/// The key goes to both base URLs: Connect says so, and each accepts only a path on this
+/// site, `https://`, or `http://` to this computer, before anything is sent.
+#[wasm_bindgen_test]
+async fn both_base_urls_receive_the_key_and_accept_only_a_path_https_or_loopback_http() {
+    let host = connect_page().await;
+    let page = text(&host);
+    assert!(page.contains("The key is sent there and to the org capacity API's base URL below."), "{page}");
+    assert!(page.contains("The same key is sent here too"), "{page}");
+    let set = |id: &str, to: &str| {
+        let input: web_sys::HtmlInputElement =
+            wasm_bindgen::JsCast::unchecked_into(host.query_selector(&format!("#{id}")).unwrap().unwrap());
+        input.set_value(to);
+        input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    };
+    let form: web_sys::HtmlFormElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    set("api-key", "eco_demo_owner");
+    for id in ["base-url", "org-base-url"] {
+        for bad in ["http://api.ecohash.com", "//api.ecohash.com", "https://user@api.ecohash.com"] {
+            set(id, bad);
+            form.request_submit().unwrap();
+            settle().await;
+            assert_eq!(attribute(&host, &format!("#{id}"), "aria-invalid").as_deref(), Some("true"), "{id} {bad}");
+            assert!(!text(&host).contains("Checking the key"), "{id} {bad}: nothing was sent");
+        }
+        set(id, "/api");
+    }
+    form.request_submit().unwrap();
+    settle().await;
+    assert_eq!(attribute(&host, "#org-base-url", "aria-invalid"), None, "a path on this site is fine");
 }
 
 /// A request answered with `status` and `body`, sent through the console's one door as any

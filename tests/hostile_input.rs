@@ -379,3 +379,66 @@ async fn long_contract_refs_status_badges_and_check_notes_wrap_from_360_to_1280_
         assert_nothing_scrolls_sideways(&host, width);
     }
 }
+
+/// A node of eight GPUs running five workloads, with names of some length.
+fn five_workloads() -> NodesResponse {
+    let names = ["train-llama-70b-sft-run-7", "notebook-ana", "serve-mixtral", "eval-nightly-2026-12-02", "ft-whisper"];
+    let kinds = ["gpu_cluster", "gpu_instance", "inference_instance", "gpu_instance", "fine_tune"];
+    let workloads: Vec<_> = names
+        .iter()
+        .zip(kinds)
+        .enumerate()
+        .map(|(i, (name, kind))| json!({ "kind": kind, "id": 100 + i, "name": name, "gpus": 1 }))
+        .collect();
+    serde_json::from_value(json!({ "workloads_unknown": false, "nodes": [
+        { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 5, "workloads": workloads }
+    ] }))
+    .unwrap()
+}
+
+/// `side` (`top`, `bottom`, `height`) of `element`'s box (web-sys's DOMRect is not enabled).
+fn rect(element: &web_sys::Element, side: &str) -> f64 {
+    let measure = js_sys::Function::from(js_sys::Reflect::get(element, &"getBoundingClientRect".into()).unwrap());
+    js_sys::Reflect::get(&measure.call0(element).unwrap(), &side.into()).unwrap().as_f64().unwrap()
+}
+
+/// Whether `element` is laid out and ends above `bottom` (not cut off by its card).
+fn shown_above(element: &web_sys::Element, bottom: f64) -> bool {
+    rect(element, "height") > 0.0 && rect(element, "bottom") <= bottom + 0.5
+}
+
+/// Cards are rows of a fixed height (the windowing of 10,000 nodes counts them in pixels):
+/// a node with more workloads than fit lists two and a visible "+N more" that, opened,
+/// shows the others over the card, every one within it.
+#[wasm_bindgen_test]
+async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_1920_px() {
+    for width in [360, 1920] {
+        let host = mount_in_frame(width, move || {
+            provide_console(Role::Member);
+            let model = NodesModel::default();
+            model.receive(Ok(five_workloads()), now());
+            view! { <NodesBoard model reservation=12/> }
+        });
+        settle().await;
+        console_fixtures::sleep(50).await;
+        let card = all(&host, "article.node-card").into_iter().next().expect("the card");
+        assert_eq!(card.offset_height(), 236, "at {width} px the card keeps the grid's row height");
+        let body_bottom = rect(&card.query_selector(".node-body").unwrap().unwrap(), "bottom");
+        let listed = all(&host, ".node-body > .node-workloads > li");
+        assert_eq!(listed.len(), 2, "at {width} px");
+        assert!(listed.iter().all(|li| shown_above(li, body_bottom)), "at {width} px a listed workload is cut off");
+        let more: web_sys::HtmlElement =
+            card.query_selector(".workloads-more > summary").unwrap().expect("a +N more").unchecked_into();
+        assert_eq!(more.inner_text(), "+3 more");
+        assert!(shown_above(&more, body_bottom), "at {width} px the +3 more is cut off");
+
+        more.click();
+        settle().await;
+        let card_bottom = rect(&card, "bottom");
+        let rest = all(&host, ".workloads-more a.workload-name");
+        assert!(rest.iter().all(|a| shown_above(a, card_bottom)), "at {width} px an opened workload is cut off");
+        let names: Vec<String> = all(&host, "a.workload-name").iter().map(|a| a.text_content().unwrap()).collect();
+        assert_eq!(names.len(), 5, "every workload is reachable: {names:?}");
+        assert_eq!(card.offset_height(), 236, "opened, the card keeps its height");
+    }
+}

@@ -1,5 +1,6 @@
 //! The launch form as a person uses it, on fixture data: the answer it predicts before
-//! sending, one request per submit, and what a launch answers.
+//! sending, one request per submit, what a launch answers, no form on a reservation closed
+//! to launches, and a launch left without an answer looked for on the nodes.
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
@@ -31,20 +32,26 @@ fn scattered() -> NodesResponse {
 struct Form {
     host: web_sys::HtmlElement,
     sent: Arc<Mutex<Vec<LaunchRequest>>>,
+    nodes: RwSignal<Option<NodesResponse>>,
+    pending: RwSignal<bool>,
     outcome: RwSignal<Option<Result<LaunchedInstance, ApiError>>>,
+    rereads: RwSignal<usize>,
 }
 
 /// The form for a reservation with `status`, on [`scattered`] nodes. Submitting records
-/// the request and leaves it pending, as a launch in flight is.
+/// the request and leaves it pending, as a launch in flight is; reading the nodes again
+/// is counted.
 async fn form(status: &str) -> Form {
     let sent = Arc::new(Mutex::new(Vec::new()));
+    let nodes = RwSignal::new(Some(scattered()));
+    let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None);
+    let rereads = RwSignal::new(0);
     let r = reservation(json!({ "status": status }));
     let host = {
         let sent = Arc::clone(&sent);
         mount(move || {
             provide_console(Role::Member);
-            let pending = RwSignal::new(false);
             let submit = Callback::new(move |request| {
                 pending.set(true);
                 sent.lock().unwrap().push(request);
@@ -52,16 +59,17 @@ async fn form(status: &str) -> Form {
             view! {
                 <LaunchForm
                     reservation=r
-                    nodes=Signal::stored(Some(scattered()))
+                    nodes=nodes.into()
                     pending=pending.into()
                     outcome=outcome.into()
                     submit
+                    reread=Callback::new(move |()| rereads.update(|n| *n += 1))
                 />
             }
         })
     };
     settle().await;
-    Form { host, sent, outcome }
+    Form { host, sent, nodes, pending, outcome, rereads }
 }
 
 impl Form {
@@ -134,19 +142,58 @@ async fn gpus_free_only_across_nodes_predict_gpu_capacity() {
     );
 }
 
+/// A launch names only a region and a GPU type: sent from a reservation that takes none,
+/// it would land on another reservation of the account (and be linked to this one).
 #[wasm_bindgen_test]
-async fn a_past_due_reservation_predicts_reservation_payment_due() {
-    let f = form("past_due").await;
-    assert!(f.prediction().contains("Expected to fail with HTTP 402 reservation_payment_due"), "{}", f.prediction());
+async fn a_reservation_closed_to_launches_gets_no_form_and_sends_nothing() {
+    for status in ["scheduled", "assigning", "awaiting_payment", "past_due", "suspended", "ended"] {
+        let f = form(status).await;
+        assert!(f.host.query_selector("form").unwrap().is_none(), "{status}: no form");
+        assert!(f.host.query_selector("button").unwrap().is_none(), "{status}: nothing to press");
+        let page = text(&f.host);
+        assert!(page.contains("Launches are closed on this reservation"), "{status}: {page}");
+        assert!(page.contains("Nothing is sent from this page"), "{status}: {page}");
+        assert!(f.sent.lock().unwrap().is_empty(), "{status}");
+    }
 }
 
+/// A launch that timed out may have been made: no Retry (a second POST), but the nodes
+/// read again, and the new instance found there when it appears.
 #[wasm_bindgen_test]
-async fn a_reservation_awaiting_payment_predicts_reservation_awaiting_payment() {
-    let f = form("awaiting_payment").await;
-    assert!(
-        f.prediction().contains("Expected to fail with HTTP 402 reservation_awaiting_payment"),
-        "{}",
-        f.prediction()
+async fn an_unanswered_launch_offers_no_retry_and_is_looked_for_on_the_nodes() {
+    let f = form("active").await;
+    f.type_into("name", "nb-1").await;
+    f.type_into("gpus", "2").await;
+    f.submit().await;
+    f.pending.set(false);
+    f.outcome.set(Some(Err(ApiError::timeout(std::time::Duration::from_secs(30)))));
+    settle().await;
+
+    let panel = f.host.query_selector(".launch-panel [role=alert]").unwrap().expect("a panel on the failure");
+    let said = panel.text_content().unwrap();
+    assert!(said.contains("No answer to the launch: it may have been made"), "{said}");
+    assert!(said.contains("No answer within 30 s."), "{said}");
+    assert!(said.contains("“nb-1” is not on the nodes as last read."), "{said}");
+    let buttons: Vec<String> = (0..panel.query_selector_all("button").unwrap().length())
+        .map(|i| panel.query_selector_all("button").unwrap().item(i).unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(buttons, ["Read the nodes again"], "no Retry");
+    panel.query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    settle().await;
+    assert_eq!(f.rereads.get_untracked(), 1);
+    assert_eq!(f.sent.lock().unwrap().len(), 1, "not sent again");
+
+    let mut after = scattered();
+    after.nodes[1].workloads.push(
+        serde_json::from_value(json!({ "kind": "gpu_instance", "id": 5001, "name": "nb-1", "gpus": 2 })).unwrap(),
+    );
+    f.nodes.set(Some(after));
+    settle().await;
+    let sighting = f.host.query_selector(".launch-sighting").unwrap().unwrap();
+    assert_eq!(sighting.text_content().unwrap(), "It was launched: nb-1 (#5001) runs on node-2.");
+    assert_eq!(
+        sighting.query_selector("a").unwrap().unwrap().get_attribute("href").as_deref(),
+        Some("/reservations/12/workloads/gpu_instance/5001")
     );
 }
 
@@ -273,8 +320,9 @@ async fn a_403_on_a_launch_says_the_key_may_not_change_things() {
 
 #[wasm_bindgen_test]
 async fn a_402_shown_to_a_member_says_the_owner_pays() {
-    // The form is mounted with a member's key.
-    let f = form("past_due").await;
+    // The form is mounted with a member's key; an active reservation may still be answered
+    // a 402 (an overdue payment elsewhere on the account: `PAYMENT_DUE_SCOPE`).
+    let f = form("active").await;
     let body = r#"{"error":"reservation_payment_due","message":"payment overdue"}"#;
     f.outcome.set(Some(Err(ApiError::from_response(402, &ResponseHeaders::default(), body, now()))));
     settle().await;

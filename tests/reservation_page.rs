@@ -15,6 +15,7 @@ use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
 use reservations_console::reads::placements::Placements;
 use reservations_console::reads::remote::Remote;
+use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen_test::*;
@@ -381,4 +382,39 @@ async fn the_status_and_banner_times_follow_the_utc_local_switch() {
     let stop = format_time("2026-12-04T09:30:00Z".parse().unwrap(), Zone::System);
     assert!(explanation().contains(&format!("workloads stop in 2 days ({stop})")), "{}", explanation());
     assert!(banner().contains(&format!("stopped on {stop} unless")), "{}", banner());
+}
+
+/// Mounts `page` inside the router at `address`; the runner's own address is put back after.
+async fn at_address(address: &str, page: fn() -> AnyView) -> web_sys::HtmlElement {
+    let history = web_sys::window().unwrap().history().unwrap();
+    let before = web_sys::window().unwrap().location().href().unwrap();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(address)).unwrap();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <Router>{page()}</Router> }
+    });
+    settle().await;
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
+    host
+}
+
+/// Text in the address is whoever wrote the link's, not the console's: a page under
+/// `/reservations/…` shows only the id the router parsed, never the segment as written, in
+/// its title, breadcrumb, heading or error panel.
+#[wasm_bindgen_test]
+async fn words_put_in_the_address_are_never_shown_as_the_pages_own() {
+    use reservations_console::pages::launch::LaunchPage;
+    use reservations_console::pages::reservation::ReservationPage;
+    let posing = "12%20is%20closed%3A%20call%20support%20on%20%2B1-555-0100";
+    let pages: [(String, fn() -> AnyView); 2] = [
+        (format!("/reservations/{posing}"), || view! { <ReservationPage/> }.into_any()),
+        (format!("/reservations/{posing}/launch"), || view! { <LaunchPage/> }.into_any()),
+    ];
+    for (address, page) in pages {
+        let host = at_address(&address, page).await;
+        let shown = format!("{} {}", text(&host), web_sys::window().unwrap().document().unwrap().title());
+        assert!(!shown.contains("support") && !shown.contains("555"), "{address}: {shown}");
+        assert!(shown.contains("This address does not name a reservation"), "{address}: {shown}");
+        host.remove();
+    }
 }

@@ -54,6 +54,25 @@ impl Dist {
         &self.dir
     }
 
+    /// A copy of this build in `dir` (made anew), for a test that changes the files served.
+    pub fn copied_to(&self, dir: &Path) -> Dist {
+        fn copy(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).unwrap_or_else(|error| panic!("creating {}: {error}", to.display()));
+            for entry in std::fs::read_dir(from).unwrap_or_else(|error| panic!("reading {}: {error}", from.display())) {
+                let path = entry.expect("a directory entry").path();
+                let target = to.join(path.file_name().expect("a file name"));
+                if path.is_dir() {
+                    copy(&path, &target);
+                } else {
+                    std::fs::copy(&path, &target).unwrap_or_else(|error| panic!("copying {}: {error}", path.display()));
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir);
+        copy(&self.dir, dir);
+        Dist { dir: dir.to_owned() }
+    }
+
     /// The console's main module (`<name>-<hash>_bg.wasm`), the one the first load runs.
     pub fn wasm(&self) -> PathBuf {
         match self.wasm_files(|name| name.ends_with("_bg.wasm")).as_slice() {
@@ -97,7 +116,11 @@ impl Console {
 
     /// `config` with its `dist` set to `CONSOLE_DIST`.
     pub async fn start_with(config: Config) -> Console {
-        let dist = Dist::from_env();
+        Console::serving(Dist::from_env(), config).await
+    }
+
+    /// `config` with its `dist` set to `dist`.
+    pub async fn serving(dist: Dist, config: Config) -> Console {
         let sim = Simulator::start(Config { dist: Some(dist.dir().to_owned()), ..config }).await;
         let browser = Browser::start().await;
         let origin = sim.url();

@@ -1,8 +1,10 @@
 //! Launching on a reservation: a launch that fits is shown billed by the reservation;
 //! 8-GPU launches until no node has room end in the mapped `gpu_capacity` error with the
-//! request id the API sent — which, on a fresh read, is predicted before sending.
+//! request id the API sent — which, on a fresh read, is predicted before sending. An ended
+//! reservation's launch page sends nothing; a launch is not cancelled by leaving its page.
 
-use e2e::{Console, LoggedRequest, OWNER_KEY};
+use e2e::{Console, Fault, FaultKind, LoggedRequest, OWNER_KEY};
+use std::time::Duration;
 
 const LAUNCH_API: &str = "/api/gpu-instances";
 
@@ -78,4 +80,61 @@ async fn a_launch_that_fits_is_billed_by_the_reservation_then_gpu_capacity_is_ex
     let prediction = browser.wait_for_text(".prediction", "Predicted answer").await;
     assert!(prediction.contains("409") && prediction.contains("gpu_capacity"), "{prediction}");
     console.assert_no_console_errors(&[409]).await;
+}
+
+/// Opened by its address, the launch page of the demo's ended reservation (#4) has no form:
+/// a launch from it would land on another reservation of the account.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_launch_page_of_an_ended_reservation_says_so_and_sends_nothing() {
+    let console = Console::start().await;
+    console.connect(OWNER_KEY).await;
+    console.navigate("/reservations/4/launch").await;
+    let browser = &console.browser;
+    let closed = browser.wait_for_text(".launches-closed", "Launches are closed on this reservation").await;
+    assert!(closed.contains("Ended"), "{closed}");
+    assert!(closed.contains("Nothing is sent from this page"), "{closed}");
+    assert!(!browser.exists("form.launch-form").await, "no form to send");
+    console.screenshots("owner-launch-4-ended").await;
+    assert!(console.sim.requests(LAUNCH_API).await.requests.is_empty(), "no launch was sent");
+    console.assert_no_console_errors(&[]).await;
+}
+
+/// Aborting a launch's request would not undo it, only lose its answer: leaving the page
+/// while it is under way lets it finish, and the instance appears on the nodes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_the_page_does_not_cancel_a_launch_under_way() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    console.connect(OWNER_KEY).await;
+    console.navigate("/reservations/12/launch").await;
+    let browser = &console.browser;
+    largest_fit(&console).await;
+    console.sim.add_fault(Fault::new(FaultKind::Slow(Duration::from_secs(2))).on(LAUNCH_API).times(1)).await;
+    browser.type_into("#launch-gpus", "1").await;
+    browser.type_into("#launch-name", "e2e-left-behind").await;
+    browser.click("form.launch-form button[type=submit]").await;
+    browser.wait_for_text("form.launch-form button[type=submit]", "Launching").await;
+    console.navigate("/reservations/12/nodes").await;
+    let answered = browser
+        .eventually("the launch to be answered", || async {
+            let log = console.sim.requests(LAUNCH_API).await;
+            match log.requests.first() {
+                Some(r) if r.finished_ms.is_some() => Ok(r.clone()),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+    assert_eq!(answered.status, Some(201), "the launch was not cancelled when its page was left");
+    // In the cards' text, drawn or behind a card's "+N more".
+    browser
+        .eventually("the instance on the Nodes page", || async {
+            let cards = browser.script("return document.querySelector('.node-grid')?.textContent ?? ''").await;
+            let cards = cards.as_str().unwrap_or_default().to_owned();
+            if cards.contains("e2e-left-behind") {
+                Ok(())
+            } else {
+                Err(cards)
+            }
+        })
+        .await;
 }

@@ -285,3 +285,62 @@ async fn ten_thousand_nodes_scroll_by_keyboard_a_cluster_is_found_as_one_and_dec
     phone_screenshot(&console, "member-nodes-20-huge").await;
     console.assert_no_console_errors(&[]).await;
 }
+
+/// The owner's API call `method path` to the simulator, answered 2xx: its JSON.
+async fn api(console: &Console, method: hyper::Method, path: &str, body: Option<Value>) -> Value {
+    let url = format!("{}/api{path}", console.sim.url());
+    let auth = format!("Bearer {OWNER_KEY}");
+    let answer = e2e::http::send_with(method, &url, body.as_ref(), &[("authorization", &auth)]).await.unwrap();
+    assert!((200..300).contains(&answer.status), "{path} answered {}", answer.status);
+    answer.json(&url)
+}
+
+/// Cards are rows of one height (the windowing counts them in pixels): a node running five
+/// workloads lists two and a visible "+3 more", which opened shows the other three over
+/// the card. One-GPU launches fill reservation 12's nodes in order until one runs five.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_running_five_workloads_lists_two_and_a_visible_more_at_390_px() {
+    let console = Console::start().await;
+    console.sim.freeze_clock().await;
+    let reservation = api(&console, hyper::Method::GET, "/gpu-reservations/12", None).await;
+    let most = || async {
+        let nodes = api(&console, hyper::Method::GET, "/gpu-reservations/12/nodes", None).await;
+        let counts = nodes["nodes"].as_array().unwrap().iter().map(|n| n["workloads"].as_array().map_or(0, Vec::len));
+        counts.max().unwrap_or(0)
+    };
+    for nth in 0.. {
+        if most().await >= 5 {
+            break;
+        }
+        assert!(nth < 40, "forty one-GPU launches put five workloads on no node");
+        let launch = json!({ "region_id": reservation["region_id"], "gpu_type": reservation["gpu_type"],
+            "gpus": 1, "name": format!("e2e-five-{nth}") });
+        api(&console, hyper::Method::POST, "/gpu-instances", Some(launch)).await;
+    }
+    console.connect(OWNER_KEY).await;
+    let browser = &console.browser;
+    browser.set_viewport(e2e::Viewport::Narrow).await;
+    console.navigate("/reservations/12/nodes").await;
+    let more = browser.wait_for_text(".workloads-more > summary", "more").await;
+    let card = browser
+        .script(
+            "const more = document.querySelector('.workloads-more > summary');
+             const card = more.closest('.node-card'), body = card.querySelector('.node-body');
+             const listed = [...body.querySelectorAll(':scope > .node-workloads > li')];
+             const bottom = body.getBoundingClientRect().bottom;
+             const shown = e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.bottom <= bottom + 0.5; };
+             card.scrollIntoView({ block: 'center' });
+             return { listed: listed.length, all_shown: [...listed, more].every(shown),
+                      rest: card.querySelectorAll('.workloads-more li').length };",
+        )
+        .await;
+    assert_eq!(card["listed"], 2, "{card}");
+    assert_eq!(card["all_shown"], true, "a listed workload or the +N more is cut off: {card}");
+    let rest = card["rest"].as_u64().unwrap();
+    assert!(rest >= 3 && more == format!("+{rest} more"), "{more} for {rest} more: {card}");
+    browser.screenshot("owner-nodes-12-five-workloads-narrow").await;
+    browser.click(".workloads-more > summary").await;
+    browser.wait_for_text(".workloads-more[open] > summary", "Back to node-").await;
+    browser.screenshot("owner-nodes-12-five-workloads-opened-narrow").await;
+    console.assert_no_console_errors(&[]).await;
+}

@@ -2,7 +2,7 @@
 //! in headless Chromium without a console error; and issue 5's split: each page's code
 //! arrives on its first visit.
 
-use e2e::{http, Console, MEMBER_KEY};
+use e2e::{http, Config, Console, Dist, MEMBER_KEY};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn release_build_loads_without_console_errors() {
@@ -108,6 +108,48 @@ async fn a_failed_fetch_of_the_shared_code_is_fetched_again_by_retry() {
     console.browser.wait_for("table.fleet-table").await;
     let fetched = fetched_wasm(&console).await;
     assert!(fetched.iter().any(|url| url.contains(SHARED)), "Retry fetched the shared code: {fetched:?}");
+}
+
+/// A 200 that is not the shared code (the server's `index.html` fallback, as after a
+/// redeploy removed the file) fails its integrity check and is not kept: once the file is
+/// back, Retry fetches it again and the page loads. Kept, the HTML would stand for the
+/// shared code until the tab is reloaded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_200_that_is_not_the_shared_code_is_refused_and_retry_fetches_it_again() {
+    let copy = std::env::temp_dir().join(format!("e2e-dist-not-the-shared-code-{}", std::process::id()));
+    let dist = Dist::from_env().copied_to(&copy);
+    let bundle = std::fs::read_dir(dist.dir())
+        .unwrap()
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .find(|path| path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&SHARED[1..])))
+        .expect("the shared code's file in the build");
+    let aside = copy.join("shared.aside");
+    // Compressed copies go too: the server would answer them for the file.
+    let moved: Vec<_> = ["", ".br", ".gz"]
+        .iter()
+        .map(|ext| {
+            (
+                std::path::PathBuf::from(format!("{}{ext}", bundle.display())),
+                aside.with_extension(format!("aside{ext}")),
+            )
+        })
+        .filter(|(from, _)| from.is_file())
+        .collect();
+    for (from, to) in &moved {
+        std::fs::rename(from, to).unwrap();
+    }
+    let console = Console::serving(dist, Config::default()).await;
+    console.open("/").await;
+    console.browser.wait_for("#api-key").await;
+    // Connect lands on the overview, a page of its own chunk and of shared code.
+    console.connect(MEMBER_KEY).await;
+    console.browser.wait_for_text(".error-panel .error-title", "could not be loaded").await;
+    for (from, to) in &moved {
+        std::fs::rename(to, from).unwrap();
+    }
+    console.browser.click(".error-panel button").await;
+    console.browser.wait_for("table.fleet-table").await;
+    let _ = std::fs::remove_dir_all(&copy);
 }
 
 /// What crosses the wire (issue 16): the main module arrives brotli-compressed, and a second

@@ -226,3 +226,20 @@ async fn a_member_key_after_an_owner_key_in_the_same_tab_sees_no_payment_figure(
     );
     console.assert_no_console_errors(&[]).await;
 }
+
+/// A base URL the page's Content-Security-Policy does not allow is said to be blocked by
+/// it, not reported as a network failure (the browser tells the page only that much).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_base_url_the_policy_blocks_is_explained_as_blocked_by_it() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+    console.open("/").await;
+    browser.type_into("#base-url", "https://api.ecohash.com").await;
+    browser.type_into("#api-key", OWNER_KEY).await;
+    browser.click("form.connect-form button[type=submit]").await;
+    let panel = browser.wait_for_text(".connect-form .error-panel", "Content-Security-Policy").await;
+    assert!(panel.contains("The request was not sent"), "{panel}");
+    assert!(panel.contains("blocks requests to https://api.ecohash.com"), "{panel}");
+    assert!(!panel.contains("Could not reach the API"), "{panel}");
+    console.assert_no_console_errors(&[]).await;
+}

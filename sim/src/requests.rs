@@ -18,6 +18,21 @@ use std::sync::Arc;
 pub const REQUEST_ID_HEADER: &str = "x-ecolink-request-id";
 /// The log keeps the most recent requests only.
 const KEEP: usize = 5_000;
+/// Paths whose most requests at once are kept: a client sending endless distinct paths
+/// (ids, junk) must not grow the simulator's memory. Past it, the paths with nothing in
+/// flight are forgotten.
+const KEEP_PATHS: usize = 1_000;
+/// A path is logged cut to this many bytes: a long one must not grow the log either.
+const MAX_PATH: usize = 512;
+
+/// `path` as logged: at most [`MAX_PATH`] bytes, cut at a character, marked `…` when cut.
+fn logged_path(path: &str) -> String {
+    if path.len() <= MAX_PATH {
+        return path.to_owned();
+    }
+    let cut = (0..=MAX_PATH).rev().find(|&i| path.is_char_boundary(i)).unwrap_or(0);
+    format!("{}…", &path[..cut])
+}
 
 #[derive(Clone, Serialize)]
 struct Entry {
@@ -49,8 +64,13 @@ impl RequestLog {
     fn begin(&mut self, entry: Entry) -> u64 {
         let current = self.in_flight.entry(entry.path.clone()).or_default();
         *current += 1;
+        let current = *current;
+        if self.max_in_flight.len() >= KEEP_PATHS && !self.max_in_flight.contains_key(&entry.path) {
+            let in_flight = &self.in_flight;
+            self.max_in_flight.retain(|path, _| in_flight.contains_key(path));
+        }
         let max = self.max_in_flight.entry(entry.path.clone()).or_default();
-        *max = (*max).max(*current);
+        *max = (*max).max(current);
         self.in_flight_total += 1;
         self.max_in_flight_total = self.max_in_flight_total.max(self.in_flight_total);
         if self.entries.len() == KEEP {
@@ -64,6 +84,9 @@ impl RequestLog {
     fn finish(&mut self, seq: u64, path: &str, status: Option<u16>, at_ms: f64) {
         if let Some(current) = self.in_flight.get_mut(path) {
             *current = current.saturating_sub(1);
+            if *current == 0 {
+                self.in_flight.remove(path);
+            }
         }
         self.in_flight_total = self.in_flight_total.saturating_sub(1);
         let index = seq.checked_sub(self.first_seq).and_then(|i| usize::try_from(i).ok());
@@ -119,7 +142,7 @@ impl Drop for Pending {
 
 pub async fn observe(State(sim): State<Arc<Sim>>, request: Request, next: Next) -> Response {
     let id = sim.next_request_id();
-    let path = request.uri().path().to_owned();
+    let path = logged_path(request.uri().path());
     // Both APIs' requests (the org API is also served alone under its own prefix), never the hooks'.
     let api = path.starts_with("/api") || path.starts_with(ORG_API_PREFIX);
     let mut pending = (api && !path.starts_with(HOOKS_PREFIX)).then(|| {
@@ -144,4 +167,43 @@ pub async fn observe(State(sim): State<Arc<Sim>>, request: Request, next: Next) 
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str) -> Entry {
+        Entry {
+            id: "req".into(),
+            method: "GET".into(),
+            path: path.into(),
+            role: None,
+            started_ms: 0.0,
+            finished_ms: None,
+            status: None,
+        }
+    }
+
+    #[test]
+    fn endless_distinct_paths_keep_the_log_bounded() {
+        let mut log = RequestLog::default();
+        let held = log.begin(entry("/api/gpu-reservations/12/nodes"));
+        for i in 0..20_000 {
+            let path = format!("/api/gpu-reservations/{i}");
+            let seq = log.begin(entry(&path));
+            log.finish(seq, &path, Some(404), 1.0);
+        }
+        assert_eq!(log.entries.len(), KEEP);
+        assert!(log.in_flight.len() <= 1, "{} paths in flight", log.in_flight.len());
+        assert!(log.max_in_flight.len() <= KEEP_PATHS, "{} paths' maxima", log.max_in_flight.len());
+        assert_eq!(log.max_in_flight.get("/api/gpu-reservations/12/nodes"), Some(&1), "one still in flight is kept");
+        log.finish(held, "/api/gpu-reservations/12/nodes", Some(200), 2.0);
+        assert!(log.in_flight.is_empty());
+
+        let long = format!("/api/{}", "é".repeat(10_000));
+        let logged = logged_path(&long);
+        assert!(logged.len() <= MAX_PATH + '…'.len_utf8() && logged.ends_with('…'), "{}", logged.len());
+        assert_eq!(logged_path("/api/gpu-reservations"), "/api/gpu-reservations");
+    }
 }

@@ -61,7 +61,8 @@ fn cache_control(dist: &Path, path: &str) -> HeaderValue {
 fn is_hashed(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-').is_some_and(|(_, hash)| (12..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    stem.rsplit_once('-')
+        .is_some_and(|(_, hash)| (12..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The headers every static response carries.

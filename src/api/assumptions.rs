@@ -19,6 +19,11 @@ pub const SIMULATOR_HEADER: &str = "x-api-simulator";
 /// `ErrorKind::Timeout`. Not documented; long enough for a live `/nodes` read of a region.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a request that changes something (a launch, a reclaim) may take. Longer than a
+/// read: its answer may take the time to place the work, and an abort does not undo it, so a
+/// change given up early is one whose outcome the user must then go and find.
+pub const CHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// **assumption**: the short error code arrives in the `error` field, as everywhere else in
 /// this API; a `code` field is also accepted. When both carry a short code, `code` wins:
 /// it is the more specific one (`{"error":"conflict","code":"gpu_capacity"}`).

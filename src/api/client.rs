@@ -11,7 +11,7 @@
 // failure path, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-use super::assumptions::{self, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
+use super::assumptions::{self, CHANGE_TIMEOUT, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
 use super::error::{parse_rate_limit, ApiError, RateLimit, ResponseHeaders};
 use super::escape::percent_encoded;
 use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
+use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// An API key. Its `Debug` and `Display` print `…`, so no log, panic message or error
@@ -180,16 +181,56 @@ pub fn console_origin_problem(raw: &str) -> Option<&'static str> {
     if origin.is_empty() {
         return None;
     }
-    let host = match (origin.strip_prefix("https://"), origin.strip_prefix("http://")) {
-        (Some(host), _) => host,
-        (None, Some(host)) if ["localhost", "127.0.0.1", "[::1]"].contains(&host.split(':').next().unwrap_or("")) => {
-            host
-        }
-        _ => return Some("Enter an origin starting with https://, such as https://console.ecohash.com."),
+    let Some(host) = after_scheme(origin) else {
+        return Some("Enter an origin starting with https://, such as https://console.ecohash.com.");
     };
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
-    if host.is_empty() || !host.chars().all(allowed) {
+    if !is_host(host) {
         return Some("Enter only the origin (https://host), without a path, query or user name.");
+    }
+    None
+}
+
+/// What follows `https://`, or `http://` to a loopback host (the local simulator): the only
+/// schemes by which the console sends anything, so a key never crosses a network in clear.
+fn after_scheme(url: &str) -> Option<&str> {
+    match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
+        (Some(rest), _) => Some(rest),
+        (None, Some(rest)) if ["localhost", "127.0.0.1", "[::1]"].contains(&host_of(rest)) => Some(rest),
+        _ => None,
+    }
+}
+
+/// The host of what follows a scheme: up to the port, the path or the end (`[::1]` whole).
+fn host_of(rest: &str) -> &str {
+    let authority = rest.split('/').next().unwrap_or("");
+    match authority.find(']') {
+        Some(end) if authority.starts_with('[') => &authority[..=end],
+        _ => authority.split(':').next().unwrap_or(""),
+    }
+}
+
+/// `host[:port]`, nothing more (no user name, path or query).
+fn is_host(text: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
+    !text.is_empty() && text.chars().all(allowed)
+}
+
+/// Why `raw` cannot be one of the two API base URLs, or `None` (blank: the default). The key
+/// is sent there: a path on the console's own origin (`/api`), an `https://` address, or
+/// `http://` to a loopback host, and no user name in it.
+pub fn base_url_problem(raw: &str) -> Option<&'static str> {
+    let url = trimmed(raw);
+    if url.is_empty() || (url.starts_with('/') && !url.starts_with("//") && !url.contains('\\')) {
+        return None;
+    }
+    let Some(rest) = after_scheme(url) else {
+        return Some(
+            "Enter a path on this site such as /api, or an address starting with https:// (http:// only for \
+             this computer: localhost, 127.0.0.1).",
+        );
+    };
+    if !is_host(rest.split('/').next().unwrap_or("")) {
+        return Some("Enter the address without a user name: https://host/path.");
     }
     None
 }
@@ -382,6 +423,17 @@ enum Method {
     Post,
 }
 
+impl Method {
+    /// A read is given up after [`REQUEST_TIMEOUT`]; a change (a launch) waits
+    /// [`CHANGE_TIMEOUT`].
+    fn timeout(self) -> Duration {
+        match self {
+            Method::Get => REQUEST_TIMEOUT,
+            Method::Post => CHANGE_TIMEOUT,
+        }
+    }
+}
+
 /// Sends one request and decodes its answer.
 async fn send<B: Serialize + ?Sized, T: DeserializeOwned>(
     conn: &Connection,
@@ -424,7 +476,7 @@ struct Answer {
     text: String,
 }
 
-/// Builds and sends one request (aborted after [`REQUEST_TIMEOUT`]) with an optional JSON
+/// Builds and sends one request (aborted after its method's timeout) with an optional JSON
 /// body. Not generic, so the wasm holds it once however many answer types there are.
 async fn exchange(
     conn: &Connection,
@@ -436,9 +488,12 @@ async fn exchange(
     use gloo_net::http::RequestBuilder;
 
     let url = conn.url(api, path);
-    let timer = AbortTimer::start(conn.scope.0.as_ref())?;
+    if let Some(refused) = page_policy_refusal(&url) {
+        return Err(ApiError::invalid_request(refused));
+    }
+    let timer = AbortTimer::start(conn.scope.0.as_ref(), method.timeout())?;
     let failed = |e: &dyn fmt::Display| match timer.ended() {
-        Some(Ended::TimedOut) => ApiError::timeout(REQUEST_TIMEOUT),
+        Some(Ended::TimedOut) => ApiError::timeout(method.timeout()),
         Some(Ended::Cancelled) => ApiError::network(CANCELLED),
         None => ApiError::network(e.to_string()),
     };
@@ -487,6 +542,51 @@ async fn exchange(
     Err(refused)
 }
 
+/// Why the page's Content-Security-Policy (its `<meta>`, which `cargo xtask dist` writes)
+/// would have the browser block a request to `url`, which the browser reports only as a
+/// network failure. Only an address elsewhere can be blocked: a path is this origin's.
+fn page_policy_refusal(url: &str) -> Option<String> {
+    if url.starts_with('/') {
+        return None;
+    }
+    let document = web_sys::window()?.document()?;
+    let meta = document.query_selector(r#"meta[http-equiv="Content-Security-Policy" i]"#).ok()??;
+    let page = document.location()?.origin().ok()?;
+    policy_refusal(&meta.get_attribute("content")?, &page, url)
+}
+
+/// [`page_policy_refusal`] on the policy's text: `Some` only when `connect-src` (or
+/// `default-src`) surely leaves `url`'s origin out; a source this reads no further
+/// (wildcards, paths) is taken as allowing it.
+fn policy_refusal(policy: &str, page_origin: &str, url: &str) -> Option<String> {
+    let directive = |name: &str| {
+        policy.split(';').map(str::trim).find_map(|d| d.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
+    };
+    let sources = directive("connect-src").or_else(|| directive("default-src"))?.trim();
+    let lower = url.to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://")?;
+    let origin = format!("{scheme}://{}", rest.split(['/', '?', '#']).next().unwrap_or(""));
+    let allows = |source: &str| match source {
+        "'self'" => origin == page_origin.to_ascii_lowercase(),
+        "'none'" => false,
+        s if s.ends_with(':') && !s.contains('/') => s.trim_end_matches(':') == scheme,
+        s if s.split_once("://").is_some_and(|(_, host)| !host.trim_end_matches('/').contains(['/', '?', '*'])) => {
+            s.trim_end_matches('/') == origin
+        }
+        // Not read further: not claimed to block.
+        _ => true,
+    };
+    let sources = sources.split_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>();
+    (!sources.iter().any(|s| allows(s))).then(|| {
+        format!(
+            "This console's Content-Security-Policy lets it call only {} (connect-src), so the browser \
+             blocks requests to {origin}. Use a base URL on this site, such as /api behind a reverse proxy, \
+             or a console built for that API (cargo xtask dist --api-origin {origin}).",
+            sources.join(" ")
+        )
+    })
+}
+
 /// The body as text, read chunk by chunk and given up (`None`) as soon as it passes `limit`
 /// bytes: an answer without a `content-length`, or a compressed one that inflates, is never
 /// held whole past the limit.
@@ -532,7 +632,7 @@ enum Ended {
     Cancelled,
 }
 
-/// An AbortController aborted by a browser timer after [`REQUEST_TIMEOUT`], or as soon as the
+/// An AbortController aborted by a browser timer after a timeout, or as soon as the
 /// request's scope is; dropping it clears the timer and stops listening to the scope, so a
 /// long-lived scope does not gather listeners.
 struct AbortTimer {
@@ -543,7 +643,7 @@ struct AbortTimer {
 }
 
 impl AbortTimer {
-    fn start(scope: Option<&web_sys::AbortSignal>) -> Result<Self, ApiError> {
+    fn start(scope: Option<&web_sys::AbortSignal>, timeout: Duration) -> Result<Self, ApiError> {
         if scope.is_some_and(web_sys::AbortSignal::aborted) {
             return Err(ApiError::network(CANCELLED));
         }
@@ -557,8 +657,7 @@ impl AbortTimer {
                 controller.abort();
             }
         };
-        let timer =
-            leptos::prelude::set_timeout_with_handle(abort(Ended::TimedOut), REQUEST_TIMEOUT).map_err(no_browser)?;
+        let timer = leptos::prelude::set_timeout_with_handle(abort(Ended::TimedOut), timeout).map_err(no_browser)?;
         let scope = scope.map(|signal| {
             let on_abort = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(abort(Ended::Cancelled));
             let _ = signal.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
@@ -849,6 +948,55 @@ mod tests {
         assert_eq!(Connection::new("/api", "k").console_origin(), None);
         let set = Connection::new("/api", "k").with_console_origin(" https://console.ecohash.com/ ");
         assert_eq!(set.console_origin(), Some("https://console.ecohash.com"));
+    }
+
+    #[test]
+    fn an_api_base_url_is_a_path_https_or_loopback_http() {
+        for ok in [
+            "",
+            "/api",
+            " /api/ ",
+            "https://api.ecohash.com",
+            "https://api.ecohash.com:8443/v1",
+            "http://127.0.0.1:8080/api",
+            "http://localhost/api",
+            "http://[::1]:9/api",
+        ] {
+            assert_eq!(base_url_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "http://api.ecohash.com",
+            "http://localhost.evil.example/api",
+            "http://127.0.0.1.evil.example/api",
+            "//api.ecohash.com",
+            "/\\api.ecohash.com",
+            "api.ecohash.com",
+            "javascript:alert(1)",
+            "ftp://api.ecohash.com",
+            "https://user:pw@api.ecohash.com",
+            "https://",
+        ] {
+            assert!(base_url_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_request_the_page_policy_blocks_is_named_before_it_is_sent() {
+        // What `cargo xtask dist --api-origin https://api.ecohash.com` writes.
+        let policy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+                      connect-src 'self' https://api.ecohash.com; base-uri 'none'";
+        let page = "https://console.example.com";
+        for allowed in ["https://console.example.com/api", "https://API.ecohash.com/v1", "https://api.ecohash.com"] {
+            assert_eq!(policy_refusal(policy, page, allowed), None, "{allowed}");
+        }
+        let refused = policy_refusal(policy, page, "https://api.other.example/api/gpu-reservations").unwrap();
+        assert!(refused.contains("Content-Security-Policy"), "{refused}");
+        assert!(refused.contains("blocks requests to https://api.other.example."), "{refused}");
+        assert!(refused.contains("'self' https://api.ecohash.com"), "{refused}");
+        assert!(policy_refusal("default-src 'none'", page, "https://x.example").is_some(), "default-src applies");
+        for open in ["connect-src https:", "connect-src *", "connect-src https://*.example", "script-src 'self'"] {
+            assert_eq!(policy_refusal(open, page, "https://x.example/api"), None, "{open}");
+        }
     }
 
     #[test]

@@ -313,6 +313,11 @@ fn node_line(history: &History) -> Html {
     html
 }
 
+/// Workloads a card lists itself: as many as its fixed height holds at 360 to 1,920 px
+/// (each name on one line). The rest are behind a "+N more" on the card: a row of the
+/// windowed grid cannot grow.
+const CARD_WORKLOADS: usize = 2;
+
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
 /// Cells only (`listed` false), the workloads are left out: hidden, they would only be
 /// built and parsed for nothing at every card a scroll draws.
@@ -352,11 +357,23 @@ fn node_body(
     }
     html.markup("</ol>");
     if listed {
+        let (first, rest) = workloads.split_at(workloads.len().min(CARD_WORKLOADS));
         html.markup(r#"<ol class="node-workloads">"#);
-        for (i, w) in workloads.iter().enumerate() {
+        for (i, w) in first.iter().enumerate() {
             write_workload(&mut html, reservation, i, w);
         }
         html.markup("</ol>");
+        if !rest.is_empty() {
+            // Opened, it covers the card (style/nodes.css): the row keeps its height.
+            html.markup(r#"<details class="workloads-more"><summary><span class="more-closed">+"#).text(rest.len());
+            // Opened, it covers the card's head: it names the node it is about.
+            html.markup(r#" more</span><span class="more-open">Back to "#).text(name).markup("</span></summary>");
+            html.markup(r#"<ol class="node-workloads">"#);
+            for (i, w) in rest.iter().enumerate() {
+                write_workload(&mut html, reservation, CARD_WORKLOADS + i, w);
+            }
+            html.markup("</ol></details>");
+        }
     }
     let mut flags = if placement.is_some() { inconsistencies(&node) } else { Vec::new() };
     if repeated {

@@ -6,21 +6,28 @@ use crate::components::error_panel::ErrorPanel;
 use crate::router::use_location;
 use leptos::prelude::*;
 
-/// The reservation id segment of the route, as written. Read once: another id is another
-/// page, and whatever the previous one ran (a poll loop) stops with it.
-pub fn route_reservation_id() -> String {
-    use_location().route().read_untracked().reservation_id().unwrap_or_default().to_owned()
+/// The reservation id of the route when it is one (digits only, as the API's ids are),
+/// else `None`. Read once: another id is another page, and whatever the previous one ran
+/// (a poll loop) stops with it. Only this parsed value is shown: the segment as written is
+/// the address's text, which a link can fill with anything (words posing as the page's).
+pub fn route_reservation_id() -> Option<i64> {
+    let route = use_location().route();
+    let raw = route.read_untracked();
+    raw.reservation_id().filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()
 }
 
-/// Renders `page` for the route's reservation id, or says the id is not one.
+/// What a page under `/reservations/…` says of an address whose id is not one.
+pub fn not_a_reservation() -> ApiError {
+    ApiError::invalid_request(
+        "This address does not name a reservation: its id must be a whole number, as in /reservations/12.",
+    )
+}
+
+/// Renders `page` for the route's reservation id, or says the address names none.
 pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
-    let raw_id = route_reservation_id();
-    match raw_id.parse::<i64>() {
-        Ok(id) => page(id).into_any(),
-        Err(_) => {
-            let error = ApiError::invalid_request(format!("“{raw_id}” is not a reservation id."));
-            view! { <ErrorPanel error/> }.into_any()
-        }
+    match route_reservation_id() {
+        Some(id) => page(id).into_any(),
+        None => view! { <ErrorPanel error=not_a_reservation()/> }.into_any(),
     }
 }
 

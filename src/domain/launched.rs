@@ -2,8 +2,8 @@
 //! payment figure: like the payment schedule it is the owner's, so a member is told that a
 //! rate applies but not what it is.
 
-use crate::api::enums::Billing;
-use crate::api::models::LaunchedInstance;
+use crate::api::enums::{Billing, WorkloadKind};
+use crate::api::models::{LaunchedInstance, NodesResponse};
 
 /// The banner's billing words, and whether the answer is what a launch on the reservation
 /// should get (billed by the reservation at $0/h). `owner`: the key is known to be the
@@ -24,9 +24,73 @@ pub fn billing_text(instance: &LaunchedInstance, owner: bool) -> (String, bool) 
     (format!("billing {billing}, {rate}"), false)
 }
 
+/// A launch whose answer never came, looked for on a read of the nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sighting {
+    /// A GPU instance of that name that was not there when the launch was sent.
+    Found {
+        node: String,
+        id: i64,
+    },
+    NotSeen,
+    /// The region cannot be reached: the read lists no workloads to look in.
+    Unknown,
+}
+
+/// The ids of the GPU instances on `nodes`: what was there before a launch was sent.
+pub fn instance_ids(nodes: &NodesResponse) -> Vec<i64> {
+    nodes
+        .nodes
+        .iter()
+        .flat_map(|n| &n.workloads)
+        .filter(|w| w.kind == WorkloadKind::GpuInstance)
+        .map(|w| w.id)
+        .collect()
+}
+
+/// Looks on `nodes` for the instance a launch named `name` would have made: one whose id is
+/// not among `before` (an older instance of the same name is not it).
+pub fn look_for_launch(nodes: &NodesResponse, name: &str, before: &[i64]) -> Sighting {
+    if nodes.workloads_unknown {
+        return Sighting::Unknown;
+    }
+    nodes
+        .nodes
+        .iter()
+        .flat_map(|n| n.workloads.iter().map(move |w| (n, w)))
+        .find(|(_, w)| w.kind == WorkloadKind::GpuInstance && w.name == name && !before.contains(&w.id))
+        .map_or(Sighting::NotSeen, |(n, w)| Sighting::Found { node: n.display_name.clone(), id: w.id })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn nodes(json: serde_json::Value) -> NodesResponse {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn an_unanswered_launch_is_found_only_as_a_new_instance_of_its_name() {
+        let before = nodes(serde_json::json!({ "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 2, "workloads": [
+                { "kind": "gpu_instance", "id": 7, "name": "nb", "gpus": 2 } ] }
+        ], "workloads_unknown": false }));
+        let known = instance_ids(&before);
+        assert_eq!(look_for_launch(&before, "nb", &known), Sighting::NotSeen, "the older nb is not it");
+        let after = nodes(serde_json::json!({ "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 2, "workloads": [
+                { "kind": "gpu_instance", "id": 7, "name": "nb", "gpus": 2 } ] },
+            { "display_name": "node-2", "state": "ready", "gpus": 8, "gpus_in_use": 3, "workloads": [
+                { "kind": "gpu_cluster", "id": 8, "name": "nb", "gpus": 1 },
+                { "kind": "gpu_instance", "id": 9, "name": "nb", "gpus": 2 } ] }
+        ], "workloads_unknown": false }));
+        assert_eq!(look_for_launch(&after, "nb", &known), Sighting::Found { node: "node-2".into(), id: 9 });
+        assert_eq!(
+            look_for_launch(&nodes(serde_json::json!({ "nodes": [], "workloads_unknown": true })), "nb", &known),
+            Sighting::Unknown
+        );
+    }
 
     fn launched(billing: &str, rate: Option<f64>) -> LaunchedInstance {
         serde_json::from_value(serde_json::json!({

@@ -2,7 +2,7 @@
 //! answers 401, explained here), then the role learnt from the first reservation's detail.
 
 use crate::api::assumptions::DEFAULT_BASE_URL;
-use crate::api::client::{self, console_origin_problem, key_problem, Connection};
+use crate::api::client::{self, base_url_problem, console_origin_problem, key_problem, Connection};
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
@@ -40,6 +40,8 @@ fn ConnectForm() -> impl IntoView {
     let org_base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
     let console_origin = RwSignal::new(String::new());
     let origin_error = RwSignal::new(None::<&'static str>);
+    let base_url_error = RwSignal::new(None::<&'static str>);
+    let org_base_url_error = RwSignal::new(None::<&'static str>);
     let key = RwSignal::new(String::new());
     let keep = RwSignal::new(false);
     let busy = RwSignal::new(false);
@@ -54,7 +56,10 @@ fn ConnectForm() -> impl IntoView {
         let typed = key.get_untracked();
         key_error.set(key_problem(&typed));
         origin_error.set(console_origin_problem(&console_origin.get_untracked()));
-        if key_error.get_untracked().is_some() || origin_error.get_untracked().is_some() {
+        base_url_error.set(base_url_problem(&base_url.get_untracked()));
+        org_base_url_error.set(base_url_problem(&org_base_url.get_untracked()));
+        let problems = [key_error, origin_error, base_url_error, org_base_url_error];
+        if problems.iter().any(|p| p.get_untracked().is_some()) {
             return;
         }
         let connection = Connection::new(base_url.get_untracked(), typed)
@@ -115,8 +120,9 @@ fn ConnectForm() -> impl IntoView {
                             <code>"/api"</code>
                             " on this site (the default), or a full address such as "
                             <code>"https://api.ecohash.com"</code>
-                            ". The key is sent only there."
+                            ". The key is sent there and to the org capacity API's base URL below."
                         }
+                        error=Signal::derive(move || base_url_error.get().map(str::to_owned))
                     >
                         <input type="text" inputmode="url" autocomplete="url" spellcheck="false" bind:value=base_url/>
                     </Field>
@@ -125,8 +131,10 @@ fn ConnectForm() -> impl IntoView {
                         id="org-base-url"
                         help=|| view! {
                             "The org capacity API (org pages, reclaim) is a different API: where it is served. "
-                            "Blank means the same as the API base URL."
+                            "Blank means the same as the API base URL. The same key is sent here too: "
+                            "enter only an address you trust with it."
                         }
+                        error=Signal::derive(move || org_base_url_error.get().map(str::to_owned))
                     >
                         <input type="text" inputmode="url" spellcheck="false" bind:value=org_base_url/>
                     </Field>
@@ -145,12 +153,21 @@ fn ConnectForm() -> impl IntoView {
                     <Field
                         label="API key"
                         id="api-key"
-                        help=|| "Held in this tab's memory only, unless you choose to keep it below."
+                        help=|| "Held in this tab's memory only, unless you choose to keep it below. \
+                            If the browser or a password manager offers to save it, decline: it is a key to \
+                            the account, and a saved copy outlives this tab."
                         error=Signal::derive(move || key_error.get().map(str::to_owned))
                     >
+                        // A key, not a login: the attributes by which browsers and password
+                        // managers (1Password, LastPass, Bitwarden, Dashlane) leave a field alone.
+                        // `new-password` would invite them to save or generate one.
                         <input
                             type="password"
-                            autocomplete="new-password"
+                            autocomplete="off"
+                            data-1p-ignore="true"
+                            data-lpignore="true"
+                            data-bwignore="true"
+                            data-form-type="other"
                             autocapitalize="off"
                             spellcheck="false"
                             placeholder="eco_…"

@@ -1,25 +1,30 @@
 //! Launch on a reservation: a form whose GPU type and region come from the reservation,
 //! which says before sending which documented answer the current data predicts, sends the
-//! launch once (no double submit) and shows the mapped error or the new instance.
+//! launch once (no double submit) and shows the mapped error or the new instance. A
+//! reservation whose status closes launches gets no form: a launch names only a region and
+//! a GPU type, so one sent from it would land on another reservation. A launch left without
+//! an answer is looked for on the nodes, never sent again by itself.
 
 use crate::api::assumptions::PAYMENT_DUE_SCOPE;
 use crate::api::client;
 use crate::api::enums::WorkloadKind;
-use crate::api::error::ApiError;
+use crate::api::error::{ApiError, ErrorKind};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::components::status_badge::StatusBadge;
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
 use crate::domain::explain::{Action, ErrorContext};
-use crate::domain::launched::billing_text;
+use crate::domain::launched::{billing_text, instance_ids, look_for_launch, Sighting};
+use crate::domain::status::{launch_access, reservation_status};
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use crate::reads::remote::{read_reservation, Remote};
-use crate::state::{use_connection, Role};
+use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -44,7 +49,9 @@ fn LaunchOn(id: i64) -> impl IntoView {
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
-            let result = state.send(|c| async move { client::launch(&c, &request).await }).await;
+            // Not aborted when the page is left: an abort would not undo the launch, only
+            // lose its answer.
+            let result = state.send_for(Lifetime::Session, |c| async move { client::launch(&c, &request).await }).await;
             // `try_set` hands the value back when the page was left meanwhile.
             if outcome.try_set(Some(result)).is_none() {
                 pending.set(false);
@@ -73,6 +80,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
                     pending=pending.into()
                     outcome=outcome.into()
                     submit
+                    reread=Callback::new(move |()| nodes.refetch())
                 />
             })}
             <aside class="panel free-now" aria-labelledby="free-now-heading">
@@ -172,7 +180,13 @@ fn gpus_problem(raw: &str, per_node: i64) -> Result<i64, String> {
     }
 }
 
-/// The form on data already read; `submit` sends. Tests mount it on fixtures.
+/// No answer came: the request may or may not have reached the API.
+fn unanswered(error: &ApiError) -> bool {
+    error.status.is_none() && matches!(error.kind, ErrorKind::Timeout | ErrorKind::Network)
+}
+
+/// The form on data already read; `submit` sends, `reread` reads the nodes again. Tests
+/// mount it on fixtures.
 #[component]
 pub fn LaunchForm(
     reservation: Reservation,
@@ -180,7 +194,11 @@ pub fn LaunchForm(
     pending: Signal<bool>,
     outcome: Signal<Option<Result<LaunchedInstance, ApiError>>>,
     submit: Callback<LaunchRequest>,
+    reread: Callback<()>,
 ) -> impl IntoView {
+    if !launch_access(&reservation.status).allows_launch() {
+        return view! { <LaunchesClosed reservation/> }.into_any();
+    }
     let r = StoredValue::new(reservation);
     let per_node = r.with_value(|r| r.gpus_per_node);
     let reservation_id = r.with_value(|r| r.id);
@@ -190,6 +208,8 @@ pub fn LaunchForm(
     let shown_problems = RwSignal::new(false);
     // Retry sends the request that failed, not what the form holds by then.
     let last_request = StoredValue::new(None::<LaunchRequest>);
+    // The GPU instances on the nodes when it was sent: an unanswered launch is a new one.
+    let instances_before = StoredValue::new(Vec::new());
 
     let gpus_value = move || gpus_problem(&gpus.get(), per_node);
     let prediction = Memo::new(move |_| {
@@ -221,6 +241,7 @@ pub fn LaunchForm(
             interruptible: interruptible.get_untracked().then_some(true),
         };
         last_request.set_value(Some(request.clone()));
+        instances_before.set_value(nodes.with_untracked(|n| n.as_ref().map(instance_ids).unwrap_or_default()));
         submit.run(request);
     };
     let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
@@ -283,6 +304,20 @@ pub fn LaunchForm(
             </form>
             {move || outcome.get().map(|result| match result {
                 Ok(instance) => view! { <Launched reservation=reservation_id instance/> }.into_any(),
+                Err(error) if unanswered(&error) => {
+                    let name = last_request.with_value(|r| r.as_ref().map(|r| r.name.clone())).unwrap_or_default();
+                    view! {
+                        <Unanswered
+                            error
+                            reservation=reservation_id
+                            name
+                            before=instances_before.get_value()
+                            nodes
+                            reread
+                        />
+                    }
+                    .into_any()
+                }
                 Err(error) => {
                     let retry = Callback::new(move |()| {
                         if let Some(request) = last_request.get_value().filter(|_| !pending.get_untracked()) {
@@ -292,6 +327,69 @@ pub fn LaunchForm(
                     view! { <ErrorPanel error context=context.clone() retry/> }.into_any()
                 }
             })}
+        </section>
+    }
+    .into_any()
+}
+
+/// The launch page of a reservation whose status closes launches: why, and no form.
+#[component]
+fn LaunchesClosed(reservation: Reservation) -> impl IntoView {
+    let status = reservation_status(&reservation, use_clock().now_untracked());
+    view! {
+        <section class="panel launch-panel launches-closed" aria-labelledby="launch-heading">
+            <h2 id="launch-heading">"Launches are closed on this reservation"</h2>
+            <p><StatusBadge label=status.label tone=status.tone/>" "{launch_access(&reservation.status).words()}</p>
+            <p>
+                "Nothing is sent from this page: a launch names only a region and a GPU type, so one sent from \
+                here would go to another reservation of the account with the same ones, or be refused."
+            </p>
+        </section>
+    }
+}
+
+/// A launch that got no answer (a timeout, a broken connection): it may have been made.
+/// Never offered again as a Retry; the nodes, read again, tell whether it appeared.
+#[component]
+fn Unanswered(
+    error: ApiError,
+    reservation: i64,
+    name: String,
+    before: Vec<i64>,
+    nodes: Signal<Option<NodesResponse>>,
+    reread: Callback<()>,
+) -> impl IntoView {
+    let why = error.message.unwrap_or_default();
+    let shown = visible_controls(&name).into_owned();
+    let sighting = {
+        let shown = shown.clone();
+        move || {
+            nodes.with(|n| match n.as_ref().map(|n| look_for_launch(n, &name, &before)) {
+                Some(Sighting::Found { node, id }) => view! {
+                    "It was launched: "
+                    <a href=workload_page_path(reservation, &WorkloadKind::GpuInstance, id)>{shown.clone()}</a>
+                    {format!(" (#{id}) runs on {}.", visible_controls(&node))}
+                }
+                .into_any(),
+                Some(Sighting::NotSeen) => format!(
+                    "“{shown}” is not on the nodes as last read. It may still appear: launching again now could \
+                     start a second instance."
+                )
+                .into_any(),
+                Some(Sighting::Unknown) | None => {
+                    "The nodes cannot show it now (the region cannot be reached, or they are not read yet).".into_any()
+                }
+            })
+        }
+    };
+    view! {
+        <section class="error-panel unanswered" role="alert">
+            <h2 class="error-title">"No answer to the launch: it may have been made"</h2>
+            <p>{format!("{why} The launch may have reached the API all the same; it is not sent again by itself.")}</p>
+            <p class="launch-sighting" role="status">{sighting}</p>
+            <button type="button" class="button button-secondary" on:click=move |_| reread.run(())>
+                "Read the nodes again"
+            </button>
         </section>
     }
 }

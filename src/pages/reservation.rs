@@ -4,7 +4,6 @@
 
 use crate::api::client;
 use crate::api::enums::Funding;
-use crate::api::error::ApiError;
 use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
 use crate::api::money::Usd;
 use crate::components::banner::ActionBanner;
@@ -16,7 +15,7 @@ use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
 use crate::components::placements::InUseFigure;
 use crate::components::remote::RemoteStatus;
-use crate::components::reservation_route::route_reservation_id;
+use crate::components::reservation_route::{not_a_reservation, route_reservation_id};
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
@@ -39,19 +38,14 @@ use leptos::prelude::*;
 #[component]
 pub fn ReservationPage() -> impl IntoView {
     let state = use_connection();
-    let raw_id = route_reservation_id();
-    set_page_title(&format!("Reservation #{raw_id}"));
-    let crumb = format!("#{raw_id}");
-    let detail = Remote::new(move |conn| {
-        let raw = raw_id.clone();
-        async move {
-            let id = raw
-                .parse::<i64>()
-                .map_err(|_| ApiError::invalid_request(format!("“{raw}” is not a reservation id.")))?;
-            let detail = client::reservation(&conn, id).await?;
-            state.learn_role(&conn, Role::of(&detail));
-            Ok(detail)
-        }
+    let id = route_reservation_id();
+    let crumb = id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("#{id}"));
+    set_page_title(&id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("Reservation #{id}")));
+    let detail = Remote::new(move |conn| async move {
+        let id = id.ok_or_else(not_a_reservation)?;
+        let detail = client::reservation(&conn, id).await?;
+        state.learn_role(&conn, Role::of(&detail));
+        Ok(detail)
     });
     let placements = Placements::default();
     placements.read_after(Memo::new(move |_| detail.fetched_at()), move || {

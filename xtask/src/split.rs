@@ -74,7 +74,7 @@ pub fn split_pages(dist: &Path) -> Result {
     if !shared.is_empty() {
         let bundle = hashed_name(SHARED_BUNDLE, &shared);
         write(&dist.join(&bundle), &shared)?;
-        loader = format!("{}{loader}", SHARED_CHUNK_JS.replace("SHARED_BUNDLE", &bundle));
+        loader = format!("{}{loader}", shared_chunk_js(&bundle, &shared));
     }
     let loader = minified(&work, LOADER, &loader)?;
     let hashed_loader = hashed_name(LOADER, &loader);
@@ -162,18 +162,32 @@ const SHARED_PREFIX: &str = "chunk_";
 const SHARED_BUNDLE: &str = "__wasm_split_shared.bin";
 
 /// Put before the loader: `sharedChunk(start, end)` answers for one piece of the bundle
-/// (the loader's `fetch` of it, replaced), fetching the bundle once; a failed fetch is
-/// forgotten, so the page's Retry fetches it again.
-const SHARED_CHUNK_JS: &str = r#"let shared;
+/// (the loader's `fetch` of it, replaced), fetching the bundle once. The fetch carries the
+/// bundle's SHA-256 as its `integrity`, so the browser refuses any other body answered with
+/// a 200 (a server's HTML fallback after a redeploy removed the file). A failed fetch is
+/// forgotten, so the page's Retry fetches it again, past the HTTP cache.
+const SHARED_CHUNK_JS: &str = r#"let shared, sharedFailed = false;
 function sharedChunk(start, end) {
-  const bundle = (shared ??= fetch(new URL("./SHARED_BUNDLE", import.meta.url)).then((response) =>
+  const bundle = (shared ??= fetch(new URL("./SHARED_BUNDLE", import.meta.url), {
+    integrity: "SHARED_INTEGRITY",
+    cache: sharedFailed ? "reload" : "default",
+  }).then((response) =>
     response.ok ? response.arrayBuffer() : Promise.reject(new Error(`${response.status} ${response.url}`))));
   bundle.catch(() => {
-    if (shared === bundle) shared = undefined;
+    if (shared === bundle) {
+      shared = undefined;
+      sharedFailed = true;
+    }
   });
   return bundle.then((bytes) => new Response(bytes.slice(start, end), { headers: { "content-type": "application/wasm" } }));
 }
 "#;
+
+/// [`SHARED_CHUNK_JS`] for the bundle `name` holding `bytes`.
+fn shared_chunk_js(name: &str, bytes: &[u8]) -> String {
+    let integrity = format!("sha256-{}", crate::csp::base64(&crate::csp::sha256(bytes)));
+    SHARED_CHUNK_JS.replace("SHARED_BUNDLE", name).replace("SHARED_INTEGRITY", &integrity)
+}
 
 /// `name` with its content's hash before the extension, as trunk names its own files,
 /// so that a tab never joins a cached chunk of one release to another's main module.
@@ -282,6 +296,14 @@ mod tests {
         );
         let refused = replaced("import x from './a.js'", "glue.js", "\"./a.js\"", "\"./b.js\"").unwrap_err();
         assert!(refused.contains("glue.js") && refused.contains("\"./a.js\""), "{refused}");
+    }
+
+    #[test]
+    fn the_shared_code_is_fetched_with_its_sha256_as_integrity() {
+        let js = shared_chunk_js("__wasm_split_shared-0123456789abcdef.bin", b"abc");
+        assert!(js.contains(r#"new URL("./__wasm_split_shared-0123456789abcdef.bin", import.meta.url)"#), "{js}");
+        // SHA-256("abc") = ba7816bf…15ad, in base64.
+        assert!(js.contains(r#"integrity: "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=""#), "{js}");
     }
 
     #[test]

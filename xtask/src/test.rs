@@ -134,6 +134,9 @@ fn wasm_tests(variable: &str, driver: &str) -> Result<Outcome> {
             (variable, driver.as_os_str()),
             ("WASM_BINDGEN_USE_BROWSER", "1".as_ref()),
             ("SIM_BASE_URL", base_url.as_ref()),
+            // The runner gives a whole test file 20 s by default; the client's file waits a
+            // read's timeout twice (aborted, and a launch answered after it).
+            ("WASM_BINDGEN_TEST_TIMEOUT", "60".as_ref()),
         ],
     )
 }
