@@ -49,7 +49,7 @@ fn mount_fleet(role: Role) -> web_sys::HtmlElement {
         let store = FleetStore::new();
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
-        store.observe_nodes();
+        store.watch();
         let nodes = use_nodes();
         nodes.begin_current();
         let h100 = "NVIDIA-H100-80GB-HBM3";
@@ -138,7 +138,7 @@ async fn each_reservation_draws_its_use_since_the_tab_opened_without_inline_styl
         let store = FleetStore::new();
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
-        store.observe_nodes();
+        store.watch();
         let nodes = use_nodes();
         nodes.begin_current();
         store.receive_list(
@@ -171,7 +171,7 @@ async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
         leptos::prelude::provide_context(store);
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
-        store.observe_nodes();
+        store.watch();
         let nodes = use_nodes();
         nodes.begin_current();
         let stops = (now() + chrono::TimeDelta::hours(5)).to_rfc3339();
@@ -285,7 +285,7 @@ async fn once_the_overview_is_left_the_bell_says_how_old_its_node_alerts_are() {
         leptos::prelude::provide_context(store);
         let session = state.session_id_untracked().unwrap();
         store.begin(session);
-        store.observe_nodes();
+        store.watch();
         let nodes = use_nodes();
         nodes.begin_current();
         let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 9 }))];

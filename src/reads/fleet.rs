@@ -57,6 +57,8 @@ pub struct FleetStore {
     changes: RwSignal<Vec<NodeChange>>,
     /// Utilization since the tab opened, per reservation.
     history: RwSignal<BTreeMap<i64, History>>,
+    /// Derives the alerts, once the overview installed it ([`Self::watch`]).
+    deriver: RwSignal<Option<Deriver>, LocalStorage>,
     /// The per-reservation refresh interval of the running schedule.
     interval: RwSignal<Option<Duration>>,
     status: RwSignal<ReadStatus>,
@@ -77,6 +79,7 @@ impl FleetStore {
             nodes: use_nodes(),
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
+            deriver: RwSignal::new_local(None),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
             loops: Generation::default(),
@@ -165,11 +168,17 @@ impl FleetStore {
         self.with_nodes().iter().filter_map(|r| self.nodes.with(r.id, NodesRead::at)).min()
     }
 
-    /// The alerts of what was read, most severe first (tracked).
+    /// The alerts of what was read, most severe first (tracked); none before the overview
+    /// was opened (nothing is read before it).
     pub fn alerts(&self, now: DateTime<Utc>, owner: bool, zone: Zone) -> Vec<Alert> {
         if !self.current() {
             return Vec::new();
         }
+        self.deriver.with(|derive| derive.as_ref().map(|derive| derive(now, owner, zone))).unwrap_or_default()
+    }
+
+    /// [`Self::alerts`]' work, installed with the overview's code ([`Self::watch`]).
+    fn derive_alerts(&self, now: DateTime<Utc>, owner: bool, zone: Zone) -> Vec<Alert> {
         let reservations = self.list.with(|l| l.as_ref().map(|l| l.value.clone())).unwrap_or_default();
         let recent_use: BTreeMap<i64, f64> = self
             .history
@@ -196,11 +205,15 @@ impl FleetStore {
     }
 
     /// From now on, every reservation's answer, whichever page read it, records the node
-    /// changes and the utilization the alerts are derived from (the overview installs it, so
-    /// this code comes with its page).
-    pub fn observe_nodes(&self) {
+    /// changes and the utilization the alerts are derived from, and the alerts are derived.
+    /// The overview calls it, so this code comes with its page, not the first load (the
+    /// header's bell only counts what it derives).
+    pub fn watch(&self) {
         let store = *self;
         self.nodes.observe(Rc::new(move |id, before, after, at| store.record(id, before, after, at)));
+        if self.deriver.with_untracked(Option::is_none) {
+            self.deriver.set(Some(Rc::new(move |now, owner, zone| store.derive_alerts(now, owner, zone))));
+        }
     }
 
     fn record(&self, id: i64, before: Option<&NodesResponse>, after: &NodesResponse, at: DateTime<Utc>) {
@@ -295,6 +308,9 @@ impl FleetStore {
 /// Node changes kept for the alerts: far more than a session shows.
 const CHANGES_KEPT: usize = 200;
 
+/// The alerts at a time, for the owner or not, in a zone.
+type Deriver = Rc<dyn Fn(DateTime<Utc>, bool, Zone) -> Vec<Alert>>;
+
 impl Default for FleetStore {
     fn default() -> Self {
         Self::new()
@@ -321,7 +337,7 @@ pub fn start_reads(store: FleetStore, base: Interval) {
     let clock = use_clock();
     let Some(session) = state.session().map(|s| s.id) else { return };
     store.begin(session);
-    store.observe_nodes();
+    store.watch();
     let Some(ticket) = store.loops.next_for(state) else { return };
     let last_activity = Rc::new(Cell::new(now_ms()));
     let active = Rc::clone(&last_activity);
