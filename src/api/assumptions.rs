@@ -80,6 +80,13 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 /// says that an overdue payment on another reservation of the account could still pause it.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
+/// **assumption**: a suspended reservation still accrues its GPU rate. Seed 004 says its
+/// workloads were stopped, not that its charges stop (its term runs on and its overdue
+/// invoices are still owed), so the overview counts its idle GPUs in the idle cost, apart
+/// from what can be launched on, and says this wherever it changes a figure.
+pub const SUSPENDED_ACCRUES: &str =
+    "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
+
 /// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
 /// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above
 /// what the API sends (the largest scenario is 1,000 nodes of 8 GPUs; a term of monthly
