@@ -397,8 +397,11 @@ pub enum NextCharge {
     Disagrees { sent: Charge, earliest_unpaid: Option<Charge> },
     /// Null while awaiting payment: no charge exists until the first invoice is paid.
     NoneUntilFirstInvoicePaid,
-    /// Null and no charge of the schedule is unpaid.
-    NoneEveryChargePaid,
+    /// Null, not awaiting payment, and the schedule lists no charge.
+    NoneNoChargeListed,
+    /// Null and no charge of the schedule is unpaid: how many were paid, covered by the
+    /// advance or waived (or of a status the console does not know), to say which.
+    NoneLeftToPay { paid: usize, covered_by_advance: usize, waived: usize, other: usize },
     /// Null although `charges` holds an unpaid one.
     NoneButUnpaid(Charge),
 }
@@ -423,10 +426,43 @@ pub fn check_next_charge(payment: &Payment, status: &ReservationStatus) -> NextC
         (Some(sent), None) if payment.charges.is_empty() => NextCharge::Agrees(sent),
         (Some(sent), earliest_unpaid) => NextCharge::Disagrees { sent, earliest_unpaid },
         (None, Some(earliest)) => NextCharge::NoneButUnpaid(earliest),
-        (None, None) if *status == ReservationStatus::AwaitingPayment || payment.charges.is_empty() => {
-            NextCharge::NoneUntilFirstInvoicePaid
+        (None, None) if *status == ReservationStatus::AwaitingPayment => NextCharge::NoneUntilFirstInvoicePaid,
+        (None, None) if payment.charges.is_empty() => NextCharge::NoneNoChargeListed,
+        (None, None) => {
+            let count = |status: ChargeStatus| payment.charges.iter().filter(|c| c.status == status).count();
+            let (paid, covered_by_advance, waived) =
+                (count(ChargeStatus::Paid), count(ChargeStatus::CoveredByAdvance), count(ChargeStatus::Waived));
+            let other = payment.charges.len() - paid - covered_by_advance - waived;
+            NextCharge::NoneLeftToPay { paid, covered_by_advance, waived, other }
         }
-        (None, None) => NextCharge::NoneEveryChargePaid,
+    }
+}
+
+impl NextCharge {
+    /// The words for a null `next_charge` (`None` when one was sent): "every charge is paid"
+    /// only when each one was, never for charges waived or covered by the advance.
+    pub fn none_words(&self) -> Option<String> {
+        match self {
+            NextCharge::Agrees(_) | NextCharge::Disagrees { .. } | NextCharge::NoneButUnpaid(_) => None,
+            NextCharge::NoneUntilFirstInvoicePaid => Some("None until the first invoice is paid".to_owned()),
+            NextCharge::NoneNoChargeListed => Some("None: the schedule lists no charge yet".to_owned()),
+            NextCharge::NoneLeftToPay { covered_by_advance: 0, waived: 0, other: 0, .. } => {
+                Some("None: every charge is paid".to_owned())
+            }
+            NextCharge::NoneLeftToPay { paid, covered_by_advance, waived, other } => {
+                let parts: Vec<String> = [
+                    (*paid, "paid"),
+                    (*covered_by_advance, "covered by the advance"),
+                    (*waived, "waived"),
+                    (*other, "of a status this console does not know"),
+                ]
+                .into_iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{n} {what}"))
+                .collect();
+                Some(format!("None: nothing is left to pay ({})", parts.join(", ")))
+            }
+        }
     }
 }
 
@@ -729,9 +765,29 @@ mod tests {
         let dec = full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 1, "scheduled");
         let (_, mut p) = detail(json!([]), json!([]));
         p.charges = vec![paid.clone()];
-        assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneEveryChargePaid);
+        let none = check_next_charge(&p, &ReservationStatus::Active);
+        assert_eq!(none.none_words().as_deref(), Some("None: every charge is paid"));
         p.charges = vec![paid, dec.clone()];
         assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneButUnpaid(dec));
+    }
+
+    #[test]
+    fn a_null_next_charge_after_waived_or_advance_covered_charges_is_not_every_charge_paid() {
+        let (_, mut p) = detail(json!([]), json!([]));
+        p.charges = vec![
+            full_charge("2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", 0, "paid"),
+            full_charge("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", 1, "covered_by_advance"),
+            full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 2, "waived"),
+        ];
+        let words = check_next_charge(&p, &ReservationStatus::Active).none_words();
+        assert_eq!(words.as_deref(), Some("None: nothing is left to pay (1 paid, 1 covered by the advance, 1 waived)"));
+    }
+
+    #[test]
+    fn none_until_the_first_invoice_is_paid_only_while_awaiting_payment() {
+        let (_, p) = detail(json!([]), json!([]));
+        let words = check_next_charge(&p, &ReservationStatus::Active).none_words();
+        assert_eq!(words.as_deref(), Some("None: the schedule lists no charge yet"));
     }
 
     #[test]

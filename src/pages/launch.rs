@@ -18,6 +18,7 @@ use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
+use crate::fleet_live::FleetStore;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -288,7 +289,10 @@ pub fn LaunchForm(
                             submit.run(request);
                         }
                     });
-                    view! { <ErrorPanel error context=context.clone() retry/> }.into_any()
+                    // The account's list, when the tab has read it: where a reservation_only
+                    // refusal can send the user instead.
+                    let list = use_context::<FleetStore>().and_then(|f| f.reservations()).unwrap_or_default();
+                    view! { <ErrorPanel error context=context.clone().with_live(&list) retry/> }.into_any()
                 }
             })}
         </section>
