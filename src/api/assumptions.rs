@@ -3,7 +3,7 @@
 //! place"). Change them here when the real behaviour is known; the code refers to these
 //! names and nowhere else spells the values out.
 
-use super::enums::WorkloadKind;
+use super::enums::{OrgReservationStatus, ReservationStatus, WorkloadKind};
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -86,6 +86,36 @@ pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not s
 /// from what can be launched on, and says this wherever it changes a figure.
 pub const SUSPENDED_ACCRUES: &str =
     "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
+
+/// **assumption**: which statuses have nodes to read. Seed 004 lists `/nodes` for every
+/// reservation and says only that assigning ones are "being set up" and ended ones over;
+/// the console reads every status but assigning (nodes not assigned yet) and ended
+/// (released), and an unknown status too, since the API answering for it is the only way to
+/// tell.
+pub fn has_nodes(status: &ReservationStatus) -> bool {
+    !matches!(status, ReservationStatus::Assigning | ReservationStatus::Ended)
+}
+
+/// **assumption**: which statuses run workloads, so that reading placement tells something.
+/// Seed 004: past_due only pauses new launches (its workloads run until `stops_at`) and
+/// suspended has its workloads stopped; not-started statuses (assigning, scheduled,
+/// awaiting_payment) are taken to run none, and an unknown status none either.
+pub fn runs_workloads(status: &ReservationStatus) -> bool {
+    matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
+}
+
+// **assumption** (`domain::status`): a reservation is suspended because a payment stayed
+// overdue past its `stops_at`. Seed 004 says only "suspended (workloads stopped)"; the
+// console words a suspended reservation as "payment stayed overdue" and tells the owner to
+// settle the overdue payment ([`settle_overdue`](crate::domain::status::settle_overdue)).
+
+/// **assumption**: released units are offered for reclaim only on an `active` org
+/// reservation. Seed 000 calls them "reclaimable at any time" without naming statuses; a
+/// `pending` one grants nothing yet and the others grant nothing any more, so the console
+/// does not offer reclaim there (the API's answer would be the judge).
+pub fn reclaim_allowed(status: &OrgReservationStatus) -> bool {
+    *status == OrgReservationStatus::Active
+}
 
 /// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
 /// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above

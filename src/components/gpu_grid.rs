@@ -771,7 +771,7 @@ mod tests {
         );
         let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, false).into_string();
         assert!(
-            maintenance.contains(r#"<p class="node-state-meaning" title="capacity kept on a replacement node">capacity kept on a replacement node</p>"#),
+            maintenance.contains(r#"<p class="node-state-meaning" title="not usable now; still part of what is reserved">not usable now; still part of what is reserved</p>"#),
             "{maintenance}"
         );
     }

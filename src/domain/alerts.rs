@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(told[0].severity, Severity::Warning);
         assert_eq!(
             told[0].text,
-            "node-1 of reservation #12 went under maintenance: capacity kept on a replacement node \
+            "node-1 of reservation #12 went under maintenance: not usable now; still part of what is reserved \
              (seen 2 Dec 2026, 09:30 UTC)."
         );
         assert_eq!(told[1].severity, Severity::Info);

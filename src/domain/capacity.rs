@@ -42,7 +42,7 @@ pub fn is_inconsistent(node: &Node) -> bool {
 }
 
 /// Only a ready node takes new workloads; a preparing one will shortly, one under
-/// maintenance keeps its capacity on a replacement.
+/// maintenance is not usable now but still part of what is reserved.
 pub fn accepts_launches(node: &Node) -> bool {
     node.state == NodeState::Ready
 }
@@ -111,11 +111,8 @@ impl Totals {
     }
 }
 
-/// Whether the reservation's nodes run workloads, so that reading its placement tells
-/// something (seed 004: past_due only pauses new launches; suspended stopped them).
-pub fn runs_workloads(status: &ReservationStatus) -> bool {
-    matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
-}
+/// Which statuses run workloads: an assumption, see [`runs_workloads`].
+pub use crate::api::assumptions::runs_workloads;
 
 /// GPUs in use of those reserved, for a reservation's summary line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,12 +16,8 @@ use std::ops::{Add, AddAssign};
 /// Hours in the "per day" figure of idle cost.
 const HOURS_PER_DAY: i64 = 24;
 
-/// Whether the overview reads a reservation's nodes. Seed 004 gives nodes to every status but
-/// assigning (not assigned yet) and ended (released); an unknown status is read too, since the
-/// API answering for it is the only way to tell.
-pub fn has_nodes(status: &ReservationStatus) -> bool {
-    !matches!(status, ReservationStatus::Assigning | ReservationStatus::Ended)
-}
+/// Which statuses have nodes to read: an assumption, see [`has_nodes`].
+pub use crate::api::assumptions::has_nodes;
 
 /// GPUs by what they are doing. No `reserved` field: it is [`GpuSplit::reserved`], the sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
