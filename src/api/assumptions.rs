@@ -135,12 +135,21 @@ pub const MAX_COUNT: i64 = 1_000_000_000;
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 
-// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
-// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
-// period's start, × the months of `billing_period` when the period is exactly that long,
-// else prorated by its hours over 730 h a month (as the advance counts a month); an
-// adjustment charges no storage (quota changes take effect with the next period, as the
-// simulator does). An unknown billing period leaves storage unchecked, never ✓.
+/// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
+/// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
+/// period's start, × the months of `billing_period` when the period is exactly that long,
+/// else prorated by its hours over 730 h a month (as the advance counts a month); an
+/// adjustment charges no storage (quota changes take effect with the next period, as the
+/// simulator does). An unknown billing period leaves storage unchecked, never ✓. The seed
+/// documents none of it, so every storage figure the console checks says so:
+pub const STORAGE_WHOLE_MONTHS: &str = "assumed: the quotas at the period's start, for whole months";
+pub const STORAGE_PRORATED: &str = "assumed: the quotas at the period's start, prorated by hours ÷ 730 h a month";
+pub const STORAGE_NOT_ON_ADJUSTMENTS: &str =
+    "assumed: an adjustment charges no storage, quota changes being charged from the next period";
+/// Said after a ⚠ that only the storage rule above raises (the GPU charge and the total
+/// agree with the terms).
+pub const STORAGE_ONLY_ASSUMED: &str =
+    "Only the assumed storage rule raises this ⚠: the API documents no storage formula, and the GPU charge matches.";
 
 /// **assumption**: an `advance_usd` of 0 is "no advance taken" (e.g. wallet funding), shown
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
