@@ -611,7 +611,7 @@ mod tests {
     }
 
     fn answer(nodes: Vec<Node>) -> NodesResponse {
-        NodesResponse { nodes, workloads_unknown: false }
+        NodesResponse { nodes, ..NodesResponse::default() }
     }
 
     /// Applied and recorded at `at`, as a poll's answer is.
@@ -657,7 +657,8 @@ mod tests {
     fn an_unreachable_region_records_nothing_not_the_last_known_placement() {
         let store = NodeStore::default();
         poll(&store, &answer(vec![node("a", 8, Some(2), &[])]), at(0));
-        let unreachable = NodesResponse { nodes: vec![node("a", 8, None, &[])], workloads_unknown: true };
+        let unreachable =
+            NodesResponse { nodes: vec![node("a", 8, None, &[])], workloads_unknown: true, ..NodesResponse::default() };
         poll(&store, &unreachable, at(1));
         assert_eq!(histories(&store), [("a".into(), vec![0.25])]);
     }

@@ -379,7 +379,7 @@ mod tests {
             gpus_in_use: Some(0),
             workloads: Vec::new(),
         };
-        NodesResponse { nodes: states.iter().enumerate().map(node).collect(), workloads_unknown: false }
+        NodesResponse { nodes: states.iter().enumerate().map(node).collect(), ..NodesResponse::default() }
     }
 
     #[test]

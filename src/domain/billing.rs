@@ -907,7 +907,11 @@ mod tests {
         let (d, p) = detail(json!([]), json!([]));
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29000.0, false), &d, &p);
         assert!(!check.matches);
-        assert!(check.note.contains("The GPU charge $29,000.00 is $760.00 less than that. Storage ("), "{}", check.note);
+        assert!(
+            check.note.contains("The GPU charge $29,000.00 is $760.00 less than that. Storage ("),
+            "{}",
+            check.note
+        );
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.01, false), &d, &p);
         assert!(check.note.contains("is $0.01 more than that. Storage ("), "{}", check.note);
     }

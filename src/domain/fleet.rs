@@ -73,10 +73,18 @@ impl GpuSplit {
 
     /// One `/nodes` answer. A negative count is taken as 0 and more in use than a node has
     /// as all of it, so that the parts still add up to the node's GPUs (the Nodes page flags
-    /// such figures; here they must not break the sums).
+    /// such figures; here they must not break the sums). A node whose figures could not be
+    /// read counts its GPUs unknown; when its GPU count itself is absurd, the sum cannot be
+    /// known at all: out of range.
     pub fn of(response: &NodesResponse) -> Self {
         let mut split = GpuSplit::default();
         let flag = &mut split.out_of_range;
+        for unreadable in &response.unreadable_nodes {
+            match unreadable.gpus {
+                Some(gpus) => split.unknown = add_flagged(split.unknown, gpus.max(0), flag),
+                None => *flag = true,
+            }
+        }
         for node in &response.nodes {
             let gpus = node.gpus.max(0);
             if node.state != NodeState::Ready {
@@ -258,7 +266,7 @@ impl Fleet {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::api::models::Node;
+    use crate::api::models::{Node, UnreadableNode};
 
     pub(crate) fn reservation(id: i64, status: ReservationStatus, region: &str, gpu: &str, gpus: i64) -> Reservation {
         let mut r = serde_json::from_str::<Vec<Reservation>>(crate::api::models::tests::SEED_LIST).unwrap().remove(0);
@@ -275,7 +283,7 @@ pub(crate) mod tests {
     }
 
     fn nodes(list: Vec<Node>, unknown: bool) -> NodesResponse {
-        NodesResponse { nodes: list, workloads_unknown: unknown }
+        NodesResponse { nodes: list, workloads_unknown: unknown, ..NodesResponse::default() }
     }
 
     #[test]
@@ -314,6 +322,25 @@ pub(crate) mod tests {
             s,
             GpuSplit { in_use: 8, free: 0, idle_closed: 0, not_available: 0, unknown: 0, out_of_range: false }
         );
+    }
+
+    #[test]
+    fn a_node_whose_figures_could_not_be_read_counts_unknown_beside_its_neighbours() {
+        let mut answer = nodes(vec![node(NodeState::Ready, 8, Some(6))], false);
+        answer.unreadable_nodes.push(UnreadableNode {
+            display_name: "node-2".into(),
+            state: NodeState::Ready,
+            gpus: Some(8),
+            why: "gpus_in_use: out of range".into(),
+        });
+        let s = GpuSplit::of(&answer);
+        assert_eq!(
+            s,
+            GpuSplit { in_use: 6, free: 2, idle_closed: 0, not_available: 0, unknown: 8, out_of_range: false }
+        );
+        assert_eq!(s.utilization(), None, "a node of unknown use: no share recorded");
+        answer.unreadable_nodes[0].gpus = None;
+        assert_eq!(GpuSplit::of(&answer).reserved(), None, "its GPU count is absurd: the sum is out of range");
     }
 
     #[test]
