@@ -68,9 +68,10 @@ fn ConnectForm() -> impl IntoView {
     let failure = RwSignal::new(None::<ApiError>);
     // The key works but reading its role failed: kept to retry the read or go on without it.
     let unprobed = RwSignal::new_local(None::<Unprobed>);
+    // Called after the key's check too, when the page may be gone: every write is a `try_`.
     let probe = move |checked: Unprobed| {
-        busy.set(true);
-        unprobed.set(None);
+        busy.try_set(true);
+        unprobed.try_set(None);
         spawn_local(async move {
             match probe_role(&checked.connection, &checked.reservations).await {
                 Ok(role) => {

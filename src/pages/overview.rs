@@ -1,6 +1,7 @@
-//! Overview: every reserved GPU of the account at once — in use, free on ready nodes, not
-//! available, unknown — by region and by GPU type, each reservation with the age of its
-//! figures; for the owner, what the free ones cost while they stay free. Where Connect lands.
+//! Overview: every reserved GPU of the account at once — in use, free to launch on, idle
+//! behind a reservation closed to launches, not available, unknown — by region and by GPU
+//! type, each reservation with the age of its figures; for the owner, what the idle ones cost
+//! while they stay idle. Where Connect lands.
 
 use crate::api::assumptions::SUSPENDED_ACCRUES;
 use crate::api::enums::ReservationStatus;
