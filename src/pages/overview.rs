@@ -266,8 +266,9 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             <th scope="col">"Reservation"</th>
                             <th scope="col" class="num">"Reserved"</th>
                             <th scope="col" class="num">"In use"</th>
-                            <th scope="col" class="num">"Free to launch on"</th>
-                            <th scope="col" class="num">"Idle, launches closed"</th>
+                            // Short: the sum line and the split tables name them in full.
+                            <th scope="col" class="num">"Free"</th>
+                            <th scope="col" class="num">"Idle, closed"</th>
                             <th scope="col" class="num">"Not available"</th>
                             <th scope="col" class="num">"Unknown"</th>
                             {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
@@ -303,7 +304,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                     {format!("{}/h", c.per_hour)}
                                                     <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
                                                     {(suspended && c.per_hour != Usd::ZERO).then(|| view! {
-                                                        <span class="cell-sub assumed">{SUSPENDED_ACCRUES}</span>
+                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
                                                     })}
                                                 }.into_any(),
                                                 Some(None) => view! { <span class="muted">"unknown: use not known"</span> }.into_any(),
