@@ -125,8 +125,8 @@ async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
     );
     let per_reservation = rows(&host, "table.fleet-table tbody tr");
     assert_eq!(per_reservation[0][7], "$2.50/h$60.00/day");
-    assert_eq!(per_reservation[1][7], "unknown: use not known", "not read yet: never $0.00");
-    assert_eq!(per_reservation[2][7], "unknown: use not known", "region unreachable: never $0.00");
+    assert_eq!(per_reservation[1][7], "unknown", "not read yet: never $0.00");
+    assert_eq!(per_reservation[2][7], "unknown", "region unreachable: never $0.00");
 }
 
 /// Reservation 12 (active: 6 in use, 2 free, 8 under maintenance), 8 (past due) and 5

@@ -307,7 +307,9 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                         <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
                                                     })}
                                                 }.into_any(),
-                                                Some(None) => view! { <span class="muted">"unknown: use not known"</span> }.into_any(),
+                                                Some(None) => view! {
+                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">"unknown"</span>
+                                                }.into_any(),
                                                 None => ().into_any(),
                                             }}
                                         </td>
