@@ -379,12 +379,17 @@ impl Default for ConnectionState {
 /// Reads the first reservation's detail to learn the role: one extra call per connect,
 /// so the header can say at once whether this key sees payments.
 pub async fn detect_role(connection: &Connection, list: &[crate::api::models::Reservation]) -> Role {
+    probe_role(connection, list).await.unwrap_or(Role::Unknown)
+}
+
+/// [`detect_role`] with the failure of its read, for Connect to explain.
+pub async fn probe_role(
+    connection: &Connection,
+    list: &[crate::api::models::Reservation],
+) -> Result<Role, crate::api::error::ApiError> {
     match list.first() {
-        Some(first) => match client::shows_payment(connection, first.id).await {
-            Ok(shown) => Role::seeing_payment(shown),
-            Err(_) => Role::Unknown,
-        },
-        None => Role::Unknown,
+        Some(first) => client::shows_payment(connection, first.id).await.map(Role::seeing_payment),
+        None => Ok(Role::Unknown),
     }
 }
 

@@ -335,3 +335,55 @@ fn the_header_names_the_role_and_what_it_sees() {
     assert!(text(&member).contains("Memberbilling is the account owner's"), "{}", text(&member));
     assert!(text(&member).contains("Disconnect"));
 }
+
+/// Runs `code` as a function body in the test page.
+fn js(code: &str) {
+    js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_on() {
+    // The key's check answers the list; the role probe (the first reservation's detail) a 500.
+    let list = serde_json::to_string(&vec![console_fixtures::reservation(serde_json::json!({ "id": 12 }))]).unwrap();
+    js(&format!(
+        "window.__realFetch = window.fetch;
+         window.fetch = (request) => {{
+             const url = typeof request === 'string' ? request : request.url;
+             if (url.endsWith('/gpu-reservations')) {{
+                 return Promise.resolve(new Response({list:?}, {{ status: 200, headers: {{ 'content-type': 'application/json' }} }}));
+             }}
+             return Promise.resolve(new Response('{{\"error\":\"internal\"}}', {{ status: 500, headers: {{ 'x-ecolink-request-id': 'req-probe-1' }} }}));
+         }};"
+    ));
+    let state = Rc::new(Cell::new(None));
+    let host = mount({
+        let state = Rc::clone(&state);
+        move || {
+            state.set(Some(disconnected()));
+            view! { <Router><ConnectPage/></Router> }
+        }
+    });
+    let state = state.get().expect("mounted");
+    settle().await;
+    let input: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("#api-key").unwrap().unwrap());
+    input.set_value("eco_demo_owner");
+    input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    let form: web_sys::HtmlFormElement =
+        wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
+    form.request_submit().unwrap();
+    sleep(100).await;
+    settle().await;
+    js("window.fetch = window.__realFetch;");
+    let shown = host.query_selector(".role-probe-failed").unwrap().expect("the probe's failure is shown");
+    let failed = text(&wasm_bindgen::JsCast::unchecked_into(shown));
+    assert!(failed.starts_with("The key works, but its role could not be learnt."), "{failed}");
+    assert!(failed.contains("The server had a problem"), "its cause: {failed}");
+    assert!(failed.contains("req-probe-1"), "its request id: {failed}");
+    assert!(!state.is_connected_untracked(), "nothing is started before the user goes on");
+    let go_on = host.query_selector(".role-probe-failed > button").unwrap().unwrap();
+    wasm_bindgen::JsCast::unchecked_into::<web_sys::HtmlElement>(go_on).click();
+    settle().await;
+    assert!(state.is_connected_untracked());
+    assert_eq!(state.role_untracked(), Role::Unknown);
+}

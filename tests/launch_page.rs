@@ -327,7 +327,7 @@ async fn a_402_shown_to_a_member_says_the_owner_pays() {
     f.outcome.set(Some(Err(ApiError::from_response(402, &ResponseHeaders::default(), body, now()))));
     settle().await;
     let remedy = f.host.query_selector(".error-remedy").unwrap().unwrap().text_content().unwrap();
-    assert!(remedy.contains("The account owner pays the overdue invoice under Billing → Invoices"), "{remedy}");
+    assert!(remedy.contains("The account owner settles the overdue payment"), "{remedy}");
     assert!(!remedy.contains("Pay "), "{remedy}");
 }
 

@@ -7,6 +7,7 @@ mod console_fixtures;
 
 use console_fixtures::{mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle, text};
 use leptos::prelude::{Get, Memo, RwSignal, Update};
+use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::Timestamp;
 use reservations_console::api::models::{NodesResponse, ReservationDetail};
 use reservations_console::components::alerts_bell::AlertsBell;
@@ -89,16 +90,22 @@ async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
     settle().await;
     let page = text(&host);
     assert!(
-        page.contains("32 GPUs = 6 in use + 2 free on ready nodes + 8 not available + 16 unknown"),
+        page.contains(
+            "32 GPUs = 6 in use + 2 free to launch on + 0 idle, launches closed + 8 not available + 16 unknown"
+        ),
         "the sum line: {page}"
     );
     assert_eq!(
         rows(&host, "#by-region tbody tr, #by-region tfoot tr"),
-        [["ams", "16", "0", "0", "0", "16"], ["atl", "16", "6", "2", "8", "0"], ["All", "32", "6", "2", "8", "16"],],
+        [
+            ["ams", "16", "0", "0", "0", "0", "16"],
+            ["atl", "16", "6", "2", "0", "8", "0"],
+            ["All", "32", "6", "2", "0", "8", "16"],
+        ],
         "the unreachable region and the unread reservation are unknown, not free or zero in use"
     );
     let by_type = rows(&host, "#by-gpu-type tbody tr, #by-gpu-type tfoot tr");
-    assert_eq!(by_type.last().unwrap(), &["All", "32", "6", "2", "8", "16"]);
+    assert_eq!(by_type.last().unwrap(), &["All", "32", "6", "2", "0", "8", "16"]);
     assert_eq!(by_type.len(), 3, "two GPU types and the sum: {by_type:?}");
     let per_reservation = rows(&host, "table.fleet-table tbody tr");
     let ids: Vec<&str> = per_reservation.iter().map(|r| r[0].split_whitespace().next().unwrap()).collect();
@@ -113,11 +120,130 @@ async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
     let host = mount_fleet(Role::Owner);
     settle().await;
     let line = text(&host.query_selector(".idle-cost").unwrap().unwrap().unchecked_into());
-    // 2 free GPUs on ready nodes × $1.25; the unknown GPUs of 6 and 9 cost nothing counted.
-    assert!(line.starts_with("$2.50/h of reserved capacity is idle ($60.00 a day)"), "{line}");
+    // 2 free GPUs on ready nodes × $1.25; 9 and 6, whose use is unknown, are named, not counted.
+    assert!(line.starts_with("$2.50/h of reserved capacity is idle and open to launches ($60.00 a day)"), "{line}");
+    assert!(
+        line.ends_with(
+            "Not counted: #9 and #6, whose GPUs' use is unknown (not read yet, or the region could not be reached)."
+        ),
+        "{line}"
+    );
     let per_reservation = rows(&host, "table.fleet-table tbody tr");
-    assert_eq!(per_reservation[0][6], "$2.50/h$60.00/day");
-    assert_eq!(per_reservation[2][6], "$0.00/h$0.00/day", "unknown is never counted free");
+    assert_eq!(per_reservation[0][7], "$2.50/h$60.00/day");
+    assert_eq!(per_reservation[1][7], "unknown", "not read yet: never $0.00");
+    assert_eq!(per_reservation[2][7], "unknown", "region unreachable: never $0.00");
+}
+
+/// Reservation 12 (active: 6 in use, 2 free, 8 under maintenance), 8 (past due) and 5
+/// (suspended), both with their nodes ready and idle, as `role` reads them.
+fn mount_closed(role: Role) -> web_sys::HtmlElement {
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(role);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        store.watch();
+        let nodes = use_nodes();
+        nodes.begin_current();
+        let stops = (now() + chrono::TimeDelta::days(2)).to_rfc3339();
+        let list = vec![
+            reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
+            reservation(
+                json!({ "id": 8, "status": "past_due", "stops_at": stops, "node_count": 1, "reserved_gpus": 8 }),
+            ),
+            reservation(json!({ "id": 5, "status": "suspended", "node_count": 1, "reserved_gpus": 8 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        let idle: NodesResponse = serde_json::from_value(json!({
+            "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }],
+            "workloads_unknown": false
+        }))
+        .unwrap();
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        nodes.receive(session, 8, Ok(Arc::new(idle.clone())), now());
+        nodes.receive(session, 5, Ok(Arc::new(idle)), now());
+        for (id, rate) in [(12, 1.25), (8, 1.25), (5, 6.8)] {
+            store.receive_detail(session, detail(id, (role == Role::Owner).then_some(rate)));
+        }
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    host
+}
+
+#[wasm_bindgen_test]
+async fn idle_gpus_of_past_due_and_suspended_reservations_are_not_counted_free_to_launch_on() {
+    let host = mount_closed(Role::Owner);
+    settle().await;
+    let page = text(&host);
+    assert!(
+        page.contains(
+            "32 GPUs = 6 in use + 2 free to launch on + 16 idle, launches closed + 8 not available + 0 unknown"
+        ),
+        "{page}"
+    );
+    let line = text(&host.query_selector(".idle-cost").unwrap().unwrap().unchecked_into());
+    assert!(line.starts_with("$2.50/h of reserved capacity is idle and open to launches ($60.00 a day)"), "{line}");
+    // 8 idle on #8 at $1.25 and 8 on #5 at $6.80.
+    assert!(
+        line.contains("A further $64.40/h ($1,545.60 a day) sits idle on reservations closed to launches"),
+        "{line}"
+    );
+    assert!(line.contains("Assumed: a suspended reservation still accrues its rate"), "{line}");
+    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    assert_eq!(per_reservation[1][1..7], ["8", "0", "0", "8", "0", "0"], "#8: idle, launches closed");
+    assert_eq!(per_reservation[2][1..7], ["8", "0", "0", "8", "0", "0"], "#5: idle, launches closed");
+    assert_eq!(per_reservation[2][7], "$54.40/h$1,305.60/dayassumed", "{:?}", per_reservation[2]);
+    let assumed = host.query_selector("tr[data-reservation='5'] .assumed").unwrap().unwrap();
+    assert!(assumed
+        .get_attribute("title")
+        .unwrap()
+        .starts_with("Assumed: a suspended reservation still accrues its rate"));
+    assert_eq!(per_reservation[1][7], "$10.00/h$240.00/day", "past due: no assumption");
+
+    let member = mount_closed(Role::Member);
+    settle().await;
+    let page = text(&member);
+    assert!(page.contains("2 free to launch on + 16 idle, launches closed"), "{page}");
+    assert!(!page.contains('$') && !page.to_lowercase().contains("assumed"), "{page}");
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_read_says_its_cause_and_request_id_in_the_row() {
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(Role::Member);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
+        let list = vec![
+            reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
+            reservation(json!({ "id": 9, "region_id": "ams", "node_count": 1, "reserved_gpus": 8 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-7f3a")]);
+        let failed = || ApiError::from_response(503, &headers, r#"{"error":"region_busy"}"#, now());
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        nodes.receive(session, 12, Err(failed()), now());
+        nodes.receive(session, 9, Err(ApiError::network("offline")), now());
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    settle().await;
+    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    assert!(
+        per_reservation[0][0].contains(
+            "Stale updated 0 s ago — the latest read failed. The service is temporarily unavailable: \
+             The API is overloaded or being updated. Request id req-7f3a"
+        ),
+        "{:?}",
+        per_reservation[0]
+    );
+    assert!(
+        per_reservation[1][0].contains("Stale not read: the read failed. Could not reach the API:"),
+        "{:?}",
+        per_reservation[1]
+    );
+    assert!(per_reservation[1][0].ends_with("Request id none sent"), "{:?}", per_reservation[1]);
 }
 
 #[wasm_bindgen_test]

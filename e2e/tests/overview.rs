@@ -100,3 +100,39 @@ async fn owner_and_member_see_the_fleet_and_a_node_going_into_maintenance_in_the
     console.sim.set_node_state(12, "node-3", "ready").await;
     console.assert_no_console_errors(&[]).await;
 }
+
+/// Issue 29: what sits idle behind the past-due #8 and the suspended #5 is apart from what can
+/// be launched on, for the owner with its cost (the suspended one's marked assumed), for a
+/// member without; both at 390 and 1280 CSS pixels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_behind_past_due_and_suspended_reservations_is_apart_from_what_can_be_launched_on() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+
+    open_overview(&console, OWNER_KEY).await;
+    for id in [5, 8] {
+        browser.wait_for_text(&format!("tr[data-reservation='{id}']"), "updated").await;
+    }
+    let idle = browser.wait_for_text(".idle-cost", "sits idle on reservations closed to launches").await;
+    assert!(idle.contains("of reserved capacity is idle and open to launches"), "{idle}");
+    assert!(idle.contains("Assumed: a suspended reservation still accrues its rate"), "{idle}");
+    let sum = browser.text(".fleet-sum-line").await;
+    assert!(sum.contains(" free to launch on + ") && sum.contains(" idle, launches closed + "), "{sum}");
+    let suspended = browser.text("tr[data-reservation='5'] .idle-cost-cell").await;
+    assert!(suspended.contains("assumed"), "the suspended row's cost is assumed: {suspended}");
+    console.screenshots("overview-closed-owner").await;
+
+    open_overview(&console, MEMBER_KEY).await;
+    for id in [5, 8] {
+        browser.wait_for_text(&format!("tr[data-reservation='{id}']"), "updated").await;
+    }
+    let sum = browser.text(".fleet-sum-line").await;
+    assert!(sum.contains(" idle, launches closed + "), "{sum}");
+    let page = browser.text("main").await;
+    assert!(
+        !page.contains('$') && !page.to_lowercase().contains("assumed"),
+        "no money, no cost assumption for a member:\n{page}"
+    );
+    console.screenshots("overview-closed-member").await;
+    console.assert_no_console_errors(&[]).await;
+}

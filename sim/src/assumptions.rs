@@ -23,6 +23,11 @@
 //! - **assumption** (`launch`): a launch in the unreachable region succeeds (the simulator
 //!   knows the truth; only the `/nodes` read cannot see it), and the 403 `reservation_only`
 //!   message lists every non-ended reservation of the account.
+//! - **assumption** (`scenario`): a node under maintenance stays one of the reservation's
+//!   `node_count` nodes in `/nodes`, idle and taking no launches; no replacement node is
+//!   listed beside it (seed 004: "the capacity is kept on a replacement", without saying
+//!   whether the replacement appears in `/nodes` or takes launches meanwhile). The console
+//!   therefore counts its GPUs as not available and still reserved.
 //! - **assumption** (`org`): any valid key may read any org's reservations; reclaim checks, in
 //!   order: org exists (404), reservation listed for it (404), the key's org is `orgId` (403),
 //!   `orgId` manages the reservation (403), body well formed with at least one unit (400),

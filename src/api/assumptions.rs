@@ -3,7 +3,7 @@
 //! place"). Change them here when the real behaviour is known; the code refers to these
 //! names and nowhere else spells the values out.
 
-use super::enums::WorkloadKind;
+use super::enums::{OrgReservationStatus, ReservationStatus, WorkloadKind};
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -85,6 +85,43 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 /// says that an overdue payment on another reservation of the account could still pause it.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
+/// **assumption**: a suspended reservation still accrues its GPU rate. Seed 004 says its
+/// workloads were stopped, not that its charges stop (its term runs on and its overdue
+/// invoices are still owed), so the overview counts its idle GPUs in the idle cost, apart
+/// from what can be launched on, and says this wherever it changes a figure.
+pub const SUSPENDED_ACCRUES: &str =
+    "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
+
+/// **assumption**: which statuses have nodes to read. Seed 004 lists `/nodes` for every
+/// reservation and says only that assigning ones are "being set up" and ended ones over;
+/// the console reads every status but assigning (nodes not assigned yet) and ended
+/// (released), and an unknown status too, since the API answering for it is the only way to
+/// tell.
+pub fn has_nodes(status: &ReservationStatus) -> bool {
+    !matches!(status, ReservationStatus::Assigning | ReservationStatus::Ended)
+}
+
+/// **assumption**: which statuses run workloads, so that reading placement tells something.
+/// Seed 004: past_due only pauses new launches (its workloads run until `stops_at`) and
+/// suspended has its workloads stopped; not-started statuses (assigning, scheduled,
+/// awaiting_payment) are taken to run none, and an unknown status none either.
+pub fn runs_workloads(status: &ReservationStatus) -> bool {
+    matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
+}
+
+// **assumption** (`domain::status`): a reservation is suspended because a payment stayed
+// overdue past its `stops_at`. Seed 004 says only "suspended (workloads stopped)"; the
+// console words a suspended reservation as "payment stayed overdue" and tells the owner to
+// settle the overdue payment ([`settle_overdue`](crate::domain::status::settle_overdue)).
+
+/// **assumption**: released units are offered for reclaim only on an `active` org
+/// reservation. Seed 000 calls them "reclaimable at any time" without naming statuses; a
+/// `pending` one grants nothing yet and the others grant nothing any more, so the console
+/// does not offer reclaim there (the API's answer would be the judge).
+pub fn reclaim_allowed(status: &OrgReservationStatus) -> bool {
+    *status == OrgReservationStatus::Active
+}
+
 /// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
 /// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above
 /// what the API sends (the largest scenario is 1,000 nodes of 8 GPUs; a term of monthly
@@ -103,12 +140,21 @@ pub const MAX_COUNT: i64 = 1_000_000_000;
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 
-// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
-// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
-// period's start, × the months of `billing_period` when the period is exactly that long,
-// else prorated by its hours over 730 h a month (as the advance counts a month); an
-// adjustment charges no storage (quota changes take effect with the next period, as the
-// simulator does). An unknown billing period leaves storage unchecked, never ✓.
+/// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
+/// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
+/// period's start, × the months of `billing_period` when the period is exactly that long,
+/// else prorated by its hours over 730 h a month (as the advance counts a month); an
+/// adjustment charges no storage (quota changes take effect with the next period, as the
+/// simulator does). An unknown billing period leaves storage unchecked, never ✓. The seed
+/// documents none of it, so every storage figure the console checks says so:
+pub const STORAGE_WHOLE_MONTHS: &str = "assumed: the quotas at the period's start, for whole months";
+pub const STORAGE_PRORATED: &str = "assumed: the quotas at the period's start, prorated by hours ÷ 730 h a month";
+pub const STORAGE_NOT_ON_ADJUSTMENTS: &str =
+    "assumed: an adjustment charges no storage, quota changes being charged from the next period";
+/// Said after a ⚠ that only the storage rule above raises (the GPU charge and the total
+/// agree with the terms).
+pub const STORAGE_ONLY_ASSUMED: &str =
+    "Only the assumed storage rule raises this ⚠: the API documents no storage formula, and the GPU charge matches.";
 
 /// **assumption**: an `advance_usd` of 0 is "no advance taken" (e.g. wallet funding), shown
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.

@@ -4,7 +4,7 @@
 //! The sizes are assumptions, in [`super::assumptions`].
 
 pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_COUNT, MAX_NODES, MAX_WORKLOADS_PER_NODE};
-use super::models::{Charge, Node, Workload};
+use super::models::{Charge, Workload};
 use super::money::group_thousands;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -25,15 +25,22 @@ pub fn body_too_large(len: usize) -> Option<String> {
 /// A count (nodes, GPUs, months) within ±[`MAX_COUNT`], or an "out of range" decode error.
 pub(crate) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
     let value = i64::deserialize(deserializer)?;
-    if value.unsigned_abs() > MAX_COUNT.unsigned_abs() {
-        return Err(de::Error::custom(format!(
+    match count_problem(i128::from(value)) {
+        Some(why) => Err(de::Error::custom(why)),
+        None => Ok(value),
+    }
+}
+
+/// Why `value` is not a count the console reads (past ±[`MAX_COUNT`]), `None` when it is.
+pub(crate) fn count_problem(value: i128) -> Option<String> {
+    (value.unsigned_abs() > MAX_COUNT.unsigned_abs().into()).then(|| {
+        format!(
             "the count {}{} is out of range (the console reads counts up to {})",
             if value < 0 { "−" } else { "" },
-            group_thousands(u128::from(value.unsigned_abs())),
+            group_thousands(value.unsigned_abs()),
             group_thousands(MAX_COUNT.unsigned_abs().into())
-        )));
-    }
-    Ok(value)
+        )
+    })
 }
 
 /// [`count`] for a field the API may omit or null.
@@ -101,8 +108,8 @@ fn at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer.deserialize_any(AtMost { max, what, null_ok, item: PhantomData })
 }
 
-/// `nodes` of a `/nodes` answer (required, not `null`).
-pub(crate) fn nodes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Node>, D::Error> {
+/// `nodes` of a `/nodes` answer (required, not `null`), each read as `T`.
+pub(crate) fn nodes<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
     at_most(deserializer, MAX_NODES, "nodes", false)
 }
 
@@ -176,9 +183,39 @@ mod tests {
         };
         let read = answer("1000000000", "null").expect("a billion GPUs is read");
         assert_eq!((read.nodes[1].gpus, read.nodes[1].gpus_in_use), (1_000_000_000, None));
-        let error = answer("5000000000000000000", "0").unwrap_err();
-        assert!(error.contains("the count 5,000,000,000,000,000,000 is out of range"), "{error}");
-        let error = answer("8", "-1000000001").unwrap_err();
-        assert!(error.contains("the count −1,000,000,001 is out of range"), "{error}");
+        // A node's own absurd count sets that node apart, with why; the answer still reads.
+        let apart = answer("5000000000000000000", "0").unwrap();
+        assert!(apart.nodes.is_empty());
+        assert_eq!(apart.unreadable_nodes[0].gpus, None);
+        assert!(apart.unreadable_nodes[0].why.contains("gpus: the count 5,000,000,000,000,000,000 is out of range"));
+        let apart = answer("8", "-1000000001").unwrap();
+        assert_eq!(apart.unreadable_nodes[1].gpus, Some(8));
+        assert!(apart.unreadable_nodes[1].why.contains("gpus_in_use: the count −1,000,000,001 is out of range"));
+        // A workload's count past the bound still refuses the answer.
+        let body = r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"workloads":[{"kind":"gpu_instance","id":1,"name":"w","gpus":5000000000}]}]}"#;
+        let error = decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now()).unwrap_err();
+        assert!(error.to_string().contains("the count 5,000,000,000 is out of range"), "{error}");
+    }
+
+    #[test]
+    fn a_node_with_an_absurd_count_is_set_apart_and_its_neighbours_are_read() {
+        let body = r#"{"nodes":[
+            {"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":6,"workloads":[]},
+            {"display_name":"node-2","state":"ready","gpus":8,"gpus_in_use":18446744073709551615,"workloads":[]},
+            {"display_name":"node-3","state":"ready","gpus":8.5,"gpus_in_use":0}
+        ],"workloads_unknown":false}"#;
+        let read =
+            decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now()).expect("the sane nodes are read");
+        assert_eq!(read.nodes.iter().map(|n| n.display_name.as_str()).collect::<Vec<_>>(), ["node-1"]);
+        let apart: Vec<(&str, Option<i64>)> =
+            read.unreadable_nodes.iter().map(|u| (u.display_name.as_str(), u.gpus)).collect();
+        assert_eq!(apart, [("node-2", Some(8)), ("node-3", None)]);
+        assert_eq!(
+            read.unreadable_nodes[0].why,
+            "gpus_in_use: the count 18,446,744,073,709,551,615 is out of range (the console reads counts up to 1,000,000,000)"
+        );
+        assert_eq!(read.unreadable_nodes[1].why, "gpus: 8.5 is not a whole number");
+        let again = serde_json::to_string(&read).unwrap();
+        assert_eq!(decode::<NodesResponse>(200, &ResponseHeaders::default(), &again, now()).unwrap(), read);
     }
 }

@@ -163,15 +163,136 @@ pub struct FirstInvoice {
     pub issued: bool,
 }
 
-/// `GET /gpu-reservations/{id}/nodes`, read live from the region.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+/// `GET /gpu-reservations/{id}/nodes`, read live from the region. Decoded node by node: a
+/// node whose own counts are absurd (past ±`MAX_COUNT`, not whole) is set apart in
+/// `unreadable_nodes`, flagged and counted unknown, so that its neighbours still show.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(from = "WireNodes")]
 pub struct NodesResponse {
-    #[serde(deserialize_with = "super::limits::nodes")]
     pub nodes: Vec<Node>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_nodes: Vec<UnreadableNode>,
     /// True when the region could not be reached: no workloads and no GPUs in use are sent,
     /// which means "unknown", never "idle".
-    #[serde(default, deserialize_with = "null_as_default")]
     pub workloads_unknown: bool,
+}
+
+/// A node of a `/nodes` answer whose figures could not be read.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct UnreadableNode {
+    pub display_name: String,
+    pub state: NodeState,
+    /// Its GPUs, when that count itself was readable: counted unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::limits::optional_count")]
+    pub gpus: Option<i64>,
+    /// Which figure was absurd, in words.
+    pub why: String,
+}
+
+/// The answer as sent: each node read on its own ([`NodeEntry`]).
+#[derive(Deserialize)]
+struct WireNodes {
+    #[serde(deserialize_with = "super::limits::nodes")]
+    nodes: Vec<NodeEntry>,
+    /// Nodes an earlier decode set apart (an answer serialized and read back).
+    #[serde(default, deserialize_with = "null_as_default")]
+    unreadable_nodes: Vec<UnreadableNode>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    workloads_unknown: bool,
+}
+
+impl From<WireNodes> for NodesResponse {
+    fn from(wire: WireNodes) -> Self {
+        let mut unreadable_nodes = wire.unreadable_nodes;
+        let mut nodes = Vec::with_capacity(wire.nodes.len());
+        for NodeEntry(entry) in wire.nodes {
+            match entry {
+                Ok(node) => nodes.push(node),
+                Err(unreadable) => unreadable_nodes.push(unreadable),
+            }
+        }
+        NodesResponse { nodes, unreadable_nodes, workloads_unknown: wire.workloads_unknown }
+    }
+}
+
+/// One node as sent: its own counts read leniently ([`Count`]), so that an absurd one sets
+/// the node apart instead of failing the whole answer. Anything else malformed still does.
+#[derive(Deserialize)]
+struct WireNode {
+    display_name: String,
+    state: NodeState,
+    gpus: Count,
+    #[serde(default)]
+    gpus_in_use: Option<Count>,
+    #[serde(default, deserialize_with = "super::limits::workloads")]
+    workloads: Vec<Workload>,
+}
+
+/// A node read, or set apart with why.
+struct NodeEntry(Result<Node, UnreadableNode>);
+
+impl<'de> Deserialize<'de> for NodeEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let w = WireNode::deserialize(deserializer)?;
+        let in_use = w.gpus_in_use.map(|c| c.value("gpus_in_use")).transpose();
+        Ok(NodeEntry(match (w.gpus.value("gpus"), in_use) {
+            (Ok(gpus), Ok(gpus_in_use)) => {
+                Ok(Node { display_name: w.display_name, state: w.state, gpus, gpus_in_use, workloads: w.workloads })
+            }
+            (gpus, in_use) => Err(UnreadableNode {
+                display_name: w.display_name,
+                state: w.state,
+                gpus: gpus.as_ref().ok().copied(),
+                why: [gpus.err(), in_use.err()].into_iter().flatten().collect::<Vec<_>>().join("; "),
+            }),
+        }))
+    }
+}
+
+/// A count of a node as sent: within ±`MAX_COUNT`, or why not.
+enum Count {
+    Sane(i64),
+    Absurd(String),
+}
+
+impl Count {
+    /// The count, or "`field`: why" when absurd.
+    fn value(self, field: &str) -> Result<i64, String> {
+        match self {
+            Count::Sane(n) => Ok(n),
+            Count::Absurd(why) => Err(format!("{field}: {why}")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Lenient;
+        impl serde::de::Visitor<'_> for Lenient {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a count")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Count, E> {
+                Ok(Lenient::count(i128::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Count, E> {
+                Ok(Lenient::count(i128::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Count, E> {
+                Ok(Count::Absurd(format!("{v} is not a whole number")))
+            }
+        }
+        impl Lenient {
+            fn count(v: i128) -> Count {
+                match super::limits::count_problem(v) {
+                    None => Count::Sane(v as i64),
+                    Some(why) => Count::Absurd(why),
+                }
+            }
+        }
+        deserializer.deserialize_any(Lenient)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]

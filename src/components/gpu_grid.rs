@@ -620,7 +620,7 @@ mod tests {
     }
 
     fn answer(nodes: Vec<Node>) -> NodesResponse {
-        NodesResponse { nodes, workloads_unknown: false }
+        NodesResponse { nodes, ..NodesResponse::default() }
     }
 
     /// Applied and recorded at `at`, as a poll's answer is.
@@ -666,7 +666,8 @@ mod tests {
     fn an_unreachable_region_records_nothing_not_the_last_known_placement() {
         let store = NodeStore::default();
         poll(&store, &answer(vec![node("a", 8, Some(2), &[])]), at(0));
-        let unreachable = NodesResponse { nodes: vec![node("a", 8, None, &[])], workloads_unknown: true };
+        let unreachable =
+            NodesResponse { nodes: vec![node("a", 8, None, &[])], workloads_unknown: true, ..NodesResponse::default() };
         poll(&store, &unreachable, at(1));
         assert_eq!(histories(&store), [("a".into(), vec![0.25])]);
     }
@@ -780,7 +781,7 @@ mod tests {
         );
         let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, false).into_string();
         assert!(
-            maintenance.contains(r#"<p class="node-state-meaning" title="capacity kept on a replacement node">capacity kept on a replacement node</p>"#),
+            maintenance.contains(r#"<p class="node-state-meaning" title="not usable now; still part of what is reserved">not usable now; still part of what is reserved</p>"#),
             "{maintenance}"
         );
     }

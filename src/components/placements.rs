@@ -25,7 +25,7 @@ pub fn InUseFigure(placements: Placements, id: i64, class: &'static str) -> impl
             Placement::Read(figure @ InUseOfReserved::Known { .. }) => {
                 view! { <span class=format!("{class} in-use")>{figure.to_string()}</span> }.into_any()
             }
-            Placement::Read(figure @ InUseOfReserved::Unknown) => view! {
+            Placement::Read(figure @ (InUseOfReserved::Unknown | InUseOfReserved::NodeUnreadable)) => view! {
                 <span class=format!("{class} in-use tone-text-warning")>"⚠ " {figure.to_string()}</span>
             }
             .into_any(),
@@ -60,7 +60,7 @@ pub fn write_in_use(html: &mut Html, placement: Option<&Placement>, class: &'sta
             r#" in-use muted" aria-busy="true"><span aria-hidden="true">…</span><span class="visually-hidden">Reading GPUs in use</span>"#,
         ),
         Placement::Read(figure @ InUseOfReserved::Known { .. }) => html.markup(r#" in-use">"#).text(figure),
-        Placement::Read(figure @ InUseOfReserved::Unknown) => {
+        Placement::Read(figure @ (InUseOfReserved::Unknown | InUseOfReserved::NodeUnreadable)) => {
             html.markup(r#" in-use tone-text-warning">⚠ "#).text(figure)
         }
         Placement::Failed(error) => {

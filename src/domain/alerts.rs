@@ -2,10 +2,11 @@
 //! server side): one rule per function, each naming its reservation, most severe first.
 //! A member's key is never shown payment wording (no "pay", "invoice", "overdue").
 
-use crate::api::enums::{NodeState, ReservationStatus};
+use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
 use crate::domain::capacity::runs_workloads;
 use crate::domain::grid::state_meaning;
+use crate::domain::status::settle_overdue;
 use crate::domain::time::{format_time, format_utc_date, relative, Zone};
 use chrono::TimeDelta;
 use std::collections::BTreeMap;
@@ -101,8 +102,9 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
     let mut out: Vec<Alert> = Vec::new();
     for r in inputs.reservations {
         let detail = inputs.details.get(&r.id);
-        out.extend(past_due(r, now, owner, zone));
-        out.extend(suspended(r, owner));
+        let funding = detail.and_then(|d| d.payment.as_ref()).map(|p| &p.funding);
+        out.extend(past_due(r, funding, now, owner, zone));
+        out.extend(suspended(r, funding, owner));
         out.extend(awaiting_payment(r, detail, owner));
         out.extend(term_ending(r, now));
         if let Some(detail) = detail {
@@ -125,15 +127,19 @@ fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestam
     Some(Alert { severity, reservation, text, at })
 }
 
-/// Past due: workloads stop at `stops_at`; critical under 24 h.
-pub fn past_due(r: &Reservation, now: Timestamp, owner: bool, zone: Zone) -> Option<Alert> {
+/// Past due: workloads stop at `stops_at`; critical under 24 h. The owner is told how to
+/// settle it by the reservation's `funding` ([`settle_overdue`]).
+pub fn past_due(r: &Reservation, funding: Option<&Funding>, now: Timestamp, owner: bool, zone: Zone) -> Option<Alert> {
     if r.status != ReservationStatus::PastDue {
         return None;
     }
     let id = r.id;
     let Some(at) = r.stops_at else {
         let text = if owner {
-            format!("Reservation #{id} is past due: its workloads will be stopped unless the overdue invoice is paid.")
+            format!(
+                "Reservation #{id} is past due: its workloads will be stopped unless the overdue payment is made; {}.",
+                settle_overdue(funding)
+            )
         } else {
             format!("Reservation #{id}: its workloads will be stopped unless the account owner acts.")
         };
@@ -146,22 +152,26 @@ pub fn past_due(r: &Reservation, now: Timestamp, owner: bool, zone: Zone) -> Opt
         format!("were due to stop {} ({})", relative(now, at), format_time(at, zone))
     };
     let text = if owner {
-        format!("Reservation #{id} is past due: its workloads {when} unless the overdue invoice is paid.")
+        format!(
+            "Reservation #{id} is past due: its workloads {when} unless the overdue payment is made; {}.",
+            settle_overdue(funding)
+        )
     } else {
         format!("Reservation #{id}: its workloads {when} unless the account owner acts.")
     };
     alert(severity, id, text, Some(at))
 }
 
-/// Suspended: workloads were stopped.
-pub fn suspended(r: &Reservation, owner: bool) -> Option<Alert> {
+/// Suspended: workloads were stopped. The owner is told how to settle it by `funding`.
+pub fn suspended(r: &Reservation, funding: Option<&Funding>, owner: bool) -> Option<Alert> {
     if r.status != ReservationStatus::Suspended {
         return None;
     }
     let id = r.id;
     let text = if owner {
         format!(
-            "Reservation #{id} is suspended: its workloads were stopped; pay the overdue invoices or contact EcoLink."
+            "Reservation #{id} is suspended: its workloads were stopped; {}, or contact EcoLink.",
+            settle_overdue(funding)
         )
     } else {
         format!("Reservation #{id} is suspended: its workloads were stopped and it takes no launches.")
@@ -315,29 +325,31 @@ mod tests {
 
     #[test]
     fn past_due_counts_down_to_the_stop_and_is_critical_under_24_hours() {
-        let soon = past_due(&past_due_stopping_in(5), now(), true, Zone::Utc).unwrap();
+        let soon = past_due(&past_due_stopping_in(5), Some(&Funding::Wallet), now(), true, Zone::Utc).unwrap();
         assert_eq!(soon.severity, Severity::Critical);
         assert_eq!(
             soon.text,
-            "Reservation #8 is past due: its workloads stop in 5 hours (2 Dec 2026, 14:30 UTC) unless the overdue invoice is paid."
+            "Reservation #8 is past due: its workloads stop in 5 hours (2 Dec 2026, 14:30 UTC) unless the overdue payment is made; add credit to the account: this reservation's periods are taken from its credit."
         );
-        let later = past_due(&past_due_stopping_in(30), now(), true, Zone::Utc).unwrap();
+        let later = past_due(&past_due_stopping_in(30), None, now(), true, Zone::Utc).unwrap();
         assert_eq!(later.severity, Severity::Warning);
-        let member = past_due(&past_due_stopping_in(5), now(), false, Zone::Utc).unwrap();
+        let member = past_due(&past_due_stopping_in(5), None, now(), false, Zone::Utc).unwrap();
         assert_eq!(member.severity, Severity::Critical);
         assert_no_payment_wording(&member.text);
         assert!(member.text.contains("stop in 5 hours"), "{}", member.text);
         let active = reservation(8, ReservationStatus::Active, "sea", "RTX", 8);
-        assert_eq!(past_due(&active, now(), true, Zone::Utc), None);
+        assert_eq!(past_due(&active, None, now(), true, Zone::Utc), None);
     }
 
     #[test]
     fn suspended_is_critical_and_a_member_gets_no_payment_words() {
         let r = reservation(5, ReservationStatus::Suspended, "dfw", "B200", 16);
-        let owner = suspended(&r, true).unwrap();
+        let owner = suspended(&r, Some(&Funding::Invoice), true).unwrap();
         assert_eq!((owner.severity, owner.reservation), (Severity::Critical, 5));
-        assert!(owner.text.contains("pay the overdue invoices"));
-        assert_no_payment_wording(&suspended(&r, false).unwrap().text);
+        assert!(owner.text.contains("pay the overdue invoice under Billing → Invoices"), "{}", owner.text);
+        let wallet = suspended(&r, Some(&Funding::Wallet), true).unwrap().text;
+        assert!(wallet.contains("add credit to the account") && !wallet.contains("invoice"), "{wallet}");
+        assert_no_payment_wording(&suspended(&r, None, false).unwrap().text);
     }
 
     #[test]
@@ -367,7 +379,7 @@ mod tests {
             gpus_in_use: Some(0),
             workloads: Vec::new(),
         };
-        NodesResponse { nodes: states.iter().enumerate().map(node).collect(), workloads_unknown: false }
+        NodesResponse { nodes: states.iter().enumerate().map(node).collect(), ..NodesResponse::default() }
     }
 
     #[test]
@@ -382,7 +394,7 @@ mod tests {
         assert_eq!(told[0].severity, Severity::Warning);
         assert_eq!(
             told[0].text,
-            "node-1 of reservation #12 went under maintenance: capacity kept on a replacement node \
+            "node-1 of reservation #12 went under maintenance: not usable now; still part of what is reserved \
              (seen 2 Dec 2026, 09:30 UTC)."
         );
         assert_eq!(told[1].severity, Severity::Info);

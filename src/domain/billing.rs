@@ -6,6 +6,9 @@
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
 use super::time::format_utc_date;
+use crate::api::assumptions::{
+    STORAGE_NOT_ON_ADJUSTMENTS, STORAGE_ONLY_ASSUMED, STORAGE_PRORATED, STORAGE_WHOLE_MONTHS,
+};
 use crate::api::enums::{BillingPeriod, ChargeStatus, Funding, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
@@ -94,15 +97,17 @@ pub fn check_charge(charge: &Charge, detail: &ReservationDetail, payment: &Payme
     let rate = payment.rate_usd_per_gpu_hour;
     let mut check =
         if charge.adjustment { check_adjustment(charge, detail, rate) } else { check_period(charge, detail, rate) };
+    let gpus_match = check.matches;
     if !charge.adjustment {
         check_storage(charge, detail, payment, &mut check);
     } else if !charge.storage_amount_usd.is_zero() {
         check.matches = false;
         check.note.push_str(&format!(
-            " Storage {} on an adjustment, but quota changes are charged from the next period.",
+            " Storage {} on an adjustment ({STORAGE_NOT_ON_ADJUSTMENTS}).",
             charge.storage_amount_usd
         ));
     }
+    let storage_alone = gpus_match && !check.matches;
     let parts = charge.gpu_amount_usd + charge.storage_amount_usd;
     if parts != charge.amount_usd {
         check.matches = false;
@@ -110,6 +115,9 @@ pub fn check_charge(charge: &Charge, detail: &ReservationDetail, payment: &Payme
             " The total {} is not GPUs {} + storage {} = {parts}.",
             charge.amount_usd, charge.gpu_amount_usd, charge.storage_amount_usd
         ));
+    }
+    if storage_alone && parts == charge.amount_usd {
+        check.note.push_str(&format!(" {STORAGE_ONLY_ASSUMED}"));
     }
     check
 }
@@ -131,7 +139,7 @@ fn milli_gib(gib: f64) -> Option<i128> {
     (0.0..1e15).contains(&milli).then_some(milli as i128)
 }
 
-/// Storage of a regular charge (the rule in `assumptions::STORAGE_CHARGE`): (drive quota ×
+/// Storage of a regular charge (the rule in `assumptions::STORAGE_WHOLE_MONTHS`): (drive quota ×
 /// drive rate + fs quota × fs rate) per month, × the months of `billing_period` for a whole
 /// period, else prorated by hours over 730 h a month like the GPU hours.
 fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment, check: &mut ChargeCheck) {
@@ -174,10 +182,13 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
         check.unchecked = check.unchecked.take().or(unchecked);
         return;
     };
-    let span =
-        if whole { super::words::count(months, "month") } else { format!("{} h of 730 h a month", seconds / 3600) };
+    let (span, assumed) = if whole {
+        (super::words::count(months, "month"), STORAGE_WHOLE_MONTHS)
+    } else {
+        (format!("{} h of 730 h a month", seconds / 3600), STORAGE_PRORATED)
+    };
     check.note.push_str(&format!(
-        " Storage: ({drive} GiB × {} + {fs} GiB × {}) per GiB-month × {span} = {expected}.",
+        " Storage ({assumed}): ({drive} GiB × {} + {fs} GiB × {}) per GiB-month × {span} = {expected}.",
         drive_rate, fs_rate
     ));
     if charge.storage_amount_usd != expected {
@@ -397,8 +408,11 @@ pub enum NextCharge {
     Disagrees { sent: Charge, earliest_unpaid: Option<Charge> },
     /// Null while awaiting payment: no charge exists until the first invoice is paid.
     NoneUntilFirstInvoicePaid,
-    /// Null and no charge of the schedule is unpaid.
-    NoneEveryChargePaid,
+    /// Null, not awaiting payment, and the schedule lists no charge.
+    NoneNoChargeListed,
+    /// Null and no charge of the schedule is unpaid: how many were paid, covered by the
+    /// advance or waived (or of a status the console does not know), to say which.
+    NoneLeftToPay { paid: usize, covered_by_advance: usize, waived: usize, other: usize },
     /// Null although `charges` holds an unpaid one.
     NoneButUnpaid(Charge),
 }
@@ -423,10 +437,43 @@ pub fn check_next_charge(payment: &Payment, status: &ReservationStatus) -> NextC
         (Some(sent), None) if payment.charges.is_empty() => NextCharge::Agrees(sent),
         (Some(sent), earliest_unpaid) => NextCharge::Disagrees { sent, earliest_unpaid },
         (None, Some(earliest)) => NextCharge::NoneButUnpaid(earliest),
-        (None, None) if *status == ReservationStatus::AwaitingPayment || payment.charges.is_empty() => {
-            NextCharge::NoneUntilFirstInvoicePaid
+        (None, None) if *status == ReservationStatus::AwaitingPayment => NextCharge::NoneUntilFirstInvoicePaid,
+        (None, None) if payment.charges.is_empty() => NextCharge::NoneNoChargeListed,
+        (None, None) => {
+            let count = |status: ChargeStatus| payment.charges.iter().filter(|c| c.status == status).count();
+            let (paid, covered_by_advance, waived) =
+                (count(ChargeStatus::Paid), count(ChargeStatus::CoveredByAdvance), count(ChargeStatus::Waived));
+            let other = payment.charges.len() - paid - covered_by_advance - waived;
+            NextCharge::NoneLeftToPay { paid, covered_by_advance, waived, other }
         }
-        (None, None) => NextCharge::NoneEveryChargePaid,
+    }
+}
+
+impl NextCharge {
+    /// The words for a null `next_charge` (`None` when one was sent): "every charge is paid"
+    /// only when each one was, never for charges waived or covered by the advance.
+    pub fn none_words(&self) -> Option<String> {
+        match self {
+            NextCharge::Agrees(_) | NextCharge::Disagrees { .. } | NextCharge::NoneButUnpaid(_) => None,
+            NextCharge::NoneUntilFirstInvoicePaid => Some("None until the first invoice is paid".to_owned()),
+            NextCharge::NoneNoChargeListed => Some("None: the schedule lists no charge yet".to_owned()),
+            NextCharge::NoneLeftToPay { covered_by_advance: 0, waived: 0, other: 0, .. } => {
+                Some("None: every charge is paid".to_owned())
+            }
+            NextCharge::NoneLeftToPay { paid, covered_by_advance, waived, other } => {
+                let parts: Vec<String> = [
+                    (*paid, "paid"),
+                    (*covered_by_advance, "covered by the advance"),
+                    (*waived, "waived"),
+                    (*other, "of a status this console does not know"),
+                ]
+                .into_iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{n} {what}"))
+                .collect();
+                Some(format!("None: nothing is left to pay ({})", parts.join(", ")))
+            }
+        }
     }
 }
 
@@ -571,7 +618,8 @@ mod tests {
         assert_eq!(
             check.note,
             "31 days (744 h) × 32 GPUs × $1.25/GPU-hour = $29,760.00. \
-             Storage: (5000 GiB × $0.00 + 20000 GiB × $0.00) per GiB-month × 1 month = $0.00."
+             Storage (assumed: the quotas at the period's start, for whole months): \
+             (5000 GiB × $0.00 + 20000 GiB × $0.00) per GiB-month × 1 month = $0.00."
         );
     }
 
@@ -601,9 +649,41 @@ mod tests {
         assert!(check.note.ends_with("per GiB-month × 1 month = $300.00."), "{}", check.note);
         let check = check_charge(&with_storage(dec, 299), &d, &p);
         assert!(!check.matches);
-        assert!(check.note.ends_with("The storage charge $299.00 differs."), "{}", check.note);
+        assert!(check.note.contains("The storage charge $299.00 differs."), "{}", check.note);
         let feb = charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 40320.0, false);
         assert!(check_charge(&with_storage(feb, 400), &d, &p).verified(), "the amended quotas");
+    }
+
+    #[test]
+    fn a_storage_check_says_what_it_assumes_and_a_warning_only_it_raises_says_so() {
+        let (d, mut p) = detail(seed_amendment("2027-02-01T00:00:00Z"), json!([]));
+        p.drive_rate_usd_per_gib_month = Some(Usd::from_cents(2));
+        p.fs_rate_usd_per_gib_month = Some(Usd::from_cents(1));
+        let dec = charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.0, false);
+        let whole = check_charge(&with_storage(dec.clone(), 300), &d, &p);
+        assert!(
+            whole.note.contains("Storage (assumed: the quotas at the period's start, for whole months)"),
+            "{}",
+            whole.note
+        );
+        let differs = check_charge(&with_storage(dec, 299), &d, &p);
+        assert!(
+            differs.note.ends_with(
+                "The storage charge $299.00 differs. Only the assumed storage rule raises this ⚠: \
+                 the API documents no storage formula, and the GPU charge matches."
+            ),
+            "{}",
+            differs.note
+        );
+        // 15 days of December: prorated by its hours.
+        let part = charge("2026-12-01T00:00:00Z", "2026-12-16T00:00:00Z", 14400.0, false);
+        let partial = check_charge(&part, &d, &p);
+        assert!(partial.note.contains("prorated by hours ÷ 730 h a month): "), "{}", partial.note);
+        assert!(partial.note.contains("× 360 h of 730 h a month"), "{}", partial.note);
+        // An adjustment with storage: the ⚠ is the assumption's.
+        let adjustment = with_storage(charge("2027-02-01T00:00:00Z", "2027-03-01T00:00:00Z", 0.0, true), 5);
+        let adjusted = check_charge(&adjustment, &d, &p);
+        assert!(adjusted.note.contains("(assumed: an adjustment charges no storage"), "{}", adjusted.note);
     }
 
     #[test]
@@ -729,9 +809,29 @@ mod tests {
         let dec = full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 1, "scheduled");
         let (_, mut p) = detail(json!([]), json!([]));
         p.charges = vec![paid.clone()];
-        assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneEveryChargePaid);
+        let none = check_next_charge(&p, &ReservationStatus::Active);
+        assert_eq!(none.none_words().as_deref(), Some("None: every charge is paid"));
         p.charges = vec![paid, dec.clone()];
         assert_eq!(check_next_charge(&p, &ReservationStatus::Active), NextCharge::NoneButUnpaid(dec));
+    }
+
+    #[test]
+    fn a_null_next_charge_after_waived_or_advance_covered_charges_is_not_every_charge_paid() {
+        let (_, mut p) = detail(json!([]), json!([]));
+        p.charges = vec![
+            full_charge("2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", 0, "paid"),
+            full_charge("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", 1, "covered_by_advance"),
+            full_charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 2, "waived"),
+        ];
+        let words = check_next_charge(&p, &ReservationStatus::Active).none_words();
+        assert_eq!(words.as_deref(), Some("None: nothing is left to pay (1 paid, 1 covered by the advance, 1 waived)"));
+    }
+
+    #[test]
+    fn none_until_the_first_invoice_is_paid_only_while_awaiting_payment() {
+        let (_, p) = detail(json!([]), json!([]));
+        let words = check_next_charge(&p, &ReservationStatus::Active).none_words();
+        assert_eq!(words.as_deref(), Some("None: the schedule lists no charge yet"));
     }
 
     #[test]
@@ -807,9 +907,13 @@ mod tests {
         let (d, p) = detail(json!([]), json!([]));
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29000.0, false), &d, &p);
         assert!(!check.matches);
-        assert!(check.note.contains("The GPU charge $29,000.00 is $760.00 less than that. Storage:"), "{}", check.note);
+        assert!(
+            check.note.contains("The GPU charge $29,000.00 is $760.00 less than that. Storage ("),
+            "{}",
+            check.note
+        );
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", 29760.01, false), &d, &p);
-        assert!(check.note.contains("is $0.01 more than that. Storage:"), "{}", check.note);
+        assert!(check.note.contains("is $0.01 more than that. Storage ("), "{}", check.note);
     }
 
     #[test]

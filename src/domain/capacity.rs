@@ -42,7 +42,7 @@ pub fn is_inconsistent(node: &Node) -> bool {
 }
 
 /// Only a ready node takes new workloads; a preparing one will shortly, one under
-/// maintenance keeps its capacity on a replacement.
+/// maintenance is not usable now but still part of what is reserved.
 pub fn accepts_launches(node: &Node) -> bool {
     node.state == NodeState::Ready
 }
@@ -54,7 +54,7 @@ pub fn gpus_text(n: i64) -> String {
 
 /// Capacity over all nodes. `gpus = in_use + free + unavailable` holds when known and no
 /// node is inconsistent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Totals {
     pub gpus: i64,
     pub in_use: Option<i64>,
@@ -68,12 +68,48 @@ pub struct Totals {
     /// Nodes whose counts disagree ([`is_inconsistent`]): counted 0 free, never the
     /// largest launch, named by the totals.
     pub inconsistent_nodes: usize,
+    /// Nodes whose figures could not be read (`unreadable_nodes`): outside the figures
+    /// above, their GPUs unknown ([`Totals::unreadable_text`]).
+    pub unreadable: Unreadable,
+}
+
+/// The nodes of an answer whose figures could not be read, for the totals' note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// Each node's name and why.
+    pub nodes: Vec<(String, String)>,
+    /// Their GPUs, `None` when a node's GPU count itself is absurd.
+    pub gpus: Option<i64>,
+}
+
+/// None: no node, no GPU.
+impl Default for Unreadable {
+    fn default() -> Self {
+        Unreadable { nodes: Vec::new(), gpus: Some(0) }
+    }
+}
+
+impl Unreadable {
+    fn of(response: &NodesResponse) -> Self {
+        Unreadable {
+            nodes: response.unreadable_nodes.iter().map(|u| (u.display_name.clone(), u.why.clone())).collect(),
+            gpus: response.unreadable_nodes.iter().map(|u| u.gpus).sum::<Option<i64>>(),
+        }
+    }
 }
 
 pub fn totals(response: &NodesResponse) -> Totals {
     let gpus = response.nodes.iter().map(|n| n.gpus).sum();
     if response.workloads_unknown {
-        return Totals { gpus, in_use: None, free: None, unavailable: None, largest_fit: None, inconsistent_nodes: 0 };
+        return Totals {
+            gpus,
+            in_use: None,
+            free: None,
+            unavailable: None,
+            largest_fit: None,
+            inconsistent_nodes: 0,
+            unreadable: Unreadable::of(response),
+        };
     }
     let mut t = Totals {
         gpus,
@@ -82,6 +118,7 @@ pub fn totals(response: &NodesResponse) -> Totals {
         unavailable: Some(0),
         largest_fit: Some(0),
         inconsistent_nodes: response.nodes.iter().filter(|n| is_inconsistent(n)).count(),
+        unreadable: Unreadable::of(response),
     };
     for node in &response.nodes {
         let (used, free) = (in_use(node, false).unwrap_or(0), free_gpus(node, false).unwrap_or(0));
@@ -97,25 +134,40 @@ pub fn totals(response: &NodesResponse) -> Totals {
 }
 
 impl Totals {
-    /// Why the free figures leave nodes out, when they do.
+    /// Why the figures leave nodes out, when they do: nodes whose counts disagree, and
+    /// nodes whose figures could not be read at all.
     pub fn inconsistent_text(&self) -> Option<String> {
         let n = self.inconsistent_nodes;
-        (n > 0).then(|| {
+        let disagree = (n > 0).then(|| {
             format!(
                 "{} more GPUs in use than {} {}: counted 0 free and left out of the largest launch.",
                 if n == 1 { "1 node reports".to_owned() } else { format!("{n} nodes report") },
                 if n == 1 { "it" } else { "they" },
                 if n == 1 { "has" } else { "have" }
             )
+        });
+        let texts: Vec<String> = disagree.into_iter().chain(self.unreadable_text()).collect();
+        (!texts.is_empty()).then(|| texts.join(" "))
+    }
+
+    /// "node-2's figures could not be read (gpus_in_use: …): its 8 GPUs are unknown,
+    /// outside these totals."
+    pub fn unreadable_text(&self) -> Option<String> {
+        let Unreadable { nodes, gpus } = &self.unreadable;
+        (!nodes.is_empty()).then(|| {
+            let named: Vec<String> = nodes.iter().map(|(name, why)| format!("{name} ({why})")).collect();
+            let (whose, its) = if nodes.len() == 1 { ("figures", "its") } else { ("figures", "their") };
+            let unknown = match gpus {
+                Some(gpus) => format!("{its} {} are unknown", gpus_text(*gpus)),
+                None => format!("how many GPUs {} is unknown", if nodes.len() == 1 { "it has" } else { "they have" }),
+            };
+            format!("The {whose} of {} could not be read: {unknown}, outside these totals.", named.join("; "))
         })
     }
 }
 
-/// Whether the reservation's nodes run workloads, so that reading its placement tells
-/// something (seed 004: past_due only pauses new launches; suspended stopped them).
-pub fn runs_workloads(status: &ReservationStatus) -> bool {
-    matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
-}
+/// Which statuses run workloads: an assumption, see [`runs_workloads`].
+pub use crate::api::assumptions::runs_workloads;
 
 /// GPUs in use of those reserved, for a reservation's summary line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,13 +176,16 @@ pub enum InUseOfReserved {
     Known { in_use: i64, reserved: i64 },
     /// The region could not be read: unknown, never zero.
     Unknown,
+    /// A node's figures could not be read: its use, and so the sum, is unknown.
+    NodeUnreadable,
 }
 
 impl InUseOfReserved {
     pub fn of(r: &Reservation, response: &NodesResponse) -> Self {
         match totals(response).in_use {
-            Some(in_use) => InUseOfReserved::Known { in_use, reserved: r.node_count * r.gpus_per_node },
             None => InUseOfReserved::Unknown,
+            Some(_) if !response.unreadable_nodes.is_empty() => InUseOfReserved::NodeUnreadable,
+            Some(in_use) => InUseOfReserved::Known { in_use, reserved: r.node_count * r.gpus_per_node },
         }
     }
 }
@@ -140,6 +195,7 @@ impl std::fmt::Display for InUseOfReserved {
         match self {
             InUseOfReserved::Known { in_use, reserved } => write!(f, "{in_use} of {reserved} GPUs in use"),
             InUseOfReserved::Unknown => f.write_str("placement unknown (region unreachable)"),
+            InUseOfReserved::NodeUnreadable => f.write_str("placement unknown (a node's figures could not be read)"),
         }
     }
 }
@@ -320,7 +376,8 @@ mod tests {
                 free: Some(7),
                 unavailable: Some(16),
                 largest_fit: Some(5),
-                inconsistent_nodes: 0
+                inconsistent_nodes: 0,
+                unreadable: Unreadable::default()
             }
         );
         assert_eq!(t.gpus, t.in_use.unwrap() + t.free.unwrap() + t.unavailable.unwrap());
@@ -332,7 +389,15 @@ mod tests {
         assert_eq!(free_gpus(&n.nodes[0], true), None);
         assert_eq!(
             totals(&n),
-            Totals { gpus: 32, in_use: None, free: None, unavailable: None, largest_fit: None, inconsistent_nodes: 0 }
+            Totals {
+                gpus: 32,
+                in_use: None,
+                free: None,
+                unavailable: None,
+                largest_fit: None,
+                inconsistent_nodes: 0,
+                unreadable: Unreadable::default()
+            }
         );
         assert!(matches!(predict_launch(&seed_reservation(), Some(&n), 1, false), Prediction::Unknown(_)));
     }
@@ -475,6 +540,27 @@ mod tests {
         let figure = InUseOfReserved::of(&seed_reservation(), &seed_nodes());
         assert_eq!(figure, InUseOfReserved::Known { in_use: 9, reserved: 32 });
         assert_eq!(figure.to_string(), "9 of 32 GPUs in use");
+    }
+
+    #[test]
+    fn a_node_whose_figures_could_not_be_read_is_named_by_the_totals_and_its_gpus_unknown() {
+        let body = r#"{"nodes":[
+            {"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":6,"workloads":[]},
+            {"display_name":"node-2","state":"ready","gpus":8,"gpus_in_use":18446744073709551615,"workloads":[]}
+        ],"workloads_unknown":false}"#;
+        let answer: NodesResponse = serde_json::from_str(body).expect("the sane node is read");
+        let t = totals(&answer);
+        assert_eq!((t.gpus, t.in_use, t.free), (8, Some(6), Some(2)), "the sane node's figures");
+        assert_eq!(
+            t.inconsistent_text().as_deref(),
+            Some(
+                "The figures of node-2 (gpus_in_use: the count 18,446,744,073,709,551,615 is out of range \
+                 (the console reads counts up to 1,000,000,000)) could not be read: its 8 GPUs are unknown, \
+                 outside these totals."
+            )
+        );
+        let figure = InUseOfReserved::of(&seed_reservation(), &answer);
+        assert_eq!(figure.to_string(), "placement unknown (a node's figures could not be read)");
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! explanation in the user's terms and a remedy. `api::error` decodes; this says.
 
 use crate::api::assumptions::ORG_API_MISPLACED;
+use crate::api::enums::{Funding, ReservationStatus};
 use crate::api::error::{codes, ApiError, ErrorKind, RateLimit};
 use crate::api::models::Reservation;
+use crate::domain::status::settle_overdue;
 use crate::domain::words::{count, figure};
 
 /// What the user reads about a failure.
@@ -28,6 +30,14 @@ pub struct ErrorContext {
     pub owner: bool,
     /// The call went to the org capacity API at this base URL (seed 000, its own base URL).
     pub org_api_base: Option<String>,
+    /// The status of the reservation the call was about: a 402 on a suspended one has no
+    /// running workloads to keep.
+    pub status: Option<ReservationStatus>,
+    /// How that reservation is funded (the owner's detail says): how to settle what is due.
+    pub funding: Option<Funding>,
+    /// Region and GPU type of each live reservation of the account, from its list when read:
+    /// where a `reservation_only` refusal can send the user instead.
+    pub live_reservations: Vec<(String, String)>,
 }
 
 /// A call that changes things, which a read-only key may not make.
@@ -40,7 +50,25 @@ pub enum Action {
 impl ErrorContext {
     /// Where the reservation is, to name it in error texts.
     pub fn of(r: &Reservation) -> Self {
-        ErrorContext { region_id: Some(r.region_id.clone()), gpu_type: Some(r.gpu_type.clone()), ..Self::default() }
+        ErrorContext {
+            region_id: Some(r.region_id.clone()),
+            gpu_type: Some(r.gpu_type.clone()),
+            status: Some(r.status.clone()),
+            ..Self::default()
+        }
+    }
+
+    /// The same context knowing the account's reservations (`list`): the region and GPU
+    /// type of each one not ended, once each.
+    pub fn with_live(self, list: &[Reservation]) -> Self {
+        let mut live: Vec<(String, String)> = list
+            .iter()
+            .filter(|r| r.status != ReservationStatus::Ended)
+            .map(|r| (r.region_id.clone(), r.gpu_type.clone()))
+            .collect();
+        live.sort();
+        live.dedup();
+        ErrorContext { live_reservations: live, ..self }
     }
 
     /// A call to the org capacity API at `base`.
@@ -120,24 +148,21 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
             err.message.clone().unwrap_or_else(|| "The console could not build this request.".to_owned()),
             "Check the address or the id you followed.".to_owned(),
         ),
-        (_, _, Some(codes::RESERVATION_ONLY)) => text(
-            "Not covered by your reservation",
-            format!("The region or GPU type asked for is not in your reservation. Your reservation is{}.{server_says}",
-                if at.is_empty() { " elsewhere".to_owned() } else { at.clone() }),
-            match (&ctx.region_id, &ctx.gpu_type) {
-                (Some(region), Some(gpu)) => format!("While the account has a reservation, launches are allowed only in region {region} with {gpu} GPUs; any other region or GPU type is refused. Launch there, on the reservation's capacity."),
-                _ => "While the account has a reservation, launches are allowed only in its region with its GPU type; any other region or GPU type is refused. Launch there, as the server's message names it.".to_owned(),
-            },
-        ),
+        (_, _, Some(codes::RESERVATION_ONLY)) => reservation_only(ctx, &server_says),
         (_, _, Some(codes::RESERVATION_PAYMENT_DUE)) => text(
             "Payment overdue: launches paused",
-            format!("A payment for your reservation{at} is overdue, so new launches are paused until it is paid. Running workloads keep running until the stop date.{server_says}"),
-            if ctx.owner {
-                "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid."
+            if ctx.status == Some(ReservationStatus::Suspended) {
+                format!("A payment for your reservation{at} stayed overdue: the reservation is suspended, its workloads were stopped and nothing can be launched on it.{server_says}")
             } else {
-                "The account owner pays the overdue invoice under Billing → Invoices; launches resume once it is paid. Ask them, and launch again then."
-            }
-            .to_owned(),
+                format!("A payment for your reservation{at} is overdue, so new launches are paused until it is paid. Running workloads keep running until the stop date.{server_says}")
+            },
+            if ctx.owner {
+                let mut settle = settle_overdue(ctx.funding.as_ref()).to_owned();
+                settle[..1].make_ascii_uppercase();
+                format!("{settle}; launches resume once it is paid.")
+            } else {
+                "The account owner settles the overdue payment; launches resume once it is paid. Ask them, and launch again then.".to_owned()
+            },
         ),
         (_, _, Some(codes::RESERVATION_AWAITING_PAYMENT)) => text(
             "Waiting for the first invoice",
@@ -227,6 +252,41 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     }
 }
 
+/// A `reservation_only` refusal: it names where the account's live reservations are
+/// (one per region is allowed), and never sends the user back to the place refused.
+fn reservation_only(ctx: &ErrorContext, server_says: &str) -> Explanation {
+    let place = |(region, gpu): &(String, String)| format!("region {region} with {gpu} GPUs");
+    let refused = ctx.region_id.clone().zip(ctx.gpu_type.clone());
+    let refused_text = refused.as_ref().map_or_else(
+        || "The region or GPU type asked for".to_owned(),
+        |(region, gpu)| format!("Region {region} with {gpu} GPUs"),
+    );
+    let elsewhere: Vec<String> =
+        ctx.live_reservations.iter().filter(|live| Some(*live) != refused.as_ref()).map(place).collect();
+    let listed_there = refused.as_ref().is_some_and(|r| ctx.live_reservations.contains(r));
+    let mut remedy = match elsewhere.as_slice() {
+        [] if ctx.live_reservations.is_empty() => {
+            "The server's message names where the account's reservation is: launch there, from that reservation's page."
+                .to_owned()
+        }
+        [] => "The account has no other live reservation to launch on.".to_owned(),
+        places => format!(
+            "The account's other live reservations are in {}: launch on one of them, from its own page.",
+            places.join("; ")
+        ),
+    };
+    if listed_there {
+        remedy.push_str(" The list read earlier still shows a reservation there: it may have ended or changed since, so reload the reservations before launching again.");
+    }
+    Explanation {
+        title: "Not covered by your reservation".to_owned(),
+        explanation: format!(
+            "{refused_text} is not in the account's reservations, the API answered. While the account has a reservation, launches are allowed only where it is.{server_says}"
+        ),
+        remedy,
+    }
+}
+
 /// Where the org capacity API's base URL is set (after "Set" or "set").
 const ORG_BASE_URL_SETTING: &str =
     "the org capacity API base URL on Connect (disconnect, then connect with it) to where that API is served.";
@@ -300,32 +360,53 @@ mod tests {
 
     // The launch-failure mapping: one test per documented code and generic status.
 
-    #[test]
-    fn reservation_only_names_where_the_reservation_is() {
-        let e = error_with_code(403, Some("reservation_only"), Some("your reservation is in atl (NVIDIA-B200)"));
-        let x = explain(&e, &atl_b200());
-        assert_eq!(x.title, "Not covered by your reservation");
-        assert_eq!(
-            x.explanation,
-            "The region or GPU type asked for is not in your reservation. Your reservation is in region atl with NVIDIA-B200 GPUs. The server says: “your reservation is in atl (NVIDIA-B200)”."
-        );
-        assert_eq!(
-            x.remedy,
-            "While the account has a reservation, launches are allowed only in region atl with NVIDIA-B200 GPUs; any other region or GPU type is refused. Launch there, on the reservation's capacity."
-        );
-        assert!(!x.remedy.contains("elsewhere"), "the remedy must not send the user to the same refusal");
+    fn listed(places: &[(&str, &str, &str)]) -> Vec<Reservation> {
+        places
+            .iter()
+            .map(|(region, gpu, status)| {
+                let mut r =
+                    serde_json::from_str::<Vec<Reservation>>(crate::api::models::tests::SEED_LIST).unwrap().remove(0);
+                r.region_id = (*region).into();
+                r.gpu_type = (*gpu).into();
+                r.status = serde_json::from_value(serde_json::json!(status)).unwrap();
+                r
+            })
+            .collect()
     }
 
     #[test]
-    fn reservation_only_without_context_still_quotes_the_server() {
-        let e = error_with_code(403, Some("reservation_only"), Some("reservation is in fra"));
-        let x = explain(&e, &ErrorContext::default());
-        assert!(
-            x.explanation.contains("Your reservation is elsewhere. The server says: “reservation is in fra”."),
-            "{}",
-            x.explanation
+    fn reservation_only_names_every_live_reservation_and_never_the_refused_place() {
+        let e = error_with_code(403, Some("reservation_only"), Some("your reservation is in ams (H100)"));
+        let list = listed(&[
+            ("atl", "NVIDIA-B200", "active"),
+            ("atl", "NVIDIA-B200", "scheduled"),
+            ("ams", "H100", "active"),
+            ("dfw", "NVIDIA-B200", "past_due"),
+            ("sea", "RTX", "ended"),
+        ]);
+        let x = explain(&e, &atl_b200().with_live(&list));
+        assert_eq!(x.title, "Not covered by your reservation");
+        assert_eq!(
+            x.explanation,
+            "Region atl with NVIDIA-B200 GPUs is not in the account's reservations, the API answered. While the account has a reservation, launches are allowed only where it is. The server says: “your reservation is in ams (H100)”."
         );
-        assert!(x.remedy.contains("allowed only in its region with its GPU type"), "{}", x.remedy);
+        assert!(
+            x.remedy.starts_with("The account's other live reservations are in region ams with H100 GPUs; region dfw with NVIDIA-B200 GPUs: launch on one of them"),
+            "{}",
+            x.remedy
+        );
+        assert!(x.remedy.contains("reload the reservations before launching again"), "{}", x.remedy);
+        assert!(!x.remedy.contains("sea"), "an ended reservation is not live: {}", x.remedy);
+        assert!(!x.remedy.contains("region atl"), "never back to the refused place: {}", x.remedy);
+    }
+
+    #[test]
+    fn reservation_only_without_the_list_still_quotes_the_server() {
+        let e = error_with_code(403, Some("reservation_only"), Some("reservation is in fra"));
+        let x = explain(&e, &atl_b200());
+        assert!(x.explanation.ends_with("The server says: “reservation is in fra”."), "{}", x.explanation);
+        assert!(x.remedy.starts_with("The server's message names where the account's reservation is"), "{}", x.remedy);
+        assert!(!x.remedy.contains("atl"), "{}", x.remedy);
     }
 
     fn owner() -> ErrorContext {
@@ -339,7 +420,24 @@ mod tests {
         assert!(x
             .explanation
             .starts_with("A payment for your reservation in region atl with NVIDIA-B200 GPUs is overdue"));
+        assert!(x.explanation.contains("Running workloads keep running until the stop date."), "{}", x.explanation);
+        let invoice = ErrorContext { funding: Some(Funding::Invoice), ..owner() };
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &invoice);
         assert_eq!(x.remedy, "Pay the overdue invoice under Billing → Invoices; launches resume once it is paid.");
+        let wallet = ErrorContext { funding: Some(Funding::Wallet), ..owner() };
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &wallet);
+        assert_eq!(
+            x.remedy,
+            "Add credit to the account: this reservation's periods are taken from its credit; launches resume once it is paid."
+        );
+    }
+
+    #[test]
+    fn payment_due_on_a_suspended_reservation_does_not_say_workloads_keep_running() {
+        let suspended = ErrorContext { status: Some(ReservationStatus::Suspended), ..owner() };
+        let x = explain(&error_with_code(402, Some("reservation_payment_due"), None), &suspended);
+        assert!(!x.explanation.contains("keep running"), "{}", x.explanation);
+        assert!(x.explanation.contains("its workloads were stopped"), "{}", x.explanation);
     }
 
     #[test]
@@ -356,8 +454,7 @@ mod tests {
         for code in ["reservation_payment_due", "reservation_awaiting_payment"] {
             // A member, and a reader whose role is not known yet, are told who pays.
             let x = explain(&error_with_code(402, Some(code), None), &atl_b200());
-            assert!(x.remedy.starts_with("The account owner pays"), "{code}: {}", x.remedy);
-            assert!(x.remedy.contains("under Billing → Invoices"), "{code}: {}", x.remedy);
+            assert!(x.remedy.starts_with("The account owner"), "{code}: {}", x.remedy);
             let told_to_pay = format!("{} {}", x.explanation, x.remedy);
             assert!(!told_to_pay.contains("Pay "), "{code}: {told_to_pay}");
         }

@@ -1,11 +1,12 @@
-//! The fleet across every reservation that has nodes: reserved GPUs split into in use, free on
-//! ready nodes, not available and unknown, by region and by GPU type, and (for the owner) what
-//! the free ones cost per hour and per day.
+//! The fleet across every reservation that has nodes: reserved GPUs split into in use, free to
+//! launch on, idle behind a reservation closed to launches, not available and unknown, by
+//! region and by GPU type, and (for the owner) what the idle ones cost per hour and per day.
 //!
 //! The split is built so that it always adds up: `reserved` is computed as the sum of its
 //! parts. A reservation whose nodes have not been read yet, or whose region is unreachable,
 //! counts as unknown — never as free, never as zero in use.
 
+use super::status::launch_access;
 use crate::api::enums::{NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation};
 use crate::api::money::Usd;
@@ -15,19 +16,19 @@ use std::ops::{Add, AddAssign};
 /// Hours in the "per day" figure of idle cost.
 const HOURS_PER_DAY: i64 = 24;
 
-/// Whether the overview reads a reservation's nodes. Seed 004 gives nodes to every status but
-/// assigning (not assigned yet) and ended (released); an unknown status is read too, since the
-/// API answering for it is the only way to tell.
-pub fn has_nodes(status: &ReservationStatus) -> bool {
-    !matches!(status, ReservationStatus::Assigning | ReservationStatus::Ended)
-}
+/// Which statuses have nodes to read: an assumption, see [`has_nodes`].
+pub use crate::api::assumptions::has_nodes;
 
 /// GPUs by what they are doing. No `reserved` field: it is [`GpuSplit::reserved`], the sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuSplit {
     pub in_use: i64,
-    /// Not in use, on nodes in state `ready`: capacity paid for and idle.
+    /// Not in use, on nodes in state `ready` of a reservation that takes launches: capacity
+    /// paid for, idle, and launchable now.
     pub free: i64,
+    /// Not in use, on ready nodes of a reservation whose status rules launches out (past
+    /// due, suspended, not started): idle, but nothing can be launched there now.
+    pub idle_closed: i64,
     /// On nodes that take no workloads now (preparing, under maintenance, a state the
     /// console does not know).
     pub not_available: i64,
@@ -53,7 +54,16 @@ impl GpuSplit {
         if self.out_of_range {
             return None;
         }
-        self.in_use.checked_add(self.free)?.checked_add(self.not_available)?.checked_add(self.unknown)
+        self.in_use
+            .checked_add(self.free)?
+            .checked_add(self.idle_closed)?
+            .checked_add(self.not_available)?
+            .checked_add(self.unknown)
+    }
+
+    /// Not in use on ready nodes, launchable or not: what the idle cost counts.
+    pub fn idle(&self) -> i64 {
+        self.free.saturating_add(self.idle_closed)
     }
 
     /// A reservation never read: all of its reserved GPUs are unknown.
@@ -63,10 +73,18 @@ impl GpuSplit {
 
     /// One `/nodes` answer. A negative count is taken as 0 and more in use than a node has
     /// as all of it, so that the parts still add up to the node's GPUs (the Nodes page flags
-    /// such figures; here they must not break the sums).
+    /// such figures; here they must not break the sums). A node whose figures could not be
+    /// read counts its GPUs unknown; when its GPU count itself is absurd, the sum cannot be
+    /// known at all: out of range.
     pub fn of(response: &NodesResponse) -> Self {
         let mut split = GpuSplit::default();
         let flag = &mut split.out_of_range;
+        for unreadable in &response.unreadable_nodes {
+            match unreadable.gpus {
+                Some(gpus) => split.unknown = add_flagged(split.unknown, gpus.max(0), flag),
+                None => *flag = true,
+            }
+        }
         for node in &response.nodes {
             let gpus = node.gpus.max(0);
             if node.state != NodeState::Ready {
@@ -85,10 +103,12 @@ impl GpuSplit {
         split
     }
 
-    /// In use of the GPUs whose use is known (unknown ones left out), `None` when none is.
+    /// In use of all the GPUs, `None` when the use of any is unknown (not read, region
+    /// unreachable): a share of the known ones alone would record an unreachable region's
+    /// preparing or maintenance nodes as 0 % use, into the history, the CSV and the alerts.
     pub fn utilization(&self) -> Option<f64> {
-        let known = self.reserved()? - self.unknown;
-        (known > 0).then(|| self.in_use as f64 / known as f64)
+        let reserved = self.reserved()?;
+        (self.unknown == 0 && reserved > 0).then(|| self.in_use as f64 / reserved as f64)
     }
 }
 
@@ -100,6 +120,7 @@ impl Add for GpuSplit {
         GpuSplit {
             in_use: add_flagged(self.in_use, o.in_use, flag),
             free: add_flagged(self.free, o.free, flag),
+            idle_closed: add_flagged(self.idle_closed, o.idle_closed, flag),
             not_available: add_flagged(self.not_available, o.not_available, flag),
             unknown: add_flagged(self.unknown, o.unknown, flag),
             out_of_range,
@@ -146,8 +167,14 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    /// Its GPUs split; the free ones of a reservation closed to launches are `idle_closed`.
     pub fn split(&self) -> GpuSplit {
-        self.nodes.map_or_else(|| GpuSplit::unread(self.reservation), GpuSplit::of)
+        let mut split = self.nodes.map_or_else(|| GpuSplit::unread(self.reservation), GpuSplit::of);
+        if !launch_access(&self.reservation.status).allows_launch() {
+            split.idle_closed = split.free;
+            split.free = 0;
+        }
+        split
     }
 }
 
@@ -155,12 +182,43 @@ impl Entry<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CostView {
     Owner {
-        /// Per reservation id, in the order of the reservations.
-        per_reservation: Vec<(i64, IdleCost)>,
-        total: IdleCost,
+        /// Per reservation id, in the order of the reservations; `None` where the use of some
+        /// of its GPUs is unknown (not read yet, region unreachable): its idle cost is
+        /// unknown, never $0.
+        per_reservation: Vec<(i64, Option<IdleCost>)>,
+        /// Idle on reservations that take launches.
+        launchable: IdleCost,
+        /// Idle on reservations closed to launches (past due, suspended, not started).
+        closed: IdleCost,
+        /// Whether `closed` counts a suspended reservation, on the assumption that it still
+        /// accrues its rate ([`SUSPENDED_ACCRUES`](crate::api::assumptions::SUSPENDED_ACCRUES)).
+        closed_assumed: bool,
+        /// The reservations left out of both sums because their use is unknown.
+        use_unknown: Vec<i64>,
     },
     /// The key has no rates (a member's): the page says the cost is the owner's view.
     Member,
+}
+
+impl CostView {
+    /// The owner's view of each reservation's idle cost (`None`: its use is unknown), summed
+    /// apart by whether the reservation takes launches.
+    fn owner(costs: &[(&Reservation, Option<IdleCost>)]) -> Self {
+        let (mut launchable, mut closed) = (IdleCost::default(), IdleCost::default());
+        let (mut closed_assumed, mut use_unknown) = (false, Vec::new());
+        for (r, cost) in costs {
+            match cost {
+                None => use_unknown.push(r.id),
+                Some(cost) if launch_access(&r.status).allows_launch() => launchable = launchable + *cost,
+                Some(cost) => {
+                    closed = closed + *cost;
+                    closed_assumed |= r.status == ReservationStatus::Suspended && cost.per_hour != Usd::ZERO;
+                }
+            }
+        }
+        let per_reservation = costs.iter().map(|(r, c)| (r.id, *c)).collect();
+        CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown }
+    }
 }
 
 /// The fleet summed, by region and by GPU type, with the total line.
@@ -193,12 +251,12 @@ impl Fleet {
             *fleet.by_region.entry(r.region_id.clone()).or_default() += split;
             *fleet.by_gpu_type.entry(r.gpu_type.clone()).or_default() += split;
             fleet.total += split;
-            costs.push(m.rate.map(|rate| (r.id, IdleCost::of(split.free, rate))));
+            let known = (split.unknown == 0).then_some(split);
+            costs.push(m.rate.map(|rate| (r, known.map(|s| IdleCost::of(s.idle(), rate)))));
         }
         if !members.is_empty() {
-            if let Some(per_reservation) = costs.into_iter().collect::<Option<Vec<_>>>() {
-                let total = per_reservation.iter().fold(IdleCost::default(), |sum, (_, c)| sum + *c);
-                fleet.cost = CostView::Owner { per_reservation, total };
+            if let Some(costs) = costs.into_iter().collect::<Option<Vec<_>>>() {
+                fleet.cost = CostView::owner(&costs);
             }
         }
         fleet
@@ -208,7 +266,7 @@ impl Fleet {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::api::models::Node;
+    use crate::api::models::{Node, UnreadableNode};
 
     pub(crate) fn reservation(id: i64, status: ReservationStatus, region: &str, gpu: &str, gpus: i64) -> Reservation {
         let mut r = serde_json::from_str::<Vec<Reservation>>(crate::api::models::tests::SEED_LIST).unwrap().remove(0);
@@ -225,7 +283,7 @@ pub(crate) mod tests {
     }
 
     fn nodes(list: Vec<Node>, unknown: bool) -> NodesResponse {
-        NodesResponse { nodes: list, workloads_unknown: unknown }
+        NodesResponse { nodes: list, workloads_unknown: unknown, ..NodesResponse::default() }
     }
 
     #[test]
@@ -239,14 +297,20 @@ pub(crate) mod tests {
             false,
         );
         let s = GpuSplit::of(&r);
-        assert_eq!(s, GpuSplit { in_use: 6, free: 2, not_available: 16, unknown: 0, out_of_range: false });
+        assert_eq!(
+            s,
+            GpuSplit { in_use: 6, free: 2, idle_closed: 0, not_available: 16, unknown: 0, out_of_range: false }
+        );
         assert_eq!(s.reserved(), Some(24));
     }
 
     #[test]
     fn an_unreachable_region_is_unknown_never_free_or_zero() {
         let s = GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(0)), node(NodeState::Ready, 8, None)], true));
-        assert_eq!(s, GpuSplit { in_use: 0, free: 0, not_available: 0, unknown: 16, out_of_range: false });
+        assert_eq!(
+            s,
+            GpuSplit { in_use: 0, free: 0, idle_closed: 0, not_available: 0, unknown: 16, out_of_range: false }
+        );
         assert_eq!(s.utilization(), None);
     }
 
@@ -254,7 +318,29 @@ pub(crate) mod tests {
     fn absurd_counts_are_clamped_so_the_parts_add_up_to_the_node() {
         let s =
             GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(11)), node(NodeState::Ready, -4, Some(0))], false));
-        assert_eq!(s, GpuSplit { in_use: 8, free: 0, not_available: 0, unknown: 0, out_of_range: false });
+        assert_eq!(
+            s,
+            GpuSplit { in_use: 8, free: 0, idle_closed: 0, not_available: 0, unknown: 0, out_of_range: false }
+        );
+    }
+
+    #[test]
+    fn a_node_whose_figures_could_not_be_read_counts_unknown_beside_its_neighbours() {
+        let mut answer = nodes(vec![node(NodeState::Ready, 8, Some(6))], false);
+        answer.unreadable_nodes.push(UnreadableNode {
+            display_name: "node-2".into(),
+            state: NodeState::Ready,
+            gpus: Some(8),
+            why: "gpus_in_use: out of range".into(),
+        });
+        let s = GpuSplit::of(&answer);
+        assert_eq!(
+            s,
+            GpuSplit { in_use: 6, free: 2, idle_closed: 0, not_available: 0, unknown: 8, out_of_range: false }
+        );
+        assert_eq!(s.utilization(), None, "a node of unknown use: no share recorded");
+        answer.unreadable_nodes[0].gpus = None;
+        assert_eq!(GpuSplit::of(&answer).reserved(), None, "its GPU count is absurd: the sum is out of range");
     }
 
     #[test]
@@ -289,7 +375,10 @@ pub(crate) mod tests {
         ];
         let f = Fleet::of(&members);
         assert_eq!(f.per_reservation.len(), 3, "ended has no nodes and is left out");
-        assert_eq!(f.total, GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 16, out_of_range: false });
+        assert_eq!(
+            f.total,
+            GpuSplit { in_use: 10, free: 6, idle_closed: 0, not_available: 0, unknown: 16, out_of_range: false }
+        );
         assert_eq!(f.total.reserved(), Some(32));
         for groups in [&f.by_region, &f.by_gpu_type] {
             let sum = groups.values().fold(GpuSplit::default(), |s, g| s + *g);
@@ -297,11 +386,11 @@ pub(crate) mod tests {
         }
         assert_eq!(
             f.by_region["atl"],
-            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+            GpuSplit { in_use: 10, free: 6, idle_closed: 0, not_available: 0, unknown: 8, out_of_range: false }
         );
         assert_eq!(
             f.by_gpu_type["B200"],
-            GpuSplit { in_use: 10, free: 6, not_available: 0, unknown: 8, out_of_range: false }
+            GpuSplit { in_use: 10, free: 6, idle_closed: 0, not_available: 0, unknown: 8, out_of_range: false }
         );
         assert_eq!(f.cost, CostView::Member);
     }
@@ -317,18 +406,86 @@ pub(crate) mod tests {
             Entry { reservation: &a, nodes: Some(&na), rate: Some(rate) },
             Entry { reservation: &b, nodes: Some(&nb), rate: Some(Usd::from_cents(125)) },
         ];
-        let CostView::Owner { per_reservation, total } = Fleet::of(&owner).cost else { panic!("owner sees cost") };
+        let CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown } =
+            Fleet::of(&owner).cost
+        else {
+            panic!("owner sees cost")
+        };
         assert_eq!(
             per_reservation[0],
-            (1, IdleCost { per_hour: Usd::from_cents(1170), per_day: Usd::from_cents(28080) })
+            (1, Some(IdleCost { per_hour: Usd::from_cents(1170), per_day: Usd::from_cents(28080) }))
         );
-        assert_eq!(per_reservation[1].1.per_hour, Usd::from_cents(1000));
-        assert_eq!(total, IdleCost { per_hour: Usd::from_cents(2170), per_day: Usd::from_cents(52080) });
+        assert_eq!(per_reservation[1].1.unwrap().per_hour, Usd::from_cents(1000));
+        assert_eq!(launchable, IdleCost { per_hour: Usd::from_cents(2170), per_day: Usd::from_cents(52080) });
+        assert_eq!((closed, closed_assumed, use_unknown), (IdleCost::default(), false, vec![]));
 
         let member = [
             Entry { reservation: &a, nodes: Some(&na), rate: None },
             Entry { reservation: &b, nodes: Some(&nb), rate: None },
         ];
         assert_eq!(Fleet::of(&member).cost, CostView::Member);
+    }
+
+    #[test]
+    fn an_unreachable_region_with_a_node_not_ready_records_no_utilization() {
+        let unreachable =
+            nodes(vec![node(NodeState::Ready, 8, None), node(NodeState::UnderMaintenance, 8, None)], true);
+        let split = GpuSplit::of(&unreachable);
+        assert_eq!((split.unknown, split.not_available), (8, 8));
+        assert_eq!(split.utilization(), None, "8 GPUs of unknown use: no share, never 0 %");
+        let read =
+            GpuSplit::of(&nodes(vec![node(NodeState::Ready, 8, Some(2)), node(NodeState::Preparing, 8, None)], false));
+        assert_eq!(read.utilization(), Some(2.0 / 16.0), "a node not ready is known: none of it in use");
+    }
+
+    #[test]
+    fn a_reservation_whose_use_is_unknown_has_an_unknown_idle_cost_never_zero() {
+        let a = reservation(1, ReservationStatus::Active, "atl", "B200", 8);
+        let b = reservation(2, ReservationStatus::Active, "ams", "B200", 16);
+        let c = reservation(3, ReservationStatus::Active, "dfw", "B200", 8);
+        let na = nodes(vec![node(NodeState::Ready, 8, Some(6))], false);
+        let nb = nodes(vec![node(NodeState::Ready, 8, None), node(NodeState::Preparing, 8, None)], true);
+        let rate = Some(Usd::from_cents(100));
+        let owner = [
+            Entry { reservation: &a, nodes: Some(&na), rate },
+            Entry { reservation: &b, nodes: Some(&nb), rate },
+            Entry { reservation: &c, nodes: None, rate },
+        ];
+        let CostView::Owner { per_reservation, launchable, use_unknown, .. } = Fleet::of(&owner).cost else {
+            panic!("owner sees cost")
+        };
+        assert_eq!(per_reservation[1], (2, None), "region unreachable");
+        assert_eq!(per_reservation[2], (3, None), "not read yet");
+        assert_eq!(launchable.per_hour, Usd::from_cents(200), "only #1's 2 free GPUs are known");
+        assert_eq!(use_unknown, [2, 3]);
+    }
+
+    #[test]
+    fn idle_behind_a_closed_reservation_is_not_free_to_launch_on_nor_in_the_launchable_cost() {
+        let active = reservation(1, ReservationStatus::Active, "atl", "B200", 8);
+        let past_due = reservation(8, ReservationStatus::PastDue, "atl", "B200", 8);
+        let suspended = reservation(5, ReservationStatus::Suspended, "ams", "H100", 8);
+        let used = nodes(vec![node(NodeState::Ready, 8, Some(6))], false);
+        let idle = nodes(vec![node(NodeState::Ready, 8, Some(0))], false);
+        let rate = Some(Usd::from_cents(100));
+        let members = [
+            Entry { reservation: &active, nodes: Some(&used), rate },
+            Entry { reservation: &past_due, nodes: Some(&used), rate },
+            Entry { reservation: &suspended, nodes: Some(&idle), rate: Some(Usd::from_cents(340)) },
+        ];
+        let f = Fleet::of(&members);
+        assert_eq!(
+            f.total,
+            GpuSplit { in_use: 12, free: 2, idle_closed: 10, not_available: 0, unknown: 0, out_of_range: false }
+        );
+        assert_eq!((f.by_region["atl"].free, f.by_region["atl"].idle_closed), (2, 2));
+        assert_eq!(f.total.reserved(), Some(24));
+        let CostView::Owner { per_reservation, launchable, closed, closed_assumed, .. } = f.cost else {
+            panic!("owner sees cost")
+        };
+        assert_eq!(launchable.per_hour, Usd::from_cents(200));
+        assert_eq!(closed.per_hour, Usd::from_cents(200 + 2720), "2 idle on #8 at $1, 8 on #5 at $3.40");
+        assert!(closed_assumed, "a suspended reservation's rate is assumed to accrue");
+        assert_eq!(per_reservation[2].1.unwrap().per_hour, Usd::from_cents(2720));
     }
 }

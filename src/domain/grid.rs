@@ -21,10 +21,13 @@ pub fn kind_label(kind: &WorkloadKind) -> String {
 }
 
 /// What a node state means for launches, as seed 004 documents it; shown beside the badge.
+/// Under maintenance says both halves: seed 004's "the capacity is kept on a replacement"
+/// does not say the replacement is listed or usable now (the simulator lists none), so the
+/// node's GPUs are counted not available, and they stay reserved (and charged).
 pub fn state_meaning(state: &NodeState) -> Option<&'static str> {
     match state {
         NodeState::Preparing => Some("GPUs available shortly"),
-        NodeState::UnderMaintenance => Some("capacity kept on a replacement node"),
+        NodeState::UnderMaintenance => Some("not usable now; still part of what is reserved"),
         NodeState::Ready | NodeState::Unknown(_) => None,
     }
 }

@@ -1,6 +1,7 @@
 //! Units per org (seed 000): granted to each audience org, released to the spot market
 //! (still the reservation's, reclaimable), withheld by reservations that need review.
 
+use crate::api::assumptions::reclaim_allowed;
 use crate::api::enums::OrgReservationStatus;
 use crate::api::org::OrgReservation;
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,7 +68,7 @@ pub fn can_manage(r: &OrgReservation, org_id: &str) -> bool {
 
 /// Units released to the spot market that can be reclaimed now by `org_id`.
 pub fn reclaimable<'a>(r: &'a OrgReservation, org_id: &str) -> Vec<&'a str> {
-    if !can_manage(r, org_id) || r.status != OrgReservationStatus::Active {
+    if !can_manage(r, org_id) || !reclaim_allowed(&r.status) {
         return Vec::new();
     }
     r.released_unit_ids.iter().map(String::as_str).filter(|u| r.reserved_unit_ids.iter().any(|x| x == u)).collect()

@@ -1,7 +1,7 @@
 //! What each status of both APIs means, and what it means for launches.
 
 use super::time::{countdown, format_time, Zone};
-use crate::api::enums::{ChargeStatus, OrgReservationStatus, ReservationStatus};
+use crate::api::enums::{ChargeStatus, Funding, OrgReservationStatus, ReservationStatus};
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::org::OrgReservation;
 
@@ -218,24 +218,47 @@ pub struct Banner {
     pub body: String,
 }
 
+/// How the owner settles an overdue payment, by the reservation's `funding` (seed 004: a
+/// wallet-funded period is taken from the account's credit, an invoiced one is paid under
+/// Billing → Invoices); both ways when it is not known (the list has no payment, a funding
+/// the console does not know). Lower case, to follow a colon or a semicolon.
+pub fn settle_overdue(funding: Option<&Funding>) -> &'static str {
+    match funding {
+        Some(Funding::Invoice) => "pay the overdue invoice under Billing → Invoices",
+        Some(Funding::Wallet) => "add credit to the account: this reservation's periods are taken from its credit",
+        Some(Funding::Unknown(_)) | None => {
+            "pay the overdue invoice under Billing → Invoices if the reservation is invoiced, or add credit to the account if its periods are taken from the wallet"
+        }
+    }
+}
+
+/// `text` with its first letter in capitals, to start a sentence.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 /// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise; its
-/// times in `zone`. Only the owner (`owner`) is told to pay; anyone else reads that the
-/// account owner pays it under Billing → Invoices.
-pub fn needs_action(r: &Reservation, zone: Zone, owner: bool) -> Option<Banner> {
+/// times in `zone`. Only the owner (`owner`) is told to pay, the way its `funding` takes
+/// (see [`settle_overdue`]); anyone else reads that the account owner settles it.
+pub fn needs_action(r: &Reservation, funding: Option<&Funding>, zone: Zone, owner: bool) -> Option<Banner> {
     let banner = |tone, title: &str, body: String| Some(Banner { tone, title: title.to_owned(), body });
     let pay = |owner_text: &str, member_text: &str| if owner { owner_text } else { member_text }.to_owned();
-    let overdue = pay(" Pay it under Billing → Invoices.", "; the account owner pays it under Billing → Invoices.");
-    let overdue_end = if owner { format!(".{overdue}") } else { overdue };
+    let settle = if owner {
+        format!("{}.", sentence(settle_overdue(funding)))
+    } else {
+        "The account owner settles the overdue payment.".to_owned()
+    };
     match r.status {
         ReservationStatus::PastDue => banner(
             Tone::Danger,
             "Payment overdue: new launches are paused",
             match r.stops_at {
                 Some(at) => format!(
-                    "Running workloads will be stopped on {} unless the overdue invoice is paid{overdue_end}",
+                    "Running workloads will be stopped on {} unless the overdue payment is made. {settle}",
                     format_time(at, zone)
                 ),
-                None => format!("Running workloads will be stopped unless the overdue invoice is paid{overdue_end}"),
+                None => format!("Running workloads will be stopped unless the overdue payment is made. {settle}"),
             },
         ),
         ReservationStatus::AwaitingPayment => banner(
@@ -249,10 +272,11 @@ pub fn needs_action(r: &Reservation, zone: Zone, owner: bool) -> Option<Banner> 
         ReservationStatus::Suspended => banner(
             Tone::Danger,
             "Suspended: workloads were stopped",
-            pay(
-                "Payment stayed overdue and the workloads on this reservation were stopped. Pay the overdue invoices under Billing → Invoices, or contact EcoLink.",
-                "Payment stayed overdue and the workloads on this reservation were stopped; the account owner pays the overdue invoices under Billing → Invoices.",
-            ),
+            if owner {
+                format!("Payment stayed overdue and the workloads on this reservation were stopped. {} Or contact EcoLink.", settle)
+            } else {
+                format!("Payment stayed overdue and the workloads on this reservation were stopped. {settle}")
+            },
         ),
         _ => None,
     }
@@ -399,14 +423,14 @@ mod tests {
     fn banners_only_for_statuses_that_need_the_owner() {
         let past_due =
             Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
-        let b = needs_action(&past_due, Zone::Utc, true).unwrap();
+        let b = needs_action(&past_due, None, Zone::Utc, true).unwrap();
         assert_eq!((b.tone, b.title.as_str()), (Tone::Danger, "Payment overdue: new launches are paused"));
         assert!(b.body.starts_with("Running workloads will be stopped on 4 Dec 2026, 15:00 UTC"));
         assert_eq!(
-            needs_action(&with_status(ReservationStatus::AwaitingPayment), Zone::Utc, true).unwrap().tone,
+            needs_action(&with_status(ReservationStatus::AwaitingPayment), None, Zone::Utc, true).unwrap().tone,
             Tone::Warning
         );
-        assert!(needs_action(&with_status(ReservationStatus::Suspended), Zone::Utc, true)
+        assert!(needs_action(&with_status(ReservationStatus::Suspended), None, Zone::Utc, true)
             .unwrap()
             .title
             .starts_with("Suspended"));
@@ -416,7 +440,7 @@ mod tests {
             ReservationStatus::Scheduled,
             ReservationStatus::Unknown("x".into()),
         ] {
-            assert_eq!(needs_action(&with_status(quiet), Zone::Utc, false), None);
+            assert_eq!(needs_action(&with_status(quiet), None, Zone::Utc, false), None);
         }
     }
 
@@ -426,10 +450,28 @@ mod tests {
             Reservation { stops_at: Some(at(2026, 12, 4, 15, 0)), ..with_status(ReservationStatus::PastDue) };
         for r in [past_due, with_status(ReservationStatus::AwaitingPayment), with_status(ReservationStatus::Suspended)]
         {
-            let body = needs_action(&r, Zone::Utc, false).unwrap().body;
-            assert!(!body.contains("Pay "), "{body}");
-            assert!(body.contains("the account owner pays"), "{body}");
-            assert!(body.ends_with("under Billing → Invoices."), "{body}");
+            let body = needs_action(&r, None, Zone::Utc, false).unwrap().body;
+            assert!(!body.contains("Pay ") && !body.contains("add credit"), "{body}");
+            assert!(body.contains("the account owner pays") || body.contains("The account owner settles"), "{body}");
+        }
+    }
+
+    #[test]
+    fn the_owner_is_told_to_settle_an_overdue_payment_the_way_the_reservation_is_funded() {
+        let past_due = with_status(ReservationStatus::PastDue);
+        let suspended = with_status(ReservationStatus::Suspended);
+        for r in [&past_due, &suspended] {
+            let wallet = needs_action(r, Some(&Funding::Wallet), Zone::Utc, true).unwrap().body;
+            assert!(
+                wallet.contains("Add credit to the account: this reservation's periods are taken from its credit."),
+                "{wallet}"
+            );
+            assert!(!wallet.contains("Invoices"), "a wallet-funded period has no invoice: {wallet}");
+            let invoice = needs_action(r, Some(&Funding::Invoice), Zone::Utc, true).unwrap().body;
+            assert!(invoice.contains("Pay the overdue invoice under Billing → Invoices."), "{invoice}");
+            assert!(!invoice.contains("credit"), "{invoice}");
+            let unknown = needs_action(r, None, Zone::Utc, true).unwrap().body;
+            assert!(unknown.contains("if the reservation is invoiced, or add credit to the account"), "{unknown}");
         }
     }
 
@@ -441,7 +483,7 @@ mod tests {
             reservation_status_in(&r, at(2026, 12, 2, 14, 5), berlin).explanation,
             "A payment is overdue since 25 Nov 2026, 01:00 GMT+1. New launches paused; workloads stop in 2 days (4 Dec 2026, 16:00 GMT+1) unless it is paid."
         );
-        assert!(needs_action(&r, berlin, true)
+        assert!(needs_action(&r, None, berlin, true)
             .unwrap()
             .body
             .starts_with("Running workloads will be stopped on 4 Dec 2026, 16:00 GMT+1 unless"));

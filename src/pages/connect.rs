@@ -4,11 +4,12 @@
 use crate::api::assumptions::DEFAULT_BASE_URL;
 use crate::api::client::{self, base_url_problem, console_origin_problem, key_problem, Connection};
 use crate::api::error::ApiError;
+use crate::api::models::Reservation;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::header::set_page_title;
-use crate::router::{use_location, Navigation};
-use crate::state::{detect_role, use_connection, Rejection};
+use crate::router::{use_location, Location, Navigation};
+use crate::state::{probe_role, use_connection, ConnectionState, Rejection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -19,6 +20,26 @@ const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reload
     it is removed when you disconnect. Closing the tab may not remove it: duplicating the tab copies it, \
     and reopening a closed tab or restoring the browser's session can bring it back. The risk: \
     any script running on this page could read it there. Leave this off on a shared or untrusted computer.";
+
+/// A key checked, its role not read yet (or the read failed: `error`).
+#[derive(Clone)]
+struct Unprobed {
+    connection: Connection,
+    reservations: Vec<Reservation>,
+    rate_limit: Option<crate::api::error::RateLimit>,
+    keep_for_tab: bool,
+    error: Option<ApiError>,
+}
+
+impl Unprobed {
+    /// Starts the session in `role` and goes where the user was going.
+    fn finish(self, state: ConnectionState, location: Location, role: Role) {
+        let target = state.take_return_path();
+        state.connect(self.connection, self.keep_for_tab, role);
+        state.note_budget(self.rate_limit);
+        location.navigate(&target, Navigation::Push);
+    }
+}
 
 #[component]
 pub fn ConnectPage() -> impl IntoView {
@@ -47,6 +68,25 @@ fn ConnectForm() -> impl IntoView {
     let busy = RwSignal::new(false);
     let key_error = RwSignal::new(None::<&'static str>);
     let failure = RwSignal::new(None::<ApiError>);
+    // The key works but reading its role failed: kept to retry the read or go on without it.
+    let unprobed = RwSignal::new_local(None::<Unprobed>);
+    // Called after the key's check too, when the page may be gone: every write is a `try_`.
+    let probe = move |checked: Unprobed| {
+        busy.try_set(true);
+        unprobed.try_set(None);
+        spawn_local(async move {
+            match probe_role(&checked.connection, &checked.reservations).await {
+                Ok(role) => {
+                    key.try_set(String::new());
+                    checked.finish(state, location, role);
+                }
+                Err(error) => {
+                    unprobed.try_set(Some(Unprobed { error: Some(error), ..checked }));
+                }
+            }
+            busy.try_set(false);
+        });
+    };
 
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -68,24 +108,34 @@ fn ConnectForm() -> impl IntoView {
         let keep_for_tab = keep.get_untracked();
         busy.set(true);
         failure.set(None);
+        unprobed.set(None);
         // The page may be left during the requests: its signals are written with `try_`.
         spawn_local(async move {
             match client::check_key(&connection).await {
-                Ok(checked) => {
-                    let connection = connection.with_simulator(checked.simulator);
-                    let role = detect_role(&connection, &checked.reservations).await;
-                    let target = state.take_return_path();
-                    key.try_set(String::new());
-                    state.connect(connection, keep_for_tab, role);
-                    state.note_budget(checked.rate_limit);
-                    location.navigate(&target, Navigation::Push);
-                }
+                Ok(checked) => probe(Unprobed {
+                    connection: connection.with_simulator(checked.simulator),
+                    reservations: checked.reservations,
+                    rate_limit: checked.rate_limit,
+                    keep_for_tab,
+                    error: None,
+                }),
                 Err(err) => {
                     failure.try_set(Some(err));
+                    busy.try_set(false);
                 }
             }
-            busy.try_set(false);
         });
+    };
+    let retry_probe = Callback::new(move |()| {
+        if let Some(checked) = unprobed.get_untracked() {
+            probe(checked);
+        }
+    });
+    let go_on = move |_| {
+        if let Some(checked) = unprobed.get_untracked() {
+            key.set(String::new());
+            checked.finish(state, location, Role::Unknown);
+        }
     };
 
     view! {
@@ -176,6 +226,19 @@ fn ConnectForm() -> impl IntoView {
                     </Field>
                     <CheckField label="Keep the key for this tab" name="keep" checked=keep help=KEEP_HELP/>
                     {move || failure.get().map(|error| view! { <ErrorPanel error/> })}
+                    {move || unprobed.get().and_then(|u| u.error).map(|error| view! {
+                        <div class="role-probe-failed">
+                            <p>
+                                <strong>"The key works, but its role could not be learnt."</strong>
+                                " Reading the first reservation, to tell whether this key sees payments, failed:"
+                            </p>
+                            <ErrorPanel error busy=busy retry=retry_probe/>
+                            <button type="button" class="button button-secondary" on:click=go_on disabled=move || busy.get()>
+                                "Continue without the role"
+                            </button>
+                            <p class="field-help">"The header then says the role is not known yet; it is learnt from the next reservation read."</p>
+                        </div>
+                    })}
                     <button type="submit" class="button" disabled=move || busy.get()>
                         {move || if busy.get() { "Checking the key…" } else { "Connect" }}
                     </button>

@@ -23,6 +23,7 @@ use crate::domain::launched::{billing_text, instance_ids, look_for_launch, Sight
 use crate::domain::status::{launch_access, reservation_status};
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
+use crate::reads::fleet::FleetStore;
 use crate::reads::remote::{read_reservation, Remote};
 use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
@@ -324,7 +325,10 @@ pub fn LaunchForm(
                             submit.run(request);
                         }
                     });
-                    view! { <ErrorPanel error context=context.clone() retry/> }.into_any()
+                    // The account's list, when the tab has read it: where a reservation_only
+                    // refusal can send the user instead.
+                    let list = use_context::<FleetStore>().and_then(|f| f.reservations()).unwrap_or_default();
+                    view! { <ErrorPanel error context=context.clone().with_live(&list) retry/> }.into_any()
                 }
             })}
         </section>

@@ -109,7 +109,7 @@ impl NodesModel {
     fn csv(&self) -> String {
         self.read.with_untracked(|r| match &r.latest {
             Some(f) => placement_csv(&f.value),
-            None => placement_csv(&NodesResponse { nodes: Vec::new(), workloads_unknown: true }),
+            None => placement_csv(&NodesResponse { workloads_unknown: true, ..NodesResponse::default() }),
         })
     }
 }
@@ -382,7 +382,7 @@ fn TotalsPanel(
     };
     // Shown only while the region is unreachable (in use unknown) and it was read before.
     let last = move || {
-        let unknown_now = totals.with(|t| t.is_some_and(|t| t.in_use.is_none()));
+        let unknown_now = totals.with(|t| t.as_ref().is_some_and(|t| t.in_use.is_none()));
         last_known.get().filter(|_| unknown_now).map(|(t, at)| {
             view! {
                 <p class="totals-last">

@@ -1,13 +1,19 @@
-//! Overview: every reserved GPU of the account at once — in use, free on ready nodes, not
-//! available, unknown — by region and by GPU type, each reservation with the age of its
-//! figures; for the owner, what the free ones cost while they stay free. Where Connect lands.
+//! Overview: every reserved GPU of the account at once — in use, free to launch on, idle
+//! behind a reservation closed to launches, not available, unknown — by region and by GPU
+//! type, each reservation with the age of its figures; for the owner, what the idle ones cost
+//! while they stay idle. Where Connect lands.
 
+use crate::api::assumptions::SUSPENDED_ACCRUES;
+use crate::api::enums::ReservationStatus;
+use crate::api::error::ApiError;
+use crate::api::money::Usd;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::header::set_page_title;
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
+use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::{history_csv, History};
 use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
@@ -87,18 +93,31 @@ fn ReadLine(store: FleetStore) -> impl IntoView {
     }
 }
 
-/// "$312.50/h of reserved capacity is idle" for the owner; for a member, that the cost is
-/// the owner's view (and no figure of it).
+/// "$312.50/h of reserved capacity is idle and open to launches" for the owner, apart from
+/// what sits idle behind reservations closed to launches and from the reservations whose
+/// use is unknown; for a member, that the cost is the owner's view (and no figure of it).
 #[component]
 fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
     let role = use_connection();
     move || match (role.role(), fleet.with(|f| f.cost.clone())) {
-        (_, CostView::Owner { total, .. }) => view! {
+        (_, CostView::Owner { launchable, closed, closed_assumed, use_unknown, .. }) => view! {
             <p class="idle-cost panel">
-                <strong class="idle-cost-figure num">{format!("{}/h", total.per_hour)}</strong>
-                " of reserved capacity is idle "
-                <span class="num">{format!("({} a day)", total.per_day)}</span>
+                <strong class="idle-cost-figure num">{format!("{}/h", launchable.per_hour)}</strong>
+                " of reserved capacity is idle and open to launches "
+                <span class="num">{format!("({} a day)", launchable.per_day)}</span>
                 ": free GPUs on ready nodes × each reservation's GPU rate, as last read."
+                {(closed.per_hour != Usd::ZERO).then(|| view! {
+                    " A further "
+                    <strong class="idle-cost-closed num">{format!("{}/h", closed.per_hour)}</strong>
+                    <span class="num">{format!(" ({} a day)", closed.per_day)}</span>
+                    " sits idle on reservations closed to launches (past due, suspended, not started): \
+                     nothing can be launched there until they are open again."
+                    {closed_assumed.then(|| view! { " " <span class="assumed">{SUSPENDED_ACCRUES}</span> })}
+                })}
+                {(!use_unknown.is_empty()).then(|| format!(
+                    " Not counted: {}, whose GPUs' use is unknown (not read yet, or the region could not be reached).",
+                    ids_text(&use_unknown)
+                ))}
             </p>
         }
         .into_any(),
@@ -117,6 +136,15 @@ fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
     }
 }
 
+/// "#6 and #9", "#4, #6 and #9".
+fn ids_text(ids: &[i64]) -> String {
+    let named: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+    match named.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => named.concat(),
+    }
+}
+
 /// A count, "value out of range" past `i64`.
 fn reserved_text(split: &GpuSplit) -> String {
     split.reserved().map_or_else(|| "value out of range".to_owned(), figure)
@@ -126,10 +154,11 @@ fn reserved_text(split: &GpuSplit) -> String {
 fn sum_text(split: &GpuSplit) -> String {
     match split.reserved() {
         Some(total) => format!(
-            "{} = {} in use + {} free on ready nodes + {} not available + {} unknown",
+            "{} = {} in use + {} free to launch on + {} idle, launches closed + {} not available + {} unknown",
             words::count(total, "GPU"),
             figure(split.in_use),
             figure(split.free),
+            figure(split.idle_closed),
             figure(split.not_available),
             figure(split.unknown)
         ),
@@ -167,7 +196,8 @@ fn SplitTable(
             <th scope="row">{name}</th>
             <td class="num" data-label="Reserved">{reserved_text(&split)}</td>
             <td class="num" data-label="In use">{figure(split.in_use)}</td>
-            <td class="num" data-label="Free">{figure(split.free)}</td>
+            <td class="num" data-label="Free to launch on">{figure(split.free)}</td>
+            <td class="num" data-label="Idle, launches closed">{figure(split.idle_closed)}</td>
             <td class="num" data-label="Not available">{figure(split.not_available)}</td>
             <td class="num" data-label="Unknown">{figure(split.unknown)}</td>
         }
@@ -181,7 +211,8 @@ fn SplitTable(
                         <th scope="col">{if id == "by-region" { "Region" } else { "GPU type" }}</th>
                         <th scope="col" class="num">"Reserved"</th>
                         <th scope="col" class="num">"In use"</th>
-                        <th scope="col" class="num">"Free on ready nodes"</th>
+                        <th scope="col" class="num">"Free to launch on"</th>
+                        <th scope="col" class="num">"Idle, launches closed"</th>
                         <th scope="col" class="num">"Not available"</th>
                         <th scope="col" class="num">"Unknown"</th>
                     </tr>
@@ -208,7 +239,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     let clock = use_clock();
     let owner_costs = Memo::new(move |_| match fleet.with(|f| f.cost.clone()) {
         CostView::Owner { per_reservation, .. } => {
-            Some(per_reservation.into_iter().collect::<BTreeMap<i64, IdleCost>>())
+            Some(per_reservation.into_iter().collect::<BTreeMap<i64, Option<IdleCost>>>())
         }
         CostView::Member => None,
     });
@@ -228,7 +259,9 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             <th scope="col">"Reservation"</th>
                             <th scope="col" class="num">"Reserved"</th>
                             <th scope="col" class="num">"In use"</th>
+                            // Short: the sum line and the split tables name them in full.
                             <th scope="col" class="num">"Free"</th>
+                            <th scope="col" class="num">"Idle, closed"</th>
                             <th scope="col" class="num">"Not available"</th>
                             <th scope="col" class="num">"Unknown"</th>
                             {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
@@ -242,25 +275,36 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             let unread = GpuSplit::unread(&r);
                             let split = move || splits.with(|s| s.get(&id).copied().unwrap_or(unread));
                             let cost = move || owner_costs.with(|c| c.as_ref().and_then(|c| c.get(&id).copied()));
+                            let suspended = r.status == ReservationStatus::Suspended;
                             view! {
                                 <tr data-reservation=id.to_string()>
                                     <td data-label="Reservation">
                                         <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                                         " " <StatusBadge label=status.label tone=status.tone/>
                                         <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
-                                        <span class="cell-sub freshness"><Freshness store id/></span>
+                                        <span class="cell-sub freshness"><Freshness store id context=ErrorContext::of(&r)/></span>
                                     </td>
                                     <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
                                     <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
-                                    <td class="num" data-label="Free">{move || figure(split().free)}</td>
+                                    <td class="num" data-label="Free to launch on">{move || figure(split().free)}</td>
+                                    <td class="num" data-label="Idle, launches closed">{move || figure(split().idle_closed)}</td>
                                     <td class="num" data-label="Not available">{move || figure(split().not_available)}</td>
                                     <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
                                     {move || shows_cost().then(|| view! {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
-                                            {move || cost().map(|c| view! {
-                                                {format!("{}/h", c.per_hour)}
-                                                <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
-                                            })}
+                                            {move || match cost() {
+                                                Some(Some(c)) => view! {
+                                                    {format!("{}/h", c.per_hour)}
+                                                    <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
+                                                    {(suspended && c.per_hour != Usd::ZERO).then(|| view! {
+                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
+                                                    })}
+                                                }.into_any(),
+                                                Some(None) => view! {
+                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">"unknown"</span>
+                                                }.into_any(),
+                                                None => ().into_any(),
+                                            }}
                                         </td>
                                     })}
                                     <td data-label="Use since opened"><UseHistory store id/></td>
@@ -274,22 +318,40 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     }
 }
 
-/// "updated 4 s ago", or the stale mark and why.
+/// "updated 4 s ago", or the stale mark and why; a failed read says its cause and request
+/// id in the error panel's words (its title and explanation, short enough for a row).
 #[component]
-fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
+fn Freshness(store: FleetStore, id: i64, context: ErrorContext) -> impl IntoView {
     let clock = use_clock();
+    let state = use_connection();
+    let failure = move |error: ApiError| {
+        let owner = state.role() == Role::Owner;
+        let text = explain(&error, &ErrorContext { owner, ..context.clone() });
+        view! {
+            <span class="read-failure">
+                {format!(" {}: {} Request id ", text.title, text.explanation)}
+                {match error.request_id {
+                    Some(id) => view! { <code class="request-id">{id}</code> }.into_any(),
+                    None => view! { <span class="muted">"none sent"</span> }.into_any(),
+                }}
+            </span>
+        }
+    };
     move || {
         let NodesRead { latest: nodes, error, .. } = store.read(id);
         let interval = store.interval().unwrap_or(Duration::from_secs(5));
         let Some(fetched) = nodes else {
             return match error {
-                Some(_) => view! { <span class="stale-mark">"Stale"</span> " not read: the read failed" }.into_any(),
+                Some(error) => {
+                    view! { <span class="stale-mark">"Stale"</span> " not read: the read failed." {failure(error)} }
+                        .into_any()
+                }
                 None => view! { <span class="muted">"not read yet"</span> }.into_any(),
             };
         };
         let seconds = ago_seconds(clock.now(), fetched.at);
         let why = if error.is_some() {
-            Some("the latest read failed")
+            Some("the latest read failed.")
         } else if fetched.value.workloads_unknown {
             Some("region unreachable")
         } else if Duration::from_secs(seconds) > interval * 2 {
@@ -302,6 +364,7 @@ fn Freshness(store: FleetStore, id: i64) -> impl IntoView {
             Some(why) => view! {
                 <span class="stale-mark">"Stale"</span>
                 <span class="num">{format!(" {age} — {why}")}</span>
+                {error.map(&failure)}
             }
             .into_any(),
             None => view! { <span class="num">{age}</span> }.into_any(),

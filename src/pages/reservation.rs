@@ -78,6 +78,7 @@ pub fn ReservationView(
     let for_banner = StoredValue::new(r.clone());
     let status = reservation_status(&r, clock.now_untracked());
     let owner = detail.payment.is_some();
+    let funding = detail.payment.as_ref().map(|p| p.funding.clone());
     view! {
         <div class="page-head">
             <div>
@@ -98,7 +99,7 @@ pub fn ReservationView(
         </div>
         {move || {
             for_banner
-                .with_value(|r| needs_action(r, zone(tz.get()), owner))
+                .with_value(|r| needs_action(r, funding.as_ref(), zone(tz.get()), owner))
                 .map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })
         }}
         <TermsPanel detail=detail.clone() placements/>
@@ -433,10 +434,9 @@ fn NextChargeFact(check: NextChargeCheck, funding: Funding) -> impl IntoView {
             };
             view! { <NextCharge charge=sent funding/> {warn(text)} }.into_any()
         }
-        NextChargeCheck::NoneUntilFirstInvoicePaid => {
-            view! { <span>"None until the first invoice is paid"</span> }.into_any()
-        }
-        NextChargeCheck::NoneEveryChargePaid => view! { <span>"None: every charge is paid"</span> }.into_any(),
+        NextChargeCheck::NoneUntilFirstInvoicePaid
+        | NextChargeCheck::NoneNoChargeListed
+        | NextChargeCheck::NoneLeftToPay { .. } => view! { <span>{check.none_words()}</span> }.into_any(),
         NextChargeCheck::NoneButUnpaid(earliest) => view! {
             <span>"None sent"</span>
             {warn(format!("⚠ The API sends no next charge, but {} is unpaid.", describe(&earliest)))}

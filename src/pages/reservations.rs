@@ -146,7 +146,7 @@ pub fn ReservationsView(
             // Identical banners (two reservations awaiting payment) become one with both links.
             let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
             for r in list {
-                let Some(banner) = needs_action(r, zone(tz.get()), owner) else { continue };
+                let Some(banner) = needs_action(r, None, zone(tz.get()), owner) else { continue };
                 let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
                 match grouped.iter_mut().find(|(b, _)| *b == banner) {
                     Some((_, links)) => links.push(link),
