@@ -165,9 +165,11 @@ impl Verdict {
     pub fn reason(&self, question: &Question) -> String {
         let k = gpus_text(i64::from(question.gpus.get()));
         let per_node = |gpus_per_node: i64| {
-            (gpus_per_node < i64::from(question.gpus.get()))
-                .then(|| format!(" A launch runs on one node, and these nodes have {} each.", gpus_text(gpus_per_node)))
-                .unwrap_or_default()
+            if gpus_per_node < i64::from(question.gpus.get()) {
+                format!(" A launch runs on one node, and these nodes have {} each.", gpus_text(gpus_per_node))
+            } else {
+                String::new()
+            }
         };
         match self {
             Verdict::FitsNow { replicas, rooms } => format!(

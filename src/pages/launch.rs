@@ -11,6 +11,7 @@ use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::domain::address::query_value;
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
@@ -19,6 +20,7 @@ use crate::domain::launched::billing_text;
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use crate::reads::remote::{read_reservation, Remote};
+use crate::router::use_location;
 use crate::state::{use_connection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -37,6 +39,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
     let outcome = RwSignal::new(None::<Result<LaunchedInstance, ApiError>>);
     // Only new data redraws the form (a refresh starting must not reset what was typed).
     let reservation_data = Memo::new(move |_| reservation.data().map(|d| d.reservation));
+    let gpus_asked = use_location().query().with_untracked(|q| query_value(q, "gpus"));
     let submit = Callback::new(move |request: LaunchRequest| {
         if !state.is_connected_untracked() {
             return;
@@ -73,6 +76,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
                     pending=pending.into()
                     outcome=outcome.into()
                     submit
+                    gpus_asked=gpus_asked.clone().unwrap_or_else(|| "1".to_owned())
                 />
             })}
             <aside class="panel free-now" aria-labelledby="free-now-heading">
@@ -180,11 +184,15 @@ pub fn LaunchForm(
     pending: Signal<bool>,
     outcome: Signal<Option<Result<LaunchedInstance, ApiError>>>,
     submit: Callback<LaunchRequest>,
+    /// The GPUs asked for by the address (`?gpus=K`, as the fit page links): the field
+    /// starts with it, and the usual check says when it does not fit.
+    #[prop(optional)]
+    gpus_asked: Option<String>,
 ) -> impl IntoView {
     let r = StoredValue::new(reservation);
     let per_node = r.with_value(|r| r.gpus_per_node);
     let reservation_id = r.with_value(|r| r.id);
-    let gpus = RwSignal::new("1".to_owned());
+    let gpus = RwSignal::new(gpus_asked.unwrap_or_else(|| "1".to_owned()));
     let name = RwSignal::new(String::new());
     let interruptible = RwSignal::new(false);
     let shown_problems = RwSignal::new(false);
