@@ -19,6 +19,8 @@ pub enum Route {
     Connect,
     /// Every reservation's GPUs at once: where Connect lands.
     Overview,
+    /// Where k GPUs fit now; the question is in the query.
+    Fit,
     Reservations,
     Reservation(String),
     Nodes(String),
@@ -43,6 +45,7 @@ impl Route {
         match segments.as_slice() {
             [] => Route::Connect,
             ["overview"] => Route::Overview,
+            ["fit"] => Route::Fit,
             ["reservations"] => Route::Reservations,
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
@@ -251,6 +254,8 @@ mod tests {
         assert_eq!(Route::parse("/"), Route::Connect);
         assert_eq!(Route::parse(""), Route::Connect);
         assert_eq!(Route::parse("/overview"), Route::Overview);
+        assert_eq!(Route::parse("/fit"), Route::Fit);
+        assert_eq!(Route::parse("/fit/"), Route::Fit);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));
@@ -267,7 +272,9 @@ mod tests {
 
     #[test]
     fn an_address_that_is_no_page_is_not_found() {
-        for path in ["/reservation", "/reservations/12/billing", "/orgs/a/b", "/x", "/reservations/12/nodes/3"] {
+        for path in
+            ["/fit/4", "/reservation", "/reservations/12/billing", "/orgs/a/b", "/x", "/reservations/12/nodes/3"]
+        {
             assert_eq!(Route::parse(path), Route::NotFound, "{path}");
         }
     }
@@ -286,6 +293,7 @@ mod tests {
             "/reservations/-1",
             "/reservations/x/nodes",
             "/orgs",
+            "/fit",
         ] {
             assert_eq!(read(path), None, "{path}");
         }

@@ -372,3 +372,27 @@ async fn a_503_is_a_calm_notice_that_waits_too() {
     assert_calm(&panel);
     assert!(page.contains("Waiting: 5 s left before the next try."), "{page}");
 }
+
+/// The fit page links here with `?gpus=K`: the form starts with the GPUs asked, judged at once.
+#[wasm_bindgen_test]
+async fn the_gpus_asked_by_the_fit_page_link_fill_the_form_and_are_judged_at_once() {
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! {
+            <LaunchForm
+                reservation=reservation(json!({}))
+                nodes=Signal::stored(Some(scattered()))
+                pending=Signal::stored(false)
+                outcome=Signal::stored(None)
+                submit=Callback::new(|_| ())
+                reread=Callback::new(|()| ())
+                gpus_asked="3".to_owned()
+            />
+        }
+    });
+    settle().await;
+    let gpus = host.query_selector("input[name=gpus]").unwrap().unwrap().unchecked_into::<web_sys::HtmlInputElement>();
+    let prediction = host.query_selector(".prediction").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(gpus.value(), "3");
+    assert!(prediction.contains("node-2"), "the 3 GPUs asked fit on node-2 only: {prediction}");
+}

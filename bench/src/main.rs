@@ -4,6 +4,7 @@
 //! `target/bench/report.md` and `report.json`.
 
 mod cdp;
+mod fit;
 mod leak;
 mod lighthouse;
 mod measure;
@@ -264,6 +265,8 @@ async fn run(options: &Options, root: &Path) -> Report {
         ),
         ..Report::default()
     };
+    progress.say(format!("fit judgement over 10,000 nodes, {} runs", options.runs));
+    report.fit10k_ms = fit::judge_10k(options.runs);
     if options.measures(Part::Lighthouse) {
         progress.say("Lighthouse on Connect and on the reservations list");
         let audits = match &options.node_modules {

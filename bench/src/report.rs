@@ -89,6 +89,8 @@ pub struct Report {
     pub nodes_first_render_ms: Pair<Figure<Spread>>,
     pub polls: Vec<PollRow>,
     pub nodes10k: Nodes10k,
+    /// The `/fit` verdict over 10,000 nodes, native (bench/src/fit.rs): the console's alone.
+    pub fit10k_ms: Figure<Spread>,
     /// The console's alone: the baseline's would only be a comparison, at minutes a run.
     pub long_run: Figure<LongRun>,
     pub bounds: Pair<Figure<Bounds>>,
@@ -129,6 +131,7 @@ impl Report {
             put(format!("poll_k{k}_baseline_mutations"), median(&row.mutations.baseline));
         }
         let big = &self.nodes10k;
+        put("fit10k_judge_ms".into(), median(&self.fit10k_ms));
         put("nodes10k_first_render_ms".into(), median(&big.first_render_ms.console));
         put("nodes10k_first_render_baseline_ms".into(), median(&big.first_render_ms.baseline));
         put("nodes10k_poll_k100_ms".into(), median(&big.poll_k100_ms.console));
@@ -185,6 +188,8 @@ impl Report {
             rows.push(spread_row(&format!("Poll, k = {}: response → DOM settled", row.k), &row.ms, "ms", time_target));
             rows.push(spread_row(&format!("Poll, k = {}: DOM mutations", row.k), &row.mutations, "", count_target));
         }
+        let fit = Pair { console: self.fit10k_ms, baseline: None };
+        rows.push(spread_row("Fit judgement, 10,000 nodes (native)", &fit, "ms", "≤ 50 ms"));
         let big = &self.nodes10k;
         rows.push(spread_row("Nodes 10,000 × 8: first grid", &big.first_render_ms, "ms", "≤ 1.5×"));
         rows.push(spread_row("Nodes 10,000, poll k = 100: response → DOM settled", &big.poll_k100_ms, "ms", "≤ 1.3×"));

@@ -8,6 +8,7 @@ pub mod billing;
 pub mod capacity;
 pub mod csv;
 pub mod explain;
+pub mod fit;
 pub mod fleet;
 pub mod fleet_history;
 pub mod fleet_poll;

@@ -15,6 +15,7 @@ use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
+use crate::domain::address::query_value;
 use crate::domain::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
 };
@@ -25,6 +26,7 @@ use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use crate::reads::fleet::FleetStore;
 use crate::reads::remote::{read_reservation, Remote};
+use crate::router::use_location;
 use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -43,6 +45,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
     let outcome = RwSignal::new(None::<Result<LaunchedInstance, ApiError>>);
     // Only new data redraws the form (a refresh starting must not reset what was typed).
     let reservation_data = Memo::new(move |_| reservation.data().map(|d| d.reservation));
+    let gpus_asked = use_location().query().with_untracked(|q| query_value(q, "gpus"));
     let submit = Callback::new(move |request: LaunchRequest| {
         if !state.is_connected_untracked() {
             return;
@@ -82,6 +85,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
                     outcome=outcome.into()
                     submit
                     reread=Callback::new(move |()| nodes.refetch())
+                    gpus_asked=gpus_asked.clone().unwrap_or_else(|| "1".to_owned())
                 />
             })}
             <aside class="panel free-now" aria-labelledby="free-now-heading">
@@ -196,6 +200,10 @@ pub fn LaunchForm(
     outcome: Signal<Option<Result<LaunchedInstance, ApiError>>>,
     submit: Callback<LaunchRequest>,
     reread: Callback<()>,
+    /// The GPUs asked for by the address (`?gpus=K`, as the fit page links): the field
+    /// starts with it, and the usual check says when it does not fit.
+    #[prop(optional)]
+    gpus_asked: Option<String>,
 ) -> impl IntoView {
     if !launch_access(&reservation.status).allows_launch() {
         return view! { <LaunchesClosed reservation/> }.into_any();
@@ -203,7 +211,7 @@ pub fn LaunchForm(
     let r = StoredValue::new(reservation);
     let per_node = r.with_value(|r| r.gpus_per_node);
     let reservation_id = r.with_value(|r| r.id);
-    let gpus = RwSignal::new("1".to_owned());
+    let gpus = RwSignal::new(gpus_asked.unwrap_or_else(|| "1".to_owned()));
     let name = RwSignal::new(String::new());
     let interruptible = RwSignal::new(false);
     let shown_problems = RwSignal::new(false);

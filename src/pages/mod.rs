@@ -1,6 +1,7 @@
 //! One file per route.
 
 pub mod connect;
+pub mod fit;
 pub mod launch;
 pub mod nodes;
 pub mod org;

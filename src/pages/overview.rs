@@ -53,6 +53,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                     <p class="subtitle">"Every reserved GPU of the account: what is working, what sits idle, what is unknown."</p>
                 </div>
                 <div class="page-actions">
+                    <a class="button button-secondary" href="/fit">"Where do k GPUs fit?"</a>
                     <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
                 </div>
             </div>

@@ -178,7 +178,7 @@ fn open_tag_end(html: &str, name: &str) -> Option<usize> {
 }
 
 /// SHA-256 (FIPS 180-4), enough for hashing a build's scripts without a dependency.
-pub(crate) fn sha256(message: &[u8]) -> [u8; 32] {
+pub fn sha256(message: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
         0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -229,7 +229,7 @@ pub(crate) fn sha256(message: &[u8]) -> [u8; 32] {
 }
 
 /// Standard base64 with padding, as CSP hash sources spell it.
-pub(crate) fn base64(bytes: &[u8]) -> String {
+pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

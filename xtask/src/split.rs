@@ -185,7 +185,7 @@ function sharedChunk(start, end) {
 
 /// [`SHARED_CHUNK_JS`] for the bundle `name` holding `bytes`.
 fn shared_chunk_js(name: &str, bytes: &[u8]) -> String {
-    let integrity = format!("sha256-{}", crate::csp::base64(&crate::csp::sha256(bytes)));
+    let integrity = format!("sha256-{}", xtask::csp::base64(&xtask::csp::sha256(bytes)));
     SHARED_CHUNK_JS.replace("SHARED_BUNDLE", name).replace("SHARED_INTEGRITY", &integrity)
 }
 

@@ -1,0 +1,210 @@
+//! Where k GPUs fit now: the question in the address (`/fit?gpus=4&replicas=2&type=…&region=…`,
+//! so it can be shared), and one verdict per reservation with its reason and the age of the
+//! nodes it was judged from (`domain::fit`). It reads what the overview reads (the same
+//! loop, the same stores); money is not shown, so owner and member read the same page.
+
+use crate::components::header::set_page_title;
+use crate::components::status_badge::StatusBadge;
+use crate::domain::address::{query_replacing, query_value};
+use crate::domain::fit::{judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::status::Tone;
+use crate::domain::time::updated_ago;
+use crate::reads::fleet::{start_reads, use_fleet, FleetStore};
+use crate::reads::live::page_interval;
+use crate::router::{use_location, Navigation};
+use crate::state::use_clock;
+use leptos::prelude::*;
+use std::collections::BTreeSet;
+
+#[component]
+pub fn FitPage() -> impl IntoView {
+    set_page_title("Where GPUs fit");
+    let store = use_fleet();
+    start_reads(store, page_interval());
+    view! { <FitBoard store/> }
+}
+
+/// The form and the verdicts, from the address and the store. Tests mount it on a store fed
+/// fixture answers, inside a `<Router>`.
+#[component]
+pub fn FitBoard(store: FleetStore) -> impl IntoView {
+    let location = use_location();
+    let query = location.query();
+    let asked = Memo::new(move |_| query.with(|q| Question::from_query(q)));
+    view! {
+        <section class="fit-page">
+            <div class="page-head">
+                <div>
+                    <h1>"Where GPUs fit now"</h1>
+                    <p class="subtitle">
+                        "A launch runs on one node: what counts is GPUs free together on a ready node, not the total."
+                    </p>
+                </div>
+            </div>
+            <FitForm store/>
+            {move || match asked.get() {
+                Err(problems) => view! {
+                    <div class="panel" role="alert">
+                        <p>"This address's question cannot be read:"</p>
+                        <ul>{problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+                    </div>
+                }
+                .into_any(),
+                Ok(None) => view! { <p class="panel muted">"Say how many GPUs to find room for."</p> }.into_any(),
+                Ok(Some(question)) => view! { <Verdicts store question/> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// GPUs, replicas, GPU type and region (chosen among the reservations read); Find writes
+/// them into the address, which the verdicts follow.
+#[component]
+fn FitForm(store: FleetStore) -> impl IntoView {
+    let location = use_location();
+    let query = location.query();
+    let read = move |key| query.with_untracked(|q| query_value(q, key).unwrap_or_default());
+    let (gpus, replicas, gpu_type, region) = (
+        RwSignal::new(read("gpus")),
+        RwSignal::new(read("replicas")),
+        RwSignal::new(read("type")),
+        RwSignal::new(read("region")),
+    );
+    // The choices offered are those of the reservations read, and what the address asks.
+    let choices = move |pick: fn(&crate::api::models::Reservation) -> String, chosen: String| {
+        let mut all: BTreeSet<String> = store.reservations().unwrap_or_default().iter().map(pick).collect();
+        all.extend((!chosen.is_empty()).then_some(chosen));
+        all.into_iter().collect::<Vec<_>>()
+    };
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let pairs = [
+            ("gpus", gpus.get_untracked().trim().to_owned()),
+            ("replicas", replicas.get_untracked().trim().to_owned()),
+            ("type", gpu_type.get_untracked()),
+            ("region", region.get_untracked()),
+        ];
+        let wanted = query.with_untracked(|q| query_replacing(q, &pairs));
+        location.navigate(&format!("/fit{wanted}"), Navigation::Push);
+    };
+    let select = move |id: &'static str, label: &'static str, all: &'static str, chosen: RwSignal<String>, pick| {
+        view! {
+            <div class="field">
+                <label for=id>{label}</label>
+                <select id=id name=id on:change:target=move |ev| chosen.set(ev.target().value()) prop:value=move || chosen.get()>
+                    <option value="">{all}</option>
+                    {move || choices(pick, chosen.get()).into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+                </select>
+            </div>
+        }
+    };
+    view! {
+        <form class="panel filters fit-form" role="search" aria-label="Where GPUs fit" on:submit=on_submit>
+            <div class="field">
+                <label for="fit-gpus">"GPUs per replica"</label>
+                <input id="fit-gpus" name="gpus" type="number" inputmode="numeric" min="1" max=MAX_ASKED.to_string() step="1" required=true bind:value=gpus/>
+            </div>
+            <div class="field">
+                <label for="fit-replicas">"Replicas"</label>
+                <input id="fit-replicas" name="replicas" type="number" inputmode="numeric" min="1" max=MAX_ASKED.to_string() step="1" placeholder="1" bind:value=replicas/>
+            </div>
+            {select("fit-type", "GPU type", "Any GPU type", gpu_type, |r| r.gpu_type.clone())}
+            {select("fit-region", "Region", "Any region", region, |r| r.region_id.clone())}
+            <button type="submit" class="button">"Find room"</button>
+        </form>
+    }
+}
+
+/// One row per reservation, best first.
+#[component]
+fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
+    let clock = use_clock();
+    let question = StoredValue::new(question);
+    let judged = Memo::new(move |_| {
+        let list = store.reservations().unwrap_or_default();
+        let reads: Vec<_> = list.iter().map(|r| store.read(r.id).latest).collect();
+        let subjects: Vec<Subject> = list
+            .iter()
+            .zip(&reads)
+            .map(|(reservation, latest)| Subject { reservation, nodes: latest.as_ref().map(|f| (&*f.value, f.at)) })
+            .collect();
+        let judged = question.with_value(|q| judge_all(&subjects, q));
+        judged
+            .into_iter()
+            .map(|j| {
+                let r = list.iter().find(|r| r.id == j.reservation_id).cloned();
+                (j, r)
+            })
+            .collect::<Vec<_>>()
+    });
+    let listed = move || store.reservations().is_some();
+    view! {
+        <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
+        {move || (!listed()).then(|| view! { <p class="muted">"Reading the reservations…"</p> })}
+        <table class="fleet-table fit-table">
+            <thead>
+                <tr>
+                    <th scope="col">"Reservation"</th>
+                    <th scope="col">"Verdict"</th>
+                    <th scope="col">"Why"</th>
+                    <th scope="col">"Nodes read"</th>
+                    <th scope="col"><span class="visually-hidden">"Launch"</span></th>
+                </tr>
+            </thead>
+            <tbody>
+                {move || judged.get().into_iter().map(|(j, r)| {
+                    let Judged { reservation_id: id, verdict, read_at } = j;
+                    let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
+                    let reason = question.with_value(|q| verdict.reason(q));
+                    let age = move || read_at.map_or_else(|| "not read yet".to_owned(), |at| format!("updated {}", updated_ago(clock.now(), at)));
+                    let gpus = question.with_value(|q| q.gpus.get());
+                    let launch = matches!(verdict, Verdict::FitsNow { .. }).then(|| view! {
+                        <a class="button button-secondary" href=format!("/reservations/{id}/launch?gpus={gpus}")>"Launch here"</a>
+                    });
+                    let rooms = match &verdict {
+                        Verdict::FitsNow { rooms, .. } => Some(rooms_text(rooms)),
+                        _ => None,
+                    };
+                    view! {
+                        <tr data-verdict=verdict.label()>
+                            <th scope="row">
+                                <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+                                " " <span class="muted">{place}</span>
+                            </th>
+                            <td><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
+                            <td>{reason}{rooms.map(|t| view! { <br/><span class="muted">{t}</span> })}</td>
+                            <td class="muted">{age}</td>
+                            <td>{launch}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// Rooms listed at most; the rest are counted.
+const ROOMS_LISTED: usize = 6;
+
+/// "node-3: 5 free · node-1: 8 free · and 4 more nodes".
+fn rooms_text(rooms: &[Room]) -> String {
+    let mut parts: Vec<String> =
+        rooms.iter().take(ROOMS_LISTED).map(|r| format!("{}: {} free", r.node, r.free)).collect();
+    if rooms.len() > ROOMS_LISTED {
+        parts.push(format!(
+            "and {} more",
+            crate::domain::words::count(i64::try_from(rooms.len() - ROOMS_LISTED).unwrap_or(i64::MAX), "node")
+        ));
+    }
+    parts.join(" · ")
+}
+
+fn tone(verdict: &Verdict) -> Tone {
+    match verdict {
+        Verdict::FitsNow { .. } => Tone::Ok,
+        Verdict::Fragmented { .. } => Tone::Warning,
+        Verdict::Full { .. } | Verdict::Closed(_) => Tone::Danger,
+        Verdict::Unknown(_) => Tone::Unknown,
+        Verdict::NotAsked { .. } => Tone::Neutral,
+    }
+}

@@ -1,0 +1,202 @@
+//! Where k GPUs fit, as an owner and a member read it, fed fixture answers (no network):
+//! the question read from the address, one verdict per reservation best first with its
+//! reason and age, a launch link only where it fits, and the form writing the question back.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount_with, now, provide_console, reservation, seed_nodes, settle, text};
+use leptos::prelude::*;
+use reservations_console::api::models::NodesResponse;
+use reservations_console::pages::fit::FitBoard;
+use reservations_console::reads::fleet::FleetStore;
+use reservations_console::reads::nodes::use_nodes;
+use reservations_console::router::Router;
+use reservations_console::state::Role;
+use serde_json::json;
+use std::sync::Arc;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Ready nodes of 8 GPUs with these GPUs in use.
+fn ready_nodes(in_use: &[i64]) -> NodesResponse {
+    let nodes: Vec<_> = in_use
+        .iter()
+        .enumerate()
+        .map(|(i, used)| json!({ "display_name": format!("node-{}", i + 1), "state": "ready", "gpus": 8, "gpus_in_use": used, "workloads": [] }))
+        .collect();
+    serde_json::from_value(json!({ "nodes": nodes, "workloads_unknown": false })).unwrap()
+}
+
+fn unreachable_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": null, "workloads": [] }],
+        "workloads_unknown": true
+    }))
+    .unwrap()
+}
+
+/// Reservations in atl: 3 (8 + 4 free), 7 (3 + 3 free: fragmented for 4), 12 (seed: 2 free);
+/// in ams (H100): 9 (not read yet), 6 (region unreachable); 4 ended, 11 past due.
+/// Mounted at `address` as `role`; the runner's own address is put back by [`restore`].
+fn mount_fit(role: Role, address: &str) -> (web_sys::HtmlElement, String) {
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(address)).unwrap();
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(role);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
+        let h100 = "NVIDIA-H100-80GB-HBM3";
+        let list = vec![
+            reservation(json!({ "id": 12 })),
+            reservation(json!({ "id": 3 })),
+            reservation(json!({ "id": 7 })),
+            reservation(json!({ "id": 9, "region_id": "ams", "gpu_type": h100 })),
+            reservation(json!({ "id": 6, "region_id": "ams", "gpu_type": h100 })),
+            reservation(json!({ "id": 4, "status": "ended" })),
+            reservation(json!({ "id": 11, "status": "past_due" })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        nodes.receive(session, 3, Ok(Arc::new(ready_nodes(&[0, 4]))), now());
+        nodes.receive(session, 7, Ok(Arc::new(ready_nodes(&[5, 5]))), now());
+        nodes.receive(session, 6, Ok(Arc::new(unreachable_nodes())), now());
+        nodes.receive(session, 11, Ok(Arc::new(ready_nodes(&[0]))), now());
+        ((), view! { <Router><FitBoard store/></Router> })
+    });
+    (host, before)
+}
+
+fn restore(before: &str) {
+    web_sys::window().unwrap().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(before)).unwrap();
+}
+
+/// Each row's reservation, verdict and launch link (if any).
+fn verdicts(host: &web_sys::HtmlElement) -> Vec<(String, String, Option<String>)> {
+    let rows = host.query_selector_all("table.fit-table tbody tr").unwrap();
+    (0..rows.length())
+        .map(|i| {
+            let row = rows.item(i).unwrap().unchecked_into::<web_sys::Element>();
+            let id = row.query_selector("th a").unwrap().unwrap().text_content().unwrap();
+            let verdict = row.query_selector(".badge").unwrap().unwrap().text_content().unwrap();
+            let launch = row.query_selector("a.button").unwrap().map(|a| a.get_attribute("href").unwrap());
+            (id, verdict, launch)
+        })
+        .collect()
+}
+
+fn row_text(host: &web_sys::HtmlElement, id: &str) -> String {
+    let rows = host.query_selector_all("table.fit-table tbody tr").unwrap();
+    (0..rows.length())
+        .map(|i| rows.item(i).unwrap().text_content().unwrap())
+        .find(|t| t.starts_with(id))
+        .unwrap_or_else(|| panic!("no row {id}"))
+}
+
+fn owned(rows: &[(&str, &str, Option<&str>)]) -> Vec<(String, String, Option<String>)> {
+    rows.iter().map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), c.map(str::to_owned))).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_member_reads_each_reservation_verdict_best_first_with_a_launch_link_only_where_it_fits() {
+    let (host, before) = mount_fit(Role::Member, "/fit?gpus=4");
+    settle().await;
+    let (found, page) = (verdicts(&host), text(&host));
+    let (fits, fragmented, full) = (row_text(&host, "#3"), row_text(&host, "#7"), row_text(&host, "#12"));
+    let (unread, unreachable, past_due) = (row_text(&host, "#9"), row_text(&host, "#6"), row_text(&host, "#11"));
+    restore(&before);
+    assert_eq!(
+        found,
+        owned(&[
+            ("#3", "Fits now", Some("/reservations/3/launch?gpus=4")),
+            ("#7", "Fragmented", None),
+            ("#12", "Full", None),
+            ("#6", "Unknown", None),
+            ("#9", "Unknown", None),
+            ("#4", "Closed", None),
+            ("#11", "Closed", None),
+        ])
+    );
+    assert!(fits.contains("3 replicas of 4 GPUs fit now, on 2 ready nodes."), "{fits}");
+    assert!(fits.contains("node-2: 4 free · node-1: 8 free"), "{fits}");
+    assert!(fits.contains("updated 0 s ago"), "{fits}");
+    assert!(fragmented.contains("6 GPUs are free in total, but only 0 replicas of 4 GPUs can be placed: the largest block on one node is 3 GPUs"), "{fragmented}");
+    assert!(full.contains("Full: 2 GPUs free on ready nodes, 4 needed"), "{full}");
+    assert!(unread.contains("The nodes have not been read yet.") && unread.contains("not read yet"), "{unread}");
+    assert!(unreachable.contains("The region cannot be reached right now"), "{unreachable}");
+    assert!(past_due.contains("New launches paused until the overdue payment is made"), "{past_due}");
+    assert!(page.contains("Room for 4 GPUs on one node each."), "{page}");
+    assert!(!page.contains('$'), "no money on this page: {page}");
+}
+
+#[wasm_bindgen_test]
+async fn the_owner_reads_the_same_verdicts_as_a_member() {
+    let (member, before) = mount_fit(Role::Member, "/fit?gpus=2&replicas=2");
+    settle().await;
+    let member_page = text(&member);
+    restore(&before);
+    let (owner, before) = mount_fit(Role::Owner, "/fit?gpus=2&replicas=2");
+    settle().await;
+    let (owner_page, found) = (text(&owner), verdicts(&owner));
+    restore(&before);
+    assert_eq!(owner_page, member_page);
+    assert_eq!(found[0], ("#3".to_owned(), "Fits now".to_owned(), Some("/reservations/3/launch?gpus=2".to_owned())));
+    assert!(owner_page.contains("Room for 2 × 2 GPUs on one node each."), "{owner_page}");
+    assert!(!owner_page.contains('$'), "{owner_page}");
+}
+
+#[wasm_bindgen_test]
+async fn a_region_or_gpu_type_filter_leaves_the_others_not_asked() {
+    let (host, before) = mount_fit(Role::Member, "/fit?gpus=1&region=ams");
+    settle().await;
+    let found = verdicts(&host);
+    let atl = row_text(&host, "#3");
+    restore(&before);
+    let asked: Vec<&str> = found.iter().filter(|r| r.1 != "Not asked").map(|r| r.0.as_str()).collect();
+    assert_eq!(asked, ["#6", "#9"], "{found:?}");
+    assert!(atl.contains("Another region than asked."), "{atl}");
+}
+
+#[wasm_bindgen_test]
+async fn an_address_with_invalid_values_is_explained_and_judges_nothing() {
+    let (host, before) = mount_fit(Role::Member, "/fit?gpus=0&replicas=lots");
+    settle().await;
+    let (page, rows) = (text(&host), verdicts(&host).len());
+    restore(&before);
+    assert!(page.contains("This address's question cannot be read:"), "{page}");
+    assert!(page.contains("“0” is not a number of GPUs: give a whole number from 1 to 100000."), "{page}");
+    assert!(page.contains("“lots” is not a number of replicas"), "{page}");
+    assert_eq!(rows, 0);
+}
+
+#[wasm_bindgen_test]
+async fn the_form_writes_the_question_into_the_address_and_the_verdicts_follow() {
+    let (host, before) = mount_fit(Role::Member, "/fit?tz=utc");
+    settle().await;
+    let asked_nothing = text(&host).contains("Say how many GPUs to find room for.");
+    let input = |id: &str, value: &str| {
+        let el = host.query_selector(id).unwrap().unwrap().unchecked_into::<web_sys::HtmlInputElement>();
+        el.set_value(value);
+        el.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    };
+    input("#fit-gpus", "2");
+    let region = host.query_selector("#fit-region").unwrap().unwrap().unchecked_into::<web_sys::HtmlSelectElement>();
+    region.set_value("atl");
+    region.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    settle().await;
+    let form = host.query_selector("form.fit-form").unwrap().unwrap().unchecked_into::<web_sys::HtmlFormElement>();
+    form.request_submit().unwrap();
+    settle().await;
+    let address = web_sys::window().unwrap().location().search().unwrap();
+    let seed = row_text(&host, "#12");
+    restore(&before);
+    assert!(asked_nothing);
+    assert_eq!(address, "?tz=utc&gpus=2&region=atl", "the question is in the address, other keys kept");
+    assert!(seed.contains("1 replica of 2 GPUs fit now, on 1 ready node."), "{seed}");
+}
