@@ -15,7 +15,7 @@ use reservations_console::components::notify::NotifyChoice;
 use reservations_console::domain::alerts::{Alert, Severity};
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::reads::fleet::FleetStore;
-use reservations_console::reads::nodes::use_nodes;
+use reservations_console::reads::nodes::{use_nodes, NodesStore};
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::Arc;
@@ -42,17 +42,31 @@ fn detail(id: i64, rate: Option<f64>) -> ReservationDetail {
     d
 }
 
+/// The overview's stores for a session of `role`, provided as the app provides them and
+/// watching what is read (as the overview's loop does).
+struct Fleet {
+    store: FleetStore,
+    nodes: NodesStore,
+    session: u64,
+}
+
+fn fleet(role: Role) -> Fleet {
+    let state = provide_console(role);
+    let store = FleetStore::new();
+    leptos::prelude::provide_context(store);
+    let session = state.session_id_untracked().unwrap();
+    store.begin(session);
+    store.watch();
+    let nodes = use_nodes();
+    nodes.begin_current();
+    Fleet { store, nodes, session }
+}
+
 /// Reservation 12 (atl, read: 6 in use, 2 free, 8 under maintenance), 9 (ams, not read
 /// yet), 6 (ams, region unreachable) and 4 (ended: no nodes), as `role` reads them.
 fn mount_fleet(role: Role) -> web_sys::HtmlElement {
     let (host, ()) = mount_with(move || {
-        let state = provide_console(role);
-        let store = FleetStore::new();
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, nodes, session } = fleet(role);
         let h100 = "NVIDIA-H100-80GB-HBM3";
         let list = vec![
             reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
@@ -138,13 +152,7 @@ async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
 /// (suspended), both with their nodes ready and idle, as `role` reads them.
 fn mount_closed(role: Role) -> web_sys::HtmlElement {
     let (host, ()) = mount_with(move || {
-        let state = provide_console(role);
-        let store = FleetStore::new();
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, nodes, session } = fleet(role);
         let stops = (now() + chrono::TimeDelta::days(2)).to_rfc3339();
         let list = vec![
             reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
@@ -210,12 +218,7 @@ async fn idle_gpus_of_past_due_and_suspended_reservations_are_not_counted_free_t
 #[wasm_bindgen_test]
 async fn a_failed_read_says_its_cause_and_request_id_in_the_row() {
     let (host, ()) = mount_with(move || {
-        let state = provide_console(Role::Member);
-        let store = FleetStore::new();
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, nodes, session } = fleet(Role::Member);
         let list = vec![
             reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
             reservation(json!({ "id": 9, "region_id": "ams", "node_count": 1, "reserved_gpus": 8 })),
@@ -260,13 +263,7 @@ async fn a_member_sees_the_gpu_figures_and_never_a_cost() {
 #[wasm_bindgen_test]
 async fn each_reservation_draws_its_use_since_the_tab_opened_without_inline_styles() {
     let (host, ()) = mount_with(|| {
-        let state = provide_console(Role::Member);
-        let store = FleetStore::new();
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, nodes, session } = fleet(Role::Member);
         store.receive_list(
             session,
             Ok(vec![reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 }))]),
@@ -292,14 +289,7 @@ async fn each_reservation_draws_its_use_since_the_tab_opened_without_inline_styl
 #[wasm_bindgen_test]
 async fn the_bell_counts_the_alerts_and_a_member_reads_no_payment_words() {
     let (host, ()) = mount_with(|| {
-        let state = provide_console(Role::Member);
-        let store = FleetStore::new();
-        leptos::prelude::provide_context(store);
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, session, .. } = fleet(Role::Member);
         let stops = (now() + chrono::TimeDelta::hours(5)).to_rfc3339();
         let list = vec![
             reservation(json!({ "id": 8, "status": "past_due", "stops_at": stops })),
@@ -406,14 +396,7 @@ async fn notifications_are_off_and_ask_nothing_until_notify_me_then_tell_new_cri
 #[wasm_bindgen_test]
 async fn once_the_overview_is_left_the_bell_says_how_old_its_node_alerts_are() {
     let (host, ()) = mount_with(|| {
-        let state = provide_console(Role::Owner);
-        let store = FleetStore::new();
-        leptos::prelude::provide_context(store);
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let Fleet { store, nodes, session } = fleet(Role::Owner);
         let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 9 }))];
         store.receive_list(session, Ok(list), now());
         // What the overview read before it was left: 9 ten minutes ago, 12 a minute ago.

@@ -49,8 +49,6 @@ pub struct FleetStore {
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
-    /// Why a reservation's detail could not be read (until a read succeeds).
-    detail_errors: RwSignal<BTreeMap<i64, ApiError>>,
     /// Each reservation's latest `/nodes`, whichever page read it.
     nodes: NodesStore,
     /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
@@ -75,7 +73,6 @@ impl FleetStore {
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
-            detail_errors: RwSignal::new(BTreeMap::new()),
             nodes: use_nodes(),
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
@@ -95,7 +92,6 @@ impl FleetStore {
         self.list.set(None);
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
-        self.detail_errors.set(BTreeMap::new());
         self.changes.set(Vec::new());
         self.history.set(BTreeMap::new());
         self.interval.set(None);
@@ -126,33 +122,10 @@ impl FleetStore {
 
     pub fn receive_detail(&self, session: u64, detail: ReservationDetail) {
         if self.owns(session) {
-            let id = detail.reservation.id;
             self.details.update(|d| {
-                d.insert(id, detail);
-            });
-            if self.detail_errors.with_untracked(|e| e.contains_key(&id)) {
-                self.detail_errors.update(|e| {
-                    e.remove(&id);
-                });
-            }
-        }
-    }
-
-    /// Reservation `id`'s detail could not be read: kept until a read succeeds.
-    pub fn detail_failed(&self, session: u64, id: i64, error: ApiError) {
-        if self.owns(session) {
-            self.detail_errors.update(|e| {
-                e.insert(id, error);
+                d.insert(detail.reservation.id, detail);
             });
         }
-    }
-
-    /// The reservations whose detail (and so rate) could not be read, with why (tracked).
-    pub fn detail_errors(&self) -> BTreeMap<i64, ApiError> {
-        if !self.current() {
-            return BTreeMap::new();
-        }
-        self.detail_errors.get()
     }
 
     /// Whether any reservation's nodes were read this session (tracked): alerts about
@@ -424,16 +397,12 @@ impl Reader {
                     if !self.alive() {
                         return;
                     }
-                    // A detail that cannot be read leaves its rate (and its alerts) out: the page
-                    // names it and why, and it is read again on the page's schedule.
+                    // A detail that cannot be read leaves its rate (and its alerts) out; one
+                    // that may be read later is read again on the page's schedule.
                     match result {
                         Ok(detail) => self.store.receive_detail(self.session, detail),
-                        Err(error) => {
-                            if error.is_transient() {
-                                failed.push(id);
-                            }
-                            self.store.detail_failed(self.session, id, error);
-                        }
+                        Err(error) if error.is_transient() => failed.push(id),
+                        Err(_) => {}
                     }
                     if wanted.is_empty() && details.is_empty() {
                         // No nodes to pace the retries: wait a round of the base interval.
