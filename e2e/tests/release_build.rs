@@ -121,7 +121,12 @@ async fn a_200_that_is_not_the_shared_code_is_refused_and_retry_fetches_it_again
     let bundle = std::fs::read_dir(dist.dir())
         .unwrap()
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .find(|path| path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&SHARED[1..])))
+        .find(|path| {
+            // The file itself, not one of its compressed copies (the directory's order is any).
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&SHARED[1..]) && n.ends_with(".bin"))
+        })
         .expect("the shared code's file in the build");
     let aside = copy.join("shared.aside");
     // Compressed copies go too: the server would answer them for the file.
