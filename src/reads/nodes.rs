@@ -160,10 +160,7 @@ impl NodesStore {
 
     /// What is known of reservation `id` in this session (tracked).
     pub fn read(&self, id: i64) -> NodesRead {
-        if !self.current() {
-            return NodesRead::default();
-        }
-        self.entry(id).get()
+        self.with(id, NodesRead::clone)
     }
 
     /// Calls `f` with what is known of `id`, without cloning it (tracked).
