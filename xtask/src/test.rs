@@ -90,6 +90,11 @@ const RUNNER_VARIABLES: [&str; 5] =
     ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER", "NO_HEADLESS", "WASM_BINDGEN_USE_BROWSER"];
 
 pub fn run() -> ExitCode {
+    // Every cargo below builds once and exits: incremental caches (6 GB of target/ once the
+    // wasm tests are built) would speed no later build of a clean checkout, and CI's disk is
+    // not that large. Set before any thread starts; every child inherits it.
+    std::env::set_var("CARGO_INCREMENTAL", "0");
+    report_free_space();
     let mut report = Vec::new();
     for Stage { name, run } in STAGES {
         println!("\n==> {name}");
@@ -116,6 +121,25 @@ pub fn run() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// What a clean run leaves under target/ (measured on a fresh clone, see docs/testing.md).
+const CLEAN_RUN_GB: u64 = 10;
+
+/// Says how much disk the build has before it starts, and warns when a clean run would not
+/// fit: running out mid-build fails as a compiler error ("No space left on device") that
+/// names a crate, not the disk.
+fn report_free_space() {
+    let free_kb = proc::stdout_of(Command::new("df").args(["-Pk"]).arg(proc::root()))
+        .and_then(|table| table.lines().nth(1)?.split_whitespace().nth(3)?.parse::<u64>().ok());
+    match free_kb {
+        Some(kb) if kb / 1_048_576 < CLEAN_RUN_GB => println!(
+            "xtask: warning: {:.1} GB free under the workspace; a clean run writes about {CLEAN_RUN_GB} GB to target/",
+            kb as f64 / 1_048_576.0
+        ),
+        Some(kb) => println!("xtask: {:.1} GB free under the workspace", kb as f64 / 1_048_576.0),
+        None => println!("xtask: could not read the free disk space (df)"),
     }
 }
 
