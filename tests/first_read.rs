@@ -4,6 +4,9 @@
 //! sends (or does not send) to Rust's table.
 #![cfg(target_arch = "wasm32")]
 
+mod console_fixtures;
+
+use console_fixtures::{js, record_requests, requests_sent};
 use reservations_console::api::first_read::GLOBAL;
 use reservations_console::router::Route;
 use reservations_console::state::KEPT_CONNECTION;
@@ -20,23 +23,18 @@ fn inline_script() -> &'static str {
     &page[start..end]
 }
 
-fn js(code: &str) -> JsValue {
-    js_sys::Function::new_no_args(code).call0(&JsValue::NULL).unwrap()
-}
-
 /// The URLs the script asks `fetch` for when the tab opens at `path` with a kept key.
 fn reads_sent_at(path: &str) -> Vec<String> {
     let window = web_sys::window().unwrap();
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(path)).unwrap();
     let storage = window.session_storage().unwrap().unwrap();
     storage.set_item(KEPT_CONNECTION, r#"{"key":"eco_test_key","base_url":"/api"}"#).unwrap();
-    js("window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
-        window.fetch = (url) => { window.__sent.push(String(url)); return new Promise(() => {}); };");
+    record_requests();
     js(inline_script());
-    let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
+    let sent = requests_sent();
     js(&format!("delete window.{GLOBAL};"));
     storage.remove_item(KEPT_CONNECTION).unwrap();
-    js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
+    sent
 }
 
 #[wasm_bindgen_test]

@@ -5,11 +5,15 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, reservation, settle, text};
+use console_fixtures::{
+    mount, now, provide_console, record_requests, requests_sent, reservation, seed_nodes, settle, text,
+};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::{LaunchRequest, LaunchedInstance, NodesResponse};
-use reservations_console::pages::launch::{FreeNow, LaunchForm};
+use reservations_console::pages::launch::{FreeNow, LaunchForm, LaunchPage};
+use reservations_console::reads::nodes::use_nodes;
+use reservations_console::router::Router;
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -32,7 +36,7 @@ fn scattered() -> NodesResponse {
 struct Form {
     host: web_sys::HtmlElement,
     sent: Arc<Mutex<Vec<LaunchRequest>>>,
-    nodes: RwSignal<Option<NodesResponse>>,
+    nodes: RwSignal<Option<Arc<NodesResponse>>>,
     pending: RwSignal<bool>,
     outcome: RwSignal<Option<Result<LaunchedInstance, ApiError>>>,
     rereads: RwSignal<usize>,
@@ -43,7 +47,7 @@ struct Form {
 /// is counted.
 async fn form(status: &str) -> Form {
     let sent = Arc::new(Mutex::new(Vec::new()));
-    let nodes = RwSignal::new(Some(scattered()));
+    let nodes = RwSignal::new(Some(Arc::new(scattered())));
     let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None);
     let rereads = RwSignal::new(0);
@@ -109,7 +113,7 @@ fn a_node_with_more_gpus_in_use_than_it_has_is_not_offered_and_is_named() {
     nodes.nodes[1].gpus_in_use = Some(9);
     let host = mount(move || {
         provide_console(Role::Member);
-        view! { <FreeNow response=nodes/> }
+        view! { <FreeNow response=Arc::new(nodes)/> }
     });
     let page = text(&host);
     assert!(!page.contains("-1 free"), "{page}");
@@ -187,7 +191,7 @@ async fn an_unanswered_launch_offers_no_retry_and_is_looked_for_on_the_nodes() {
     after.nodes[1].workloads.push(
         serde_json::from_value(json!({ "kind": "gpu_instance", "id": 5001, "name": "nb-1", "gpus": 2 })).unwrap(),
     );
-    f.nodes.set(Some(after));
+    f.nodes.set(Some(Arc::new(after)));
     settle().await;
     let sighting = f.host.query_selector(".launch-sighting").unwrap().unwrap();
     assert_eq!(sighting.text_content().unwrap(), "It was launched: nb-1 (#5001) runs on node-2.");
@@ -381,7 +385,7 @@ async fn the_gpus_asked_by_the_fit_page_link_fill_the_form_and_are_judged_at_onc
         view! {
             <LaunchForm
                 reservation=reservation(json!({}))
-                nodes=Signal::stored(Some(scattered()))
+                nodes=Signal::stored(Some(Arc::new(scattered())))
                 pending=Signal::stored(false)
                 outcome=Signal::stored(None)
                 submit=Callback::new(|_| ())
@@ -395,4 +399,25 @@ async fn the_gpus_asked_by_the_fit_page_link_fill_the_form_and_are_judged_at_onc
     let prediction = host.query_selector(".prediction").unwrap().unwrap().text_content().unwrap();
     assert_eq!(gpus.value(), "3");
     assert!(prediction.contains("node-2"), "the 3 GPUs asked fit on node-2 only: {prediction}");
+}
+
+#[wasm_bindgen_test]
+async fn a_launch_page_opened_right_after_another_page_read_the_nodes_shows_them_without_reading_again() {
+    let history = web_sys::window().unwrap().history().unwrap();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/reservations/12/launch")).unwrap();
+    record_requests();
+    let host = mount(|| {
+        provide_console(Role::Member);
+        // What the Nodes page read of reservation 12 a moment ago.
+        let store = use_nodes();
+        let session = store.begin_current().unwrap();
+        store.receive(session, 12, Ok(Arc::new(seed_nodes())), chrono::Utc::now());
+        view! { <Router><LaunchPage/></Router> }
+    });
+    settle().await;
+    let sent = requests_sent();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/")).unwrap();
+    assert_eq!(sent, ["/api/gpu-reservations/12"], "the reservation is read, its nodes are not read again");
+    let free = text(&host.query_selector(".free-now").unwrap().unwrap().unchecked_into());
+    assert!(free.contains("node-1"), "the stored nodes' free GPUs are listed: {free}");
 }

@@ -4,29 +4,13 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, now, provide_console, seed_nodes, settle};
+use console_fixtures::{mount_with, now, provide_console, record_requests, requests_sent, seed_nodes, settle};
 use reservations_console::reads::nodes::{use_nodes, NodesStore};
 use reservations_console::state::{Lifetime, Role};
 use std::sync::Arc;
-use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn js(code: &str) -> JsValue {
-    js_sys::Function::new_no_args(code).call0(&JsValue::NULL).unwrap()
-}
-
-/// `fetch` replaced by one that records each URL and never answers.
-fn record_requests() {
-    js("window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
-        window.fetch = (url) => { window.__sent.push(new URL(url.url || url, location.href).pathname); return new Promise(() => {}); };");
-}
-
-fn requests_sent() -> Vec<String> {
-    let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
-    js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
-}
 
 fn store() -> NodesStore {
     let (_, store) = mount_with(|| {

@@ -25,11 +25,13 @@ use crate::domain::status::{launch_access, reservation_status};
 use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use crate::reads::fleet::FleetStore;
+use crate::reads::nodes::use_nodes;
 use crate::reads::remote::{read_reservation, Remote};
 use crate::router::use_location;
 use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::sync::Arc;
 
 #[component]
 pub fn LaunchPage() -> impl IntoView {
@@ -40,7 +42,20 @@ pub fn LaunchPage() -> impl IntoView {
 fn LaunchOn(id: i64) -> impl IntoView {
     let state = use_connection();
     let reservation = read_reservation(id);
-    let nodes = Remote::new(move |conn| async move { client::nodes(&conn, id).await });
+    // Through the session's store of each reservation's nodes: an answer the Nodes page or the
+    // overview got a moment ago is reused, a read under way is joined, and what this page
+    // reads is what they show next.
+    let store = use_nodes();
+    let reads = StoredValue::new(0_u32);
+    let nodes = Remote::new(move |_| {
+        // The first read may reuse a fresh answer; a re-read (after a launch) must not.
+        let first = reads.try_update_value(|n| std::mem::replace(n, *n + 1) == 0).unwrap_or(false);
+        if first {
+            store.fetch_fresh(id, Lifetime::Page)
+        } else {
+            store.fetch_new(id, Lifetime::Page)
+        }
+    });
     let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None::<Result<LaunchedInstance, ApiError>>);
     // Only new data redraws the form (a refresh starting must not reset what was typed).
@@ -103,7 +118,7 @@ const FREE_LISTED: usize = 8;
 /// The ready nodes with the most free GPUs, where a launch can go; a node whose counts
 /// disagree is left out and named.
 #[component]
-pub fn FreeNow(response: NodesResponse) -> impl IntoView {
+pub fn FreeNow(response: Arc<NodesResponse>) -> impl IntoView {
     if response.workloads_unknown {
         return view! { <p class="muted">"The region cannot be reached: free GPUs are unknown."</p> }.into_any();
     }
@@ -195,7 +210,7 @@ fn unanswered(error: &ApiError) -> bool {
 #[component]
 pub fn LaunchForm(
     reservation: Reservation,
-    nodes: Signal<Option<NodesResponse>>,
+    nodes: Signal<Option<Arc<NodesResponse>>>,
     pending: Signal<bool>,
     outcome: Signal<Option<Result<LaunchedInstance, ApiError>>>,
     submit: Callback<LaunchRequest>,
@@ -223,7 +238,7 @@ pub fn LaunchForm(
     let gpus_value = move || gpus_problem(&gpus.get(), per_node);
     let prediction = Memo::new(move |_| {
         let count = gpus.with(|g| g.trim().parse::<i64>().unwrap_or(0));
-        nodes.with(|n| r.with_value(|r| predict_launch(r, n.as_ref(), count, interruptible.get())))
+        nodes.with(|n| r.with_value(|r| predict_launch(r, n.as_deref(), count, interruptible.get())))
     });
     let fit = move || {
         nodes.with(|n| {
@@ -250,7 +265,7 @@ pub fn LaunchForm(
             interruptible: interruptible.get_untracked().then_some(true),
         };
         last_request.set_value(Some(request.clone()));
-        instances_before.set_value(nodes.with_untracked(|n| n.as_ref().map(instance_ids).unwrap_or_default()));
+        instances_before.set_value(nodes.with_untracked(|n| n.as_deref().map(instance_ids).unwrap_or_default()));
         submit.run(request);
     };
     let gpus_error = move || shown_problems.get().then(|| gpus_value().err()).flatten();
@@ -368,7 +383,7 @@ fn Unanswered(
     reservation: i64,
     name: String,
     before: Vec<i64>,
-    nodes: Signal<Option<NodesResponse>>,
+    nodes: Signal<Option<Arc<NodesResponse>>>,
     reread: Callback<()>,
 ) -> impl IntoView {
     let why = error.message.unwrap_or_default();

@@ -9,6 +9,7 @@
 use super::generation::{Generation, Ticket};
 use super::nodes::{use_nodes, NodesRead, NodesStore};
 use super::remote::Fetched;
+use super::session::SessionMark;
 use crate::api::client;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
@@ -43,9 +44,8 @@ pub enum ReadStatus {
 /// The overview's reads. Copy: every field is an arena handle of the app's owner.
 #[derive(Clone, Copy)]
 pub struct FleetStore {
-    state: ConnectionState,
     /// The session the data was read with.
-    session: RwSignal<Option<u64>>,
+    session: SessionMark,
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
@@ -68,8 +68,7 @@ impl FleetStore {
     /// Empty; reads the connection and the [`NodesStore`] from context.
     pub fn new() -> Self {
         FleetStore {
-            state: use_connection(),
-            session: RwSignal::new(None),
+            session: SessionMark::new(),
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
@@ -85,10 +84,9 @@ impl FleetStore {
 
     /// Makes the store `session`'s, dropping whatever an earlier session read.
     pub fn begin(&self, session: u64) {
-        if self.session.get_untracked() == Some(session) {
+        if !self.session.claim(session) {
             return;
         }
-        self.session.set(Some(session));
         self.list.set(None);
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
@@ -99,12 +97,11 @@ impl FleetStore {
 
     /// Whether the data is the current session's (tracked): nothing is shown otherwise.
     fn current(&self) -> bool {
-        let session = self.session.get();
-        session.is_some() && session == self.state.session().map(|s| s.id)
+        self.session.is_current()
     }
 
     fn owns(&self, session: u64) -> bool {
-        self.session.try_get_untracked().flatten() == Some(session)
+        self.session.owns(session)
     }
 
     pub fn receive_list(&self, session: u64, result: Result<Vec<Reservation>, ApiError>, at: DateTime<Utc>) {
@@ -171,7 +168,7 @@ impl FleetStore {
 
     /// Every reservation's history, by id (untracked: for a download).
     pub fn histories(&self) -> Vec<(i64, History)> {
-        if self.session.get_untracked() != self.state.session_id_untracked() {
+        if !self.session.is_current_untracked() {
             return Vec::new();
         }
         self.history.with_untracked(|h| h.iter().map(|(id, h)| (*id, h.clone())).collect())
@@ -208,8 +205,7 @@ impl FleetStore {
 
     /// [`Self::current`], untracked.
     fn current_untracked(&self) -> bool {
-        let session = self.session.try_get_untracked().flatten();
-        session.is_some() && session == self.state.session_id_untracked()
+        self.session.is_current_untracked()
     }
 
     /// The reservations read (tracked), `None` before the list arrives.

@@ -9,6 +9,7 @@ pub mod live;
 pub mod nodes;
 pub mod placements;
 pub mod remote;
+pub mod session;
 
 use crate::router::Route;
 use crate::state::{ConnectionState, Lifetime};

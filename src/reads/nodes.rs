@@ -8,6 +8,7 @@
 //! records the node changes and utilization the alerts are derived from.
 
 use super::remote::Fetched;
+use super::session::SessionMark;
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::NodesResponse;
@@ -94,7 +95,7 @@ pub struct NodesStore {
     /// the owner would never be cleaned up.
     owner: StoredValue<WeakOwner>,
     /// The session the store's data was read with.
-    session: RwSignal<Option<u64>>,
+    session: SessionMark,
     reads: StoredValue<HashMap<i64, RwSignal<NodesRead>>>,
     /// The readers waiting for the read of a reservation under way, by session and id.
     waiting: StoredValue<HashMap<(u64, i64), Flight>, LocalStorage>,
@@ -121,7 +122,7 @@ impl NodesStore {
         NodesStore {
             state: use_connection(),
             owner: StoredValue::new(Owner::current().unwrap_or_default().downgrade()),
-            session: RwSignal::new(None),
+            session: SessionMark::new(),
             reads: StoredValue::new(HashMap::new()),
             waiting: StoredValue::new_local(HashMap::new()),
             sent: StoredValue::new(0),
@@ -131,18 +132,16 @@ impl NodesStore {
 
     /// Makes the store `session`'s, dropping whatever an earlier session read.
     fn begin(&self, session: u64) {
-        if self.session.get_untracked() == Some(session) {
+        if !self.session.claim(session) {
             return;
         }
-        self.session.set(Some(session));
         let dropped = self.reads.try_update_value(std::mem::take).unwrap_or_default();
         dropped.into_values().for_each(RwSignal::dispose);
     }
 
     /// Whether the data is the current session's (tracked): nothing is shown otherwise.
     fn current(&self) -> bool {
-        let session = self.session.get();
-        session.is_some() && session == self.state.session().map(|s| s.id)
+        self.session.is_current()
     }
 
     /// Reservation `id`'s signal, created under the app's owner on first use.
@@ -241,10 +240,9 @@ impl NodesStore {
     /// [`Self::fetch`], unless an answer arrived within [`FRESH_MS`]: then that one, with
     /// no request (a page opened right after another read its nodes).
     pub fn fetch_fresh(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
-        let fresh =
-            self.state.session_id_untracked().filter(|s| self.session.get_untracked() == Some(*s)).and_then(|_| {
-                self.reads.with_value(|r| r.get(&id).copied()).and_then(|e| e.with_untracked(|r| r.fresh(Utc::now())))
-            });
+        let fresh = self.state.session_id_untracked().filter(|s| self.session.owns(*s)).and_then(|_| {
+            self.reads.with_value(|r| r.get(&id).copied()).and_then(|e| e.with_untracked(|r| r.fresh(Utc::now())))
+        });
         match fresh {
             Some(response) => Box::pin(async move { Ok(response) }),
             None => self.fetch(id, lifetime),
@@ -254,7 +252,7 @@ impl NodesStore {
     /// One read's outcome, received at `at` in session `session`: kept, and shown to the
     /// observer. Dropped when another key was connected meanwhile.
     pub fn receive(&self, session: u64, id: i64, result: NodesAnswer, at: DateTime<Utc>) {
-        if self.session.try_get_untracked().flatten() != Some(session) {
+        if !self.session.owns(session) {
             return;
         }
         if result.as_ref().is_err_and(ApiError::is_cancelled) {

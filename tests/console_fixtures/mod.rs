@@ -157,3 +157,22 @@ pub async fn settle() {
         leptos::task::tick().await;
     }
 }
+
+/// Runs `code` as a function's body in the page.
+pub fn js(code: &str) -> wasm_bindgen::JsValue {
+    js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap()
+}
+
+/// `fetch` replaced by one that records the path and query of each request and never
+/// answers, until [`requests_sent`].
+pub fn record_requests() {
+    js("window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
+        window.fetch = (url) => { const u = new URL(url.url || url, location.href); \
+        window.__sent.push(u.pathname + u.search); return new Promise(() => {}); };");
+}
+
+/// What was asked of `fetch` since [`record_requests`], which it puts back.
+pub fn requests_sent() -> Vec<String> {
+    let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
+    js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
+}
