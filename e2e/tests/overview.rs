@@ -136,3 +136,41 @@ async fn idle_behind_past_due_and_suspended_reservations_is_apart_from_what_can_
     console.screenshots("overview-closed-member").await;
     console.assert_no_console_errors(&[]).await;
 }
+
+/// Issue 30: from the overview to "where do 4 GPUs fit", and on to a launch prefilled with
+/// them, which the API takes. The owner and a member read the same verdicts, a member no money.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_overview_leads_to_where_four_gpus_fit_and_on_to_a_prefilled_launch_that_succeeds() {
+    let console = Console::start().await;
+    let browser = &console.browser;
+    console.sim.freeze_clock().await;
+
+    open_overview(&console, OWNER_KEY).await;
+    browser.click("a[href='/fit']").await;
+    browser.wait_for("#fit-gpus").await;
+    browser.type_into("#fit-gpus", "4").await;
+    browser.click("form.fit-form button[type=submit]").await;
+    let fits = browser.wait_for_text("tr[data-verdict='Fits now']", "#12").await;
+    assert_eq!(browser.current_path().await, "/fit?gpus=4", "the address carries the question: {fits}");
+    console.screenshots("fit-owner").await;
+
+    browser.click("tr[data-verdict='Fits now'] a[href='/reservations/12/launch?gpus=4']").await;
+    browser.wait_for("#launch-gpus").await;
+    let asked = browser.script("return document.querySelector('#launch-gpus').value").await;
+    assert_eq!(asked, json!("4"), "the launch form starts with the GPUs asked for");
+    browser.type_into("#launch-name", "e2e-fit-4").await;
+    browser.click("form.launch-form button[type=submit]").await;
+    browser.wait_for_text(".launched", "e2e-fit-4").await;
+    let launches = console.sim.requests("/api/gpu-instances").await;
+    let statuses: Vec<Option<u16>> = launches.requests.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [Some(201)], "one launch, taken");
+
+    open_overview(&console, MEMBER_KEY).await;
+    console.navigate("/fit?gpus=4").await;
+    // The owner's launch may have taken #12's last room for 4: whatever its verdict, it has one.
+    browser.wait_for_text("tr[data-verdict]", "#12").await;
+    let page = browser.text("main").await;
+    assert!(!page.contains('$'), "no money on a member's fit page:\n{page}");
+    console.screenshots("fit-member").await;
+    console.assert_no_console_errors(&[]).await;
+}
