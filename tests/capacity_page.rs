@@ -63,8 +63,11 @@ fn mount_capacity(role: Role, rate_read: bool) -> web_sys::HtmlElement {
     host
 }
 
-/// Each lane's heading and its rows: reservation, how the renewal takes over, and the row's text.
-fn lanes(host: &web_sys::HtmlElement) -> Vec<(String, Vec<(String, String, String)>)> {
+/// A table row: its reservation, how the renewal takes over (`data-handover`), its text.
+type Row = (String, String, String);
+
+/// Each lane's heading and its rows.
+fn lanes(host: &web_sys::HtmlElement) -> Vec<(String, Vec<Row>)> {
     let panels = host.query_selector_all("section.capacity-lane").unwrap();
     (0..panels.length())
         .map(|i| {
@@ -83,7 +86,7 @@ fn lanes(host: &web_sys::HtmlElement) -> Vec<(String, Vec<(String, String, Strin
         .collect()
 }
 
-fn row<'a>(lanes: &'a [(String, Vec<(String, String, String)>)], id: &str) -> &'a (String, String, String) {
+fn row<'a>(lanes: &'a [(String, Vec<Row>)], id: &str) -> &'a Row {
     lanes.iter().flat_map(|(_, rows)| rows).find(|r| r.0 == id).unwrap_or_else(|| panic!("no row {id}"))
 }
 
