@@ -21,6 +21,8 @@ pub enum Route {
     Overview,
     /// Where k GPUs fit now; the question is in the query.
     Fit,
+    /// Reserved GPUs over the coming terms: renewals, gaps and overlaps.
+    Capacity,
     Reservations,
     Reservation(String),
     Nodes(String),
@@ -46,6 +48,7 @@ impl Route {
             [] => Route::Connect,
             ["overview"] => Route::Overview,
             ["fit"] => Route::Fit,
+            ["capacity"] => Route::Capacity,
             ["reservations"] => Route::Reservations,
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
@@ -256,6 +259,7 @@ mod tests {
         assert_eq!(Route::parse("/overview"), Route::Overview);
         assert_eq!(Route::parse("/fit"), Route::Fit);
         assert_eq!(Route::parse("/fit/"), Route::Fit);
+        assert_eq!(Route::parse("/capacity"), Route::Capacity);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));
@@ -294,6 +298,7 @@ mod tests {
             "/reservations/x/nodes",
             "/orgs",
             "/fit",
+            "/capacity",
         ] {
             assert_eq!(read(path), None, "{path}");
         }

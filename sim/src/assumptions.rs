@@ -73,8 +73,9 @@ pub const LAUNCH_CHECKS: [LaunchCheck; 7] = [
 ];
 
 /// **assumption** (seed 004: "one per region, and a renewal is a new reservation"): the demo
-/// account holds at most one live reservation per region, plus a renewal in this status that
-/// starts when its predecessor ends. A launch goes to the region's live reservation, never
+/// account holds at most one live reservation per region, plus renewals in this status that
+/// start after it: at its end, or (issue 30's demo of gaps and overlaps) a week after or a
+/// month before. A launch goes to the region's live reservation, never
 /// to the renewal scheduled after it.
 pub const RENEWAL_STATUS: Status = Status::Scheduled;
 

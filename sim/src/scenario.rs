@@ -15,9 +15,11 @@
 //! - 15 assigning, lax, RTX PRO 6000, quarterly
 //! - 16 awaiting_payment, phx, H100, first invoice issued · 17 awaiting_payment, den, H100,
 //!   first invoice not issued yet
+//! - 21 scheduled, ams, H100: the renewal of 6, a week after 6 ends (a gap) · 22 scheduled,
+//!   lax, RTX PRO 6000: the renewal of 15, a month before 15 ends (an overlap)
 //!
-//! One live reservation per region, plus a scheduled renewal that starts when its
-//! predecessor ends (seed 004: "one per region, and a renewal is a new reservation").
+//! One live reservation per region, plus scheduled renewals that start after their
+//! predecessor (seed 004: "one per region, and a renewal is a new reservation").
 //!
 //! Other account (`eco_demo_other`): 11 active, atl, 1×8 H100. Scenario `large` adds 20:
 //! active, iad, 1,000 nodes of 8 B200; scenario `huge` adds the same reservation 20 with
@@ -248,6 +250,30 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             rate: Usd(215),
             initial: terms(2, 1000, 4000),
             first_invoice: Some(FirstInvoiceTerms { issued: false, due_at: None, paid_at: None }),
+            ..Spec::default()
+        },
+        // Renewals that do not meet their predecessor's end (issue 30, capacity without gaps):
+        // 6's starts a week after 6 ends, 15's a month before 15 ends.
+        Spec {
+            id: 21,
+            status: Status::Scheduled,
+            region_id: "ams",
+            gpu_type: H100,
+            starts_at: Some(month(10) + TimeDelta::days(7)),
+            contract_ref: "MSA-2025-052-R1 (renewal of reservation 6)".into(),
+            rate: Usd(205),
+            initial: terms(3, 1000, 8000),
+            ..Spec::default()
+        },
+        Spec {
+            id: 22,
+            status: Status::Scheduled,
+            region_id: "lax",
+            gpu_type: RTX_PRO_6000,
+            starts_at: Some(month(7)),
+            contract_ref: "MSA-2026-023-R1 (renewal of reservation 15)".into(),
+            rate: Usd(125),
+            initial: terms(2, 1000, 5000),
             ..Spec::default()
         },
     ]

@@ -9,10 +9,6 @@ use reservations_sim::{Config, Scenario};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashSet};
 
-fn time(value: &Value) -> DateTime<Utc> {
-    value.as_str().unwrap_or_else(|| panic!("not a time: {value}")).parse().unwrap()
-}
-
 fn by_status<'a>(list: &'a [Value], status: &str) -> Vec<&'a Value> {
     list.iter().filter(|r| r["status"] == status).collect()
 }

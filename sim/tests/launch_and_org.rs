@@ -3,6 +3,7 @@
 
 mod common;
 
+use chrono::TimeDelta;
 use common::*;
 use serde_json::{json, Value};
 
@@ -206,7 +207,7 @@ async fn the_org_api_is_also_served_alone_under_its_own_base_url() {
 }
 
 #[tokio::test]
-async fn one_live_reservation_per_region_plus_a_renewal_scheduled_when_it_ends_and_launches_go_to_the_live_one() {
+async fn one_live_reservation_per_region_plus_renewals_scheduled_after_it_and_launches_go_to_the_live_one() {
     let sim = sim().await;
     let list = sim.read("/api/gpu-reservations").await;
     let live: Vec<&Value> = list.as_array().unwrap().iter().filter(|r| r["status"] != "ended").collect();
@@ -219,14 +220,21 @@ async fn one_live_reservation_per_region_plus_a_renewal_scheduled_when_it_ends_a
         assert!(current.len() <= 1, "{region}: more than one live reservation: {here:?}");
         for renewal in here.iter().filter(|r| r["status"] == "scheduled") {
             if let Some(predecessor) = current.first() {
-                assert_eq!(renewal["starts_at"], predecessor["ends_at"], "{region}: starts when its predecessor ends");
+                assert!(time(&renewal["starts_at"]) > time(&predecessor["starts_at"]), "{region}: starts after it");
                 assert_eq!(renewal["gpu_type"], predecessor["gpu_type"], "{region}");
             }
         }
     }
     let (twelve, fourteen) = (sim.read("/api/gpu-reservations/12").await, sim.read("/api/gpu-reservations/14").await);
     assert_eq!((fourteen["status"].as_str(), fourteen["region_id"].as_str()), (Some("scheduled"), Some("atl")));
-    assert_eq!(fourteen["starts_at"], twelve["ends_at"], "14 is 12's renewal");
+    assert_eq!(fourteen["starts_at"], twelve["ends_at"], "14 is 12's renewal, at its end");
+    // Issue 30: one renewal a week late (a gap) and one a month early (an overlap).
+    let (six, twenty_one) = (sim.read("/api/gpu-reservations/6").await, sim.read("/api/gpu-reservations/21").await);
+    assert_eq!(time(&twenty_one["starts_at"]) - time(&six["ends_at"]), TimeDelta::days(7));
+    let (fifteen, twenty_two) =
+        (sim.read("/api/gpu-reservations/15").await, sim.read("/api/gpu-reservations/22").await);
+    let overlap = time(&fifteen["ends_at"]) - time(&twenty_two["starts_at"]);
+    assert!((28..=31).contains(&overlap.num_days()), "22 starts a month before 15 ends: {overlap}");
     let reply = sim.post("/api/gpu-instances", Some(OWNER), &launch_body("atl", RTX, json!(1))).await;
     assert_eq!(reply.status, 201, "{}", reply.text());
     let nodes = sim.read("/api/gpu-reservations/12/nodes").await.to_string();

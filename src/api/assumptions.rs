@@ -4,6 +4,7 @@
 //! names and nowhere else spells the values out.
 
 use super::enums::{OrgReservationStatus, ReservationStatus, WorkloadKind};
+use super::models::Reservation;
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -108,6 +109,27 @@ pub fn has_nodes(status: &ReservationStatus) -> bool {
 pub fn runs_workloads(status: &ReservationStatus) -> bool {
     matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
 }
+
+/// **assumption**: seed 004 says only that "a renewal is a new reservation"; nothing in the
+/// API links a term to its renewal. A reservation's renewal is taken to be the next
+/// reservation of the same region and GPU type by start date (on the same instant, the one
+/// created later: the higher id), whatever its status; while such a reservation has no
+/// start yet (awaiting its first payment) the renewal is unknown
+/// ([`renewal_of`](crate::domain::capacity_timeline::renewal_of)). This is which reservations
+/// may renew `first`; the renewal is the earliest of them to start after it.
+pub fn is_renewal_candidate(first: &Reservation, other: &Reservation) -> bool {
+    other.id != first.id && other.region_id == first.region_id && other.gpu_type == first.gpu_type
+}
+
+/// Said wherever a renewal is named ([`is_renewal_candidate`]).
+pub const RENEWAL_RULE: &str =
+    "Assumed: a renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
+
+/// **assumption**: the documents do not say how two overlapping terms are charged. Both are
+/// taken to be charged in full, so the GPU-hours reserved twice are paid again at the
+/// renewal's rate (`domain::capacity_timeline::overlap_cost`); said beside that figure:
+pub const OVERLAP_PRICE: &str =
+    "Assumed: both terms are charged for the hours they overlap, the second time at the renewal's rate.";
 
 // **assumption** (`domain::status`): a reservation is suspended because a payment stayed
 // overdue past its `stops_at`. Seed 004 says only "suspended (workloads stopped)"; the

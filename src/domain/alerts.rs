@@ -5,9 +5,11 @@
 use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
 use crate::domain::capacity::runs_workloads;
+use crate::domain::capacity_timeline::{renewal_of, Handover, Renewal};
 use crate::domain::grid::state_meaning;
 use crate::domain::status::settle_overdue;
 use crate::domain::time::{format_time, format_utc_date, relative, Zone};
+use crate::domain::words::count;
 use chrono::TimeDelta;
 use std::collections::BTreeMap;
 
@@ -106,7 +108,7 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
         out.extend(past_due(r, funding, now, owner, zone));
         out.extend(suspended(r, funding, owner));
         out.extend(awaiting_payment(r, detail, owner));
-        out.extend(term_ending(r, now));
+        out.extend(term_ending_unrenewed(r, inputs.reservations, now).or_else(|| term_ending(r, now)));
         if let Some(detail) = detail {
             out.extend(amendments_soon(detail, now));
         }
@@ -212,6 +214,35 @@ pub fn term_ending(r: &Reservation, now: Timestamp) -> Option<Alert> {
     }
     let text = format!("Reservation #{}'s term ends {} ({}).", r.id, relative(now, at), format_utc_date(at));
     alert(Severity::Warning, r.id, text, Some(at))
+}
+
+/// A term ending within 30 days that no renewal takes over by then ([`renewal_of`] among
+/// `all`): none is reserved, or it starts after the end. The workloads there stop, so it is
+/// critical under 24 h. A renewal at or before the end, or one not known, is left to
+/// [`term_ending`].
+pub fn term_ending_unrenewed(r: &Reservation, all: &[Reservation], now: Timestamp) -> Option<Alert> {
+    let at = r.ends_at?;
+    let running = matches!(r.status, ReservationStatus::Active | ReservationStatus::PastDue);
+    if !running || at <= now || at - now > TERM_END_WITHIN {
+        return None;
+    }
+    let (id, ends) = (r.id, format!("ends {} ({})", relative(now, at), format_utc_date(at)));
+    let text = match renewal_of(r, all) {
+        Renewal::None => format!(
+            "Reservation #{id}'s term {ends} and no renewal is reserved in {} for {}: its workloads stop then.",
+            r.region_id, r.gpu_type
+        ),
+        Renewal::Next { renewal, handover: Some(Handover::Gap { hours, .. }) } => format!(
+            "Reservation #{id}'s term {ends} and its renewal #{} starts only on {}: {} without reserved GPUs in {}.",
+            renewal.id,
+            renewal.starts_at.map(format_utc_date).unwrap_or_default(),
+            count(hours, "hour"),
+            r.region_id
+        ),
+        Renewal::Next { .. } | Renewal::Unknown => return None,
+    };
+    let severity = if at - now < CRITICAL_WITHIN { Severity::Critical } else { Severity::Warning };
+    alert(severity, id, text, Some(at))
 }
 
 /// Amendments taking effect within 7 days.
@@ -433,6 +464,45 @@ mod tests {
         r.ends_at = Some(now() + TimeDelta::days(2));
         r.status = ReservationStatus::Ended;
         assert_eq!(term_ending(&r, now()), None, "an ended reservation is not announced");
+    }
+
+    #[test]
+    fn a_term_ending_within_30_days_without_a_renewal_taking_over_says_its_workloads_stop() {
+        let mut r = reservation(9, ReservationStatus::Active, "ord", "H100", 24);
+        r.starts_at = Some(now() - TimeDelta::days(300));
+        r.ends_at = Some(now() + TimeDelta::days(12));
+        let alone = [r.clone()];
+        let told = term_ending_unrenewed(&r, &alone, now()).unwrap();
+        assert_eq!(told.severity, Severity::Warning);
+        assert_eq!(
+            told.text,
+            "Reservation #9's term ends in 12 days (14 Dec 2026) and no renewal is reserved in ord for H100: its workloads stop then."
+        );
+        let mut renewal = reservation(21, ReservationStatus::Scheduled, "ord", "H100", 24);
+        renewal.starts_at = Some(now() + TimeDelta::days(17));
+        renewal.ends_at = Some(now() + TimeDelta::days(400));
+        let late = [r.clone(), renewal.clone()];
+        let told = term_ending_unrenewed(&r, &late, now()).unwrap();
+        assert_eq!(
+            told.text,
+            "Reservation #9's term ends in 12 days (14 Dec 2026) and its renewal #21 starts only on 19 Dec 2026: 120 hours without reserved GPUs in ord."
+        );
+        renewal.starts_at = r.ends_at;
+        let on_time = [r.clone(), renewal.clone()];
+        assert_eq!(term_ending_unrenewed(&r, &on_time, now()), None, "renewed at the end");
+        // Renewed on time, the end is still announced as before; alone, only the unrenewed alert is.
+        let (details, recent) = (BTreeMap::new(), BTreeMap::new());
+        let texts = |list: &[Reservation]| {
+            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &recent };
+            alerts(&inputs, now(), false, Zone::Utc).into_iter().map(|a| a.text).collect::<Vec<_>>()
+        };
+        assert_eq!(texts(&on_time), ["Reservation #9's term ends in 12 days (14 Dec 2026)."]);
+        assert_eq!(texts(&alone).len(), 1);
+        assert!(texts(&alone)[0].contains("no renewal is reserved"), "{:?}", texts(&alone));
+        r.ends_at = Some(now() + hours(5));
+        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()).unwrap().severity, Severity::Critical);
+        r.ends_at = Some(now() + TimeDelta::days(31));
+        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()), None, "not within 30 days");
     }
 
     #[test]

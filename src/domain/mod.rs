@@ -6,6 +6,7 @@ pub mod alerts;
 pub mod amendments;
 pub mod billing;
 pub mod capacity;
+pub mod capacity_timeline;
 pub mod csv;
 pub mod explain;
 pub mod fit;

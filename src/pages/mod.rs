@@ -1,5 +1,6 @@
 //! One file per route.
 
+pub mod capacity;
 pub mod connect;
 pub mod fit;
 pub mod launch;

@@ -54,6 +54,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                 </div>
                 <div class="page-actions">
                     <a class="button button-secondary" href="/fit">"Where do k GPUs fit?"</a>
+                    <a class="button button-secondary" href="/capacity">"Gaps between terms"</a>
                     <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
                 </div>
             </div>

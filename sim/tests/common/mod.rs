@@ -2,6 +2,7 @@
 //! and a minimal HTTP/1.1 client over a plain TcpStream (no client crate to compile).
 #![allow(dead_code)] // each test file uses its own subset
 
+use chrono::{DateTime, Utc};
 use reservations_sim::{start, Config, Running};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -14,6 +15,11 @@ pub const OTHER: &str = "eco_demo_other";
 pub const RTX: &str = "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition";
 pub const H100: &str = "NVIDIA-H100-80GB-HBM3";
 pub const B200: &str = "NVIDIA-B200";
+
+/// A timestamp field of an answer.
+pub fn time(value: &Value) -> DateTime<Utc> {
+    value.as_str().unwrap_or_else(|| panic!("not a time: {value}")).parse().unwrap()
+}
 
 /// A fixed clock start so that the demo dates are those of seed 004's example
 /// (reservation 12 starts 2026-11-01).

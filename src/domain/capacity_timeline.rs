@@ -1,0 +1,378 @@
+//! Capacity without gaps: each reservation paired with its renewal (seed 004: "a renewal is
+//! a new reservation"; the rule is [`is_renewal_candidate`]'s), whether the renewal starts
+//! before, at or after the first one's end, and per region and GPU type the reserved GPUs
+//! over the coming terms, with the gaps (hours without reserved GPUs: the workloads there
+//! stop) and the overlaps (hours × GPUs reserved twice, which the owner pays twice).
+//!
+//! Times are instants, so month ends and leap days need no care of their own; hours are
+//! whole, a part hour counted as a whole one (never less than there is). A date the API has
+//! not set yet is unknown, never a gap of zero.
+
+use crate::api::assumptions::is_renewal_candidate;
+use crate::api::enums::ReservationStatus;
+use crate::api::models::{Reservation, Timestamp};
+use crate::api::money::Usd;
+use chrono::TimeDelta;
+
+/// How a renewal takes over from the term before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handover {
+    /// It starts `hours` after the first one ends: its `gpus` are not reserved meanwhile.
+    Gap { hours: i64, gpus: i64 },
+    /// It starts the instant the first one ends.
+    AtEnd,
+    /// It starts `hours` before the first one ends: `gpus` (the smaller of the two terms)
+    /// are reserved twice for those hours.
+    Overlap { hours: i64, gpus: i64 },
+}
+
+impl Handover {
+    /// From `first`'s end and `renewal`'s dates; `None` when a date it needs is not set.
+    pub fn between(first: &Reservation, renewal: &Reservation) -> Option<Handover> {
+        let (end, start) = (first.ends_at?, renewal.starts_at?);
+        Some(if start > end {
+            Handover::Gap { hours: whole_hours(start - end), gpus: first.reserved_gpus }
+        } else if start == end {
+            Handover::AtEnd
+        } else {
+            let until = renewal.ends_at.map_or(end, |renewal_end| renewal_end.min(end));
+            Handover::Overlap {
+                hours: whole_hours(until - start),
+                gpus: first.reserved_gpus.min(renewal.reserved_gpus),
+            }
+        })
+    }
+
+    /// The GPU-hours without reservation (a gap) or reserved twice (an overlap).
+    pub fn gpu_hours(&self) -> i64 {
+        match *self {
+            Handover::Gap { hours, gpus } | Handover::Overlap { hours, gpus } => hours * gpus,
+            Handover::AtEnd => 0,
+        }
+    }
+}
+
+/// What the overlap costs a second time: its GPU-hours at the renewal's rate (the pricing
+/// is an assumption, [`OVERLAP_PRICE`](crate::api::assumptions::OVERLAP_PRICE)). `None` for
+/// a handover that is no overlap.
+pub fn overlap_cost(handover: Handover, renewal_rate: Usd) -> Option<Usd> {
+    matches!(handover, Handover::Overlap { .. }).then(|| renewal_rate.times(handover.gpu_hours()))
+}
+
+/// Hours in `span`, a part hour counted whole; 0 for an empty or negative span.
+fn whole_hours(span: TimeDelta) -> i64 {
+    let seconds = span.num_seconds().max(0) + i64::from(span.subsec_nanos() > 0);
+    (seconds + 3599) / 3600
+}
+
+/// A reservation's renewal, as far as the list tells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Renewal<'a> {
+    /// The next reservation of its region and GPU type; `handover` is `None` when the
+    /// first one's end is not set.
+    Next { renewal: &'a Reservation, handover: Option<Handover> },
+    /// No reservation of its region and GPU type starts after it.
+    None,
+    /// The dates that would tell are not set: its own start, or the start of another
+    /// reservation of its region and GPU type (awaiting its first payment), which could be it.
+    Unknown,
+}
+
+/// `first`'s renewal among `all`: the next reservation of the same region and GPU type by
+/// start date, on the same instant the later created (higher id).
+pub fn renewal_of<'a>(first: &Reservation, all: &'a [Reservation]) -> Renewal<'a> {
+    let Some(start) = first.starts_at else { return Renewal::Unknown };
+    let candidates = || all.iter().filter(|other| is_renewal_candidate(first, other));
+    let next = candidates()
+        .filter_map(|other| other.starts_at.map(|at| ((at, other.id), other)))
+        .filter(|(key, _)| *key > (start, first.id))
+        .min_by_key(|(key, _)| *key);
+    match next {
+        Some((_, renewal)) => Renewal::Next { renewal, handover: Handover::between(first, renewal) },
+        None if candidates().any(|other| other.starts_at.is_none()) => Renewal::Unknown,
+        None => Renewal::None,
+    }
+}
+
+/// A stretch of time with one figure of reserved GPUs; 0 is a gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    pub from: Timestamp,
+    pub to: Timestamp,
+    pub gpus: i64,
+}
+
+impl Stretch {
+    pub fn hours(&self) -> i64 {
+        whole_hours(self.to - self.from)
+    }
+}
+
+/// A reservation of a lane and its renewal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Term<'a> {
+    pub reservation: &'a Reservation,
+    pub renewal: Renewal<'a>,
+}
+
+/// One region and GPU type over the coming terms.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lane<'a> {
+    pub region: &'a str,
+    pub gpu_type: &'a str,
+    /// Its reservations not over yet, by start (those without one last).
+    pub terms: Vec<Term<'a>>,
+    /// Reserved GPUs from now (or the first start) to the last end known, in order; the
+    /// terms whose start or end is not set are left out (their `terms` entry says so).
+    pub stretches: Vec<Stretch>,
+}
+
+impl Lane<'_> {
+    /// The stretches without reserved GPUs between two with.
+    pub fn gaps(&self) -> impl Iterator<Item = &Stretch> {
+        self.stretches.iter().filter(|s| s.gpus == 0)
+    }
+
+    /// The terms whose start or end is not set.
+    pub fn undated(&self) -> impl Iterator<Item = &Term<'_>> {
+        self.terms.iter().filter(|t| dates(t.reservation).is_none())
+    }
+}
+
+/// A term's start and end, when both are set and in order.
+fn dates(r: &Reservation) -> Option<(Timestamp, Timestamp)> {
+    let (start, end) = (r.starts_at?, r.ends_at?);
+    (end > start).then_some((start, end))
+}
+
+/// Every region and GPU type with a term not over at `now`, by region then GPU type; the
+/// renewals are looked for among `all` (an ended reservation included, as the rule says).
+pub fn lanes(all: &[Reservation], now: Timestamp) -> Vec<Lane<'_>> {
+    let coming: Vec<&Reservation> =
+        all.iter().filter(|r| r.status != ReservationStatus::Ended && r.ends_at.is_none_or(|end| end > now)).collect();
+    let mut places: Vec<(&str, &str)> = coming.iter().map(|r| (r.region_id.as_str(), r.gpu_type.as_str())).collect();
+    places.sort_unstable();
+    places.dedup();
+    places
+        .into_iter()
+        .map(|(region, gpu_type)| {
+            let mut mine: Vec<&Reservation> =
+                coming.iter().copied().filter(|r| r.region_id == region && r.gpu_type == gpu_type).collect();
+            mine.sort_by_key(|r| (r.starts_at.is_none(), r.starts_at, r.id));
+            let terms = mine.iter().map(|r| Term { reservation: r, renewal: renewal_of(r, all) }).collect();
+            Lane { region, gpu_type, terms, stretches: stretches(&mine, now) }
+        })
+        .collect()
+}
+
+/// The reserved GPUs of `terms` from `now` (or the first start) to the last end, adjacent
+/// stretches of the same figure joined.
+fn stretches(terms: &[&Reservation], now: Timestamp) -> Vec<Stretch> {
+    let dated: Vec<(Timestamp, Timestamp, i64)> = terms
+        .iter()
+        .filter_map(|r| dates(r).map(|(start, end)| (start.max(now), end, r.reserved_gpus)))
+        .filter(|(start, end, _)| end > start)
+        .collect();
+    let mut bounds: Vec<Timestamp> = dated.iter().flat_map(|(start, end, _)| [*start, *end]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut out: Vec<Stretch> = Vec::new();
+    for pair in bounds.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let gpus = dated.iter().filter(|(start, end, _)| *start <= from && to <= *end).map(|(_, _, g)| g).sum();
+        match out.last_mut() {
+            Some(last) if last.gpus == gpus => last.to = to,
+            _ => out.push(Stretch { from, to, gpus }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::fleet::tests::reservation;
+    use crate::domain::time::tests::at;
+
+    const RTX: &str = "RTX";
+
+    /// An active term of `gpus` in atl (RTX) from `start` to `end`, each `None` when unset.
+    fn term(id: i64, gpus: i64, start: Option<Timestamp>, end: Option<Timestamp>) -> Reservation {
+        let mut r = reservation(id, ReservationStatus::Active, "atl", RTX, gpus);
+        r.starts_at = start;
+        r.ends_at = end;
+        r
+    }
+
+    fn day(y: i32, m: u32, d: u32) -> Timestamp {
+        at(y, m, d, 0, 0)
+    }
+
+    fn dated(id: i64, gpus: i64, start: Timestamp, end: Timestamp) -> Reservation {
+        term(id, gpus, Some(start), Some(end))
+    }
+
+    fn handover(first: &Reservation, all: &[Reservation]) -> Option<Handover> {
+        match renewal_of(first, all) {
+            Renewal::Next { handover, .. } => handover,
+            other => panic!("no renewal found: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_term_ending_on_a_leap_day_and_renewed_the_next_day_has_a_24_hour_gap() {
+        let first = dated(1, 32, day(2027, 2, 28), day(2028, 2, 29));
+        let renewal = dated(2, 32, day(2028, 3, 1), day(2029, 3, 1));
+        let all = [first.clone(), renewal];
+        assert_eq!(handover(&first, &all), Some(Handover::Gap { hours: 24, gpus: 32 }));
+        assert_eq!(Handover::Gap { hours: 24, gpus: 32 }.gpu_hours(), 768);
+    }
+
+    #[test]
+    fn gaps_across_month_ends_count_the_calendar_hours() {
+        let jan = dated(1, 8, day(2026, 2, 1), day(2027, 1, 31));
+        let feb = dated(2, 8, day(2027, 2, 1), day(2028, 2, 1));
+        assert_eq!(handover(&jan, &[jan.clone(), feb]), Some(Handover::Gap { hours: 24, gpus: 8 }));
+        // From 28 February to 1 April: the rest of February and all of March, in a leap year and not.
+        let to_april = |y| {
+            let first = dated(1, 8, day(y - 1, 2, 28), day(y, 2, 28));
+            handover(&first, &[first.clone(), dated(2, 8, day(y, 4, 1), day(y + 1, 4, 1))])
+        };
+        assert_eq!(to_april(2027), Some(Handover::Gap { hours: (1 + 31) * 24, gpus: 8 }));
+        assert_eq!(to_april(2028), Some(Handover::Gap { hours: (2 + 31) * 24, gpus: 8 }), "29 February");
+    }
+
+    #[test]
+    fn an_overlap_through_a_leap_february_is_29_days_of_the_smaller_terms_gpus() {
+        let first = dated(1, 32, day(2027, 3, 1), day(2028, 3, 1));
+        let renewal = dated(2, 16, day(2028, 2, 1), day(2029, 2, 1));
+        let all = [first.clone(), renewal];
+        let overlap = handover(&first, &all).unwrap();
+        assert_eq!(overlap, Handover::Overlap { hours: 29 * 24, gpus: 16 });
+        assert_eq!(overlap.gpu_hours(), 11_136);
+        // The same in 2027 is 28 days.
+        let first = dated(1, 32, day(2026, 3, 1), day(2027, 3, 1));
+        let renewal = dated(2, 16, day(2027, 2, 1), day(2028, 2, 1));
+        assert_eq!(handover(&first, &[first.clone(), renewal]), Some(Handover::Overlap { hours: 28 * 24, gpus: 16 }));
+    }
+
+    #[test]
+    fn the_overlap_is_priced_exactly_at_the_renewals_rate() {
+        let overlap = Handover::Overlap { hours: 696, gpus: 8 };
+        assert_eq!(overlap_cost(overlap, Usd::from_cents(125)), Some(Usd::from_cents(696_000)));
+        // A rate below a cent stays exact: 5,568 GPU-hours × $0.0125.
+        assert_eq!(overlap_cost(overlap, Usd::from_micros(12_500)), Some(Usd::from_cents(6_960)));
+        assert_eq!(overlap_cost(Handover::Gap { hours: 24, gpus: 8 }, Usd::from_cents(125)), None);
+        assert_eq!(overlap_cost(Handover::AtEnd, Usd::from_cents(125)), None);
+    }
+
+    #[test]
+    fn a_renewal_starting_the_instant_the_term_ends_is_no_gap() {
+        let first = dated(12, 32, day(2026, 11, 1), day(2027, 11, 1));
+        let renewal = dated(14, 32, day(2027, 11, 1), day(2028, 11, 1));
+        let all = [renewal.clone(), first.clone()];
+        assert_eq!(handover(&first, &all), Some(Handover::AtEnd));
+        let lanes = lanes(&all, day(2027, 6, 1));
+        assert_eq!(lanes[0].stretches, [Stretch { from: day(2027, 6, 1), to: day(2028, 11, 1), gpus: 32 }]);
+        assert_eq!(lanes[0].gaps().count(), 0);
+    }
+
+    #[test]
+    fn a_part_hour_counts_as_a_whole_one() {
+        let first = dated(1, 8, day(2027, 1, 1), day(2027, 6, 1));
+        let renewal = dated(2, 8, day(2027, 6, 1) + TimeDelta::minutes(1), day(2028, 6, 1));
+        assert_eq!(handover(&first, &[first.clone(), renewal]), Some(Handover::Gap { hours: 1, gpus: 8 }));
+    }
+
+    #[test]
+    fn the_renewal_is_the_next_of_the_same_region_and_gpu_type_by_start() {
+        let first = dated(1, 8, day(2027, 1, 1), day(2028, 1, 1));
+        let later = dated(3, 8, day(2029, 1, 1), day(2030, 1, 1));
+        let next = dated(2, 8, day(2028, 1, 1), day(2029, 1, 1));
+        let mut elsewhere = dated(4, 8, day(2027, 6, 1), day(2028, 6, 1));
+        elsewhere.region_id = "ams".into();
+        let mut other_gpu = dated(5, 8, day(2027, 6, 1), day(2028, 6, 1));
+        other_gpu.gpu_type = "H100".into();
+        let earlier = dated(6, 8, day(2026, 1, 1), day(2027, 1, 1));
+        let all = [later, elsewhere, other_gpu, earlier, next, first.clone()];
+        match renewal_of(&first, &all) {
+            Renewal::Next { renewal, .. } => assert_eq!(renewal.id, 2),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(renewal_of(&all[0], &all), Renewal::None, "the last term has none");
+        // Two starting together: the one created later renews the other, not itself.
+        let twin = dated(7, 8, day(2027, 1, 1), day(2028, 1, 1));
+        match renewal_of(&first, &[first.clone(), twin.clone()]) {
+            Renewal::Next { renewal, handover } => {
+                assert_eq!(renewal.id, 7);
+                assert_eq!(handover, Some(Handover::Overlap { hours: 365 * 24, gpus: 8 }));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(renewal_of(&twin, &[first, twin.clone()]), Renewal::None);
+    }
+
+    #[test]
+    fn unknown_dates_give_an_unknown_renewal_or_handover_never_a_gap_of_zero() {
+        let first = dated(1, 8, day(2027, 1, 1), day(2028, 1, 1));
+        let awaiting = term(2, 8, None, None);
+        assert_eq!(renewal_of(&first, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
+        assert_eq!(renewal_of(&awaiting, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
+        let open_ended = term(3, 8, Some(day(2027, 1, 1)), None);
+        let next = dated(4, 8, day(2028, 1, 1), day(2029, 1, 1));
+        assert_eq!(handover(&open_ended, &[open_ended.clone(), next.clone()]), None);
+        let all = [first, awaiting, open_ended, next];
+        let lane = &lanes(&all, day(2027, 6, 1))[0];
+        let undated: Vec<i64> = lane.undated().map(|t| t.reservation.id).collect();
+        assert_eq!(undated, [3, 2], "drawn nowhere, listed last");
+        assert_eq!(lane.gaps().count(), 0, "an end not set is no gap");
+    }
+
+    #[test]
+    fn a_timeline_shows_reserved_gpus_its_gaps_and_overlaps_per_region_and_gpu_type() {
+        let now = day(2027, 6, 1);
+        let over = dated(1, 8, day(2026, 1, 1), day(2027, 1, 1));
+        let mut ended = dated(2, 8, day(2026, 1, 1), day(2027, 12, 1));
+        ended.status = ReservationStatus::Ended;
+        let a = dated(3, 16, day(2027, 1, 1), day(2028, 1, 1));
+        let gap_after = dated(4, 16, day(2028, 1, 8), day(2028, 3, 1));
+        let overlapping = dated(5, 8, day(2028, 2, 1), day(2029, 2, 1));
+        let mut ams = dated(6, 24, day(2027, 1, 1), day(2028, 1, 1));
+        ams.region_id = "ams".into();
+        let all = [over, ended, a, gap_after, overlapping, ams];
+        let lanes = lanes(&all, now);
+        let places: Vec<(&str, &str)> = lanes.iter().map(|l| (l.region, l.gpu_type)).collect();
+        assert_eq!(places, [("ams", RTX), ("atl", RTX)]);
+        let atl = &lanes[1];
+        let ids: Vec<i64> = atl.terms.iter().map(|t| t.reservation.id).collect();
+        assert_eq!(ids, [3, 4, 5], "the ended and the past terms are not coming");
+        assert_eq!(
+            atl.stretches,
+            [
+                Stretch { from: now, to: day(2028, 1, 1), gpus: 16 },
+                Stretch { from: day(2028, 1, 1), to: day(2028, 1, 8), gpus: 0 },
+                Stretch { from: day(2028, 1, 8), to: day(2028, 2, 1), gpus: 16 },
+                Stretch { from: day(2028, 2, 1), to: day(2028, 3, 1), gpus: 24 },
+                Stretch { from: day(2028, 3, 1), to: day(2029, 2, 1), gpus: 8 },
+            ]
+        );
+        let gaps: Vec<i64> = atl.gaps().map(Stretch::hours).collect();
+        assert_eq!(gaps, [7 * 24]);
+        let handovers: Vec<Option<Handover>> = atl
+            .terms
+            .iter()
+            .map(|t| match t.renewal {
+                Renewal::Next { handover, .. } => handover,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            handovers,
+            [
+                Some(Handover::Gap { hours: 7 * 24, gpus: 16 }),
+                Some(Handover::Overlap { hours: 29 * 24, gpus: 8 }),
+                None
+            ]
+        );
+    }
+}

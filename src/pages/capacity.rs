@@ -1,0 +1,329 @@
+//! Capacity without gaps: per region and GPU type, the reserved GPUs over the coming terms
+//! (`domain::capacity_timeline`), drawn and told again in words and a table with the same
+//! facts: each term, its renewal and how it takes over (at the end, after a gap, with an
+//! overlap). It reads what the overview reads (the same loop and store); only the owner
+//! reads what an overlap costs, from the renewal's rate, which a member's key never gets.
+
+use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_RULE};
+use crate::api::models::{Reservation, Timestamp};
+use crate::components::header::set_page_title;
+use crate::components::money::Money;
+use crate::components::timeline::position;
+use crate::domain::capacity::gpus_text;
+use crate::domain::capacity_timeline::{lanes, overlap_cost, Handover, Lane, Renewal, Stretch};
+use crate::domain::time::{format_utc_date, utc_title};
+use crate::domain::words::{count, figure};
+use crate::reads::fleet::{start_reads, use_fleet, FleetStore};
+use crate::reads::live::page_interval;
+use crate::state::{use_clock, use_connection, Role};
+use chrono::{DurationRound, TimeDelta};
+use leptos::prelude::*;
+
+#[component]
+pub fn CapacityPage() -> impl IntoView {
+    set_page_title("Capacity over the coming terms");
+    let store = use_fleet();
+    start_reads(store, page_interval());
+    view! { <CapacityBoard store/> }
+}
+
+/// One row of a lane's table: a term and how its renewal takes over.
+#[derive(Clone, Debug, PartialEq)]
+struct TermRow {
+    id: i64,
+    gpus: i64,
+    start: Option<Timestamp>,
+    end: Option<Timestamp>,
+    renewal: Option<i64>,
+    handover: Option<Handover>,
+    /// The sentence for the renewal column.
+    told: String,
+    tone: &'static str,
+}
+
+/// A lane as the page shows it (owned, so a memo can compare it).
+#[derive(Clone, Debug, PartialEq)]
+struct LaneView {
+    region: String,
+    gpu_type: String,
+    stretches: Vec<Stretch>,
+    rows: Vec<TermRow>,
+}
+
+impl LaneView {
+    fn of(lane: &Lane) -> Self {
+        let rows = lane.terms.iter().map(|t| row(t.reservation, t.renewal)).collect();
+        LaneView {
+            region: lane.region.to_owned(),
+            gpu_type: lane.gpu_type.to_owned(),
+            stretches: lane.stretches.clone(),
+            rows,
+        }
+    }
+}
+
+fn row(r: &Reservation, renewal: Renewal) -> TermRow {
+    let (renewal_id, handover, told, tone) = match renewal {
+        Renewal::None => (None, None, "No renewal reserved: its GPUs stop at the end.".to_owned(), "danger"),
+        Renewal::Unknown if r.starts_at.is_none() => {
+            (None, None, "Not known: this term has no start yet.".to_owned(), "unknown")
+        }
+        Renewal::Unknown => {
+            (None, None, "Not known: another reservation here has no start yet and could be it.".to_owned(), "unknown")
+        }
+        Renewal::Next { renewal, handover } => {
+            let id = renewal.id;
+            let (told, tone) = match handover {
+                None => (format!("#{id}; whether it leaves a gap is not known: this term has no end yet."), "unknown"),
+                Some(Handover::AtEnd) => (format!("#{id} takes over the instant this term ends: no gap."), "ok"),
+                Some(h @ Handover::Gap { hours, .. }) => (
+                    format!(
+                        "#{id} starts after a gap of {}: {} without reservation.",
+                        count(hours, "hour"),
+                        count(h.gpu_hours(), "GPU-hour")
+                    ),
+                    "danger",
+                ),
+                Some(h @ Handover::Overlap { hours, gpus }) => (
+                    format!(
+                        "#{id} starts {} before this term ends: {} reserved twice for {}, {}.",
+                        count(hours, "hour"),
+                        gpus_text(gpus),
+                        count(hours, "hour"),
+                        count(h.gpu_hours(), "GPU-hour")
+                    ),
+                    "warning",
+                ),
+            };
+            (Some(id), handover, told, tone)
+        }
+    };
+    TermRow {
+        id: r.id,
+        gpus: r.reserved_gpus,
+        start: r.starts_at,
+        end: r.ends_at,
+        renewal: renewal_id,
+        handover,
+        told,
+        tone,
+    }
+}
+
+/// Every lane from the store. Tests mount it on a store fed fixture answers.
+#[component]
+pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
+    let clock = use_clock();
+    // The hour, not the second: the lanes start "now" and need not be drawn again each tick.
+    let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
+    let views = Memo::new(move |_| {
+        let list = store.reservations()?;
+        Some(lanes(&list, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
+    });
+    let owner = use_connection().role() == Role::Owner;
+    view! {
+        <section class="capacity-page">
+            <div class="page-head">
+                <div>
+                    <h1>"Capacity over the coming terms"</h1>
+                    <p class="subtitle">
+                        "Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
+                    </p>
+                </div>
+            </div>
+            <p class="assumed">{RENEWAL_RULE}</p>
+            {move || match views.get() {
+                None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
+                Some(lanes) if lanes.is_empty() => {
+                    view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
+                }
+                Some(lanes) => lanes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, lane)| view! { <LanePanel lane index store owner/> })
+                    .collect_view()
+                    .into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
+    let title = format!("{} · {}", lane.region, lane.gpu_type);
+    let heading = format!("capacity-lane-{index}");
+    let summary = stretches_text(&lane.stretches);
+    let drawing = draw(&lane);
+    let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
+    view! {
+        <section class="panel capacity-lane" aria-labelledby=heading>
+            <h2 id=heading.clone()>{title}</h2>
+            {drawing}
+            <p class="capacity-stretches">{summary}</p>
+            <div class="table-wrap">
+                <table class="data-table stack-table capacity-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Reservation"</th>
+                            <th scope="col" class="num">"GPUs"</th>
+                            <th scope="col">"Term (UTC)"</th>
+                            <th scope="col">"Renewal"</th>
+                            {owner.then(|| view! { <th scope="col" class="num">"Reserved twice costs"</th> })}
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
+    let term = match (r.start, r.end) {
+        (Some(start), Some(end)) => format!("{} – {}", format_utc_date(start), format_utc_date(end)),
+        (Some(start), None) => format!("from {}; end not set", format_utc_date(start)),
+        (None, _) => "dates not set yet".to_owned(),
+    };
+    let cost = owner.then(|| {
+        let (handover, renewal) = (r.handover, r.renewal);
+        let cell = move || match (handover, renewal) {
+            (Some(h @ Handover::Overlap { .. }), Some(id)) => {
+                let rate = store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour);
+                match rate.and_then(|rate| Some((rate, overlap_cost(h, rate)?))) {
+                    Some((rate, amount)) => view! {
+                        <Money amount/>
+                        <span class="cell-sub">{format!("{} × {rate}", count(h.gpu_hours(), "GPU-hour"))}</span>
+                        <span class="cell-sub assumed" title=OVERLAP_PRICE>"assumed"</span>
+                    }
+                    .into_any(),
+                    None => view! { <span class="muted">{format!("#{id}'s rate not read yet")}</span> }.into_any(),
+                }
+            }
+            _ => view! { <span class="muted">"—"</span> }.into_any(),
+        };
+        view! { <td class="num" data-label="Reserved twice costs">{cell}</td> }
+    });
+    view! {
+        <tr data-handover=r.tone>
+            <th scope="row" data-label="Reservation">
+                <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
+            </th>
+            <td class="num" data-label="GPUs">{figure(r.gpus)}</td>
+            <td data-label="Term (UTC)">{term}</td>
+            <td data-label="Renewal"><span class=format!("key fill-{}", r.tone) aria-hidden="true"></span> " " {r.told}</td>
+            {cost}
+        </tr>
+    }
+}
+
+/// The stretches in words: "32 GPUs from 1 Dec 2026 to 1 Nov 2027 · none from … (a gap of 24 hours)".
+fn stretches_text(stretches: &[Stretch]) -> String {
+    if stretches.is_empty() {
+        return "No term here has both dates set: nothing to draw.".to_owned();
+    }
+    let parts: Vec<String> = stretches
+        .iter()
+        .map(|s| {
+            let span = format!("from {} to {}", format_utc_date(s.from), format_utc_date(s.to));
+            match s.gpus {
+                0 => format!("no reserved GPUs {span} (a gap of {})", count(s.hours(), "hour")),
+                g => format!("{} reserved {span}", gpus_text(g)),
+            }
+        })
+        .collect();
+    format!("Reserved: {}.", parts.join("; "))
+}
+
+/// Room at each end (in % of the width) so nothing is clipped.
+const INSET: f64 = 1.0;
+/// Height of a term's bar and of the space between bars.
+const BAR: f64 = 14.0;
+const BAR_GAP: f64 = 6.0;
+
+fn x(fraction: f64) -> String {
+    format!("{:.2}%", INSET + fraction * (100.0 - 2.0 * INSET))
+}
+
+fn width(from: f64, to: f64) -> String {
+    format!("{:.2}%", (to - from).max(0.0) * (100.0 - 2.0 * INSET))
+}
+
+/// One bar per dated term on a line from the first stretch's start to the last's end, the
+/// gaps in red across every bar and the overlaps in amber. SVG attributes and classes only
+/// (the CSP allows no inline style); the words and the table say the same.
+fn draw(lane: &LaneView) -> Option<impl IntoView> {
+    let (first, last) = (lane.stretches.first()?, lane.stretches.last()?);
+    let (start, end) = (first.from, last.to);
+    let at = |t: Timestamp| position(start, end, t);
+    let dated: Vec<&TermRow> = lane.rows.iter().filter(|r| r.start.is_some() && r.end.is_some()).collect();
+    let height = dated.len() as f64 * (BAR + BAR_GAP) + BAR_GAP;
+    let bars = dated
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (from, to) = (at(r.start.unwrap_or(start)), at(r.end.unwrap_or(end)));
+            let y = format!("{:.0}", BAR_GAP + i as f64 * (BAR + BAR_GAP));
+            view! {
+                <rect class="capacity-term fill-info" x=x(from) y=y width=width(from, to) height=BAR.to_string() rx="3">
+                    <title>{format!("#{}: {}", r.id, gpus_text(r.gpus))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let overlaps = dated
+        .iter()
+        .filter_map(|r| match (r.handover, r.end, lane.rows.iter().find(|n| Some(n.id) == r.renewal)?.start) {
+            (Some(Handover::Overlap { .. }), Some(end_at), Some(renewal_start)) => {
+                Some((r.id, r.renewal?, renewal_start, end_at))
+            }
+            _ => None,
+        })
+        .map(|(id, renewal, from_t, to_t)| {
+            let (from, to) = (at(from_t), at(to_t));
+            view! {
+                <rect class="capacity-overlap fill-warning" x=x(from) y="0" width=width(from, to) height=format!("{height:.0}")>
+                    <title>{format!("#{id} and #{renewal} overlap: {} – {}", utc_title(from_t), utc_title(to_t))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let gaps = lane
+        .stretches
+        .iter()
+        .filter(|s| s.gpus == 0)
+        .map(|s| {
+            let (from, to) = (at(s.from), at(s.to));
+            view! {
+                <rect class="capacity-gap fill-danger" x=x(from) y="0" width=width(from, to) height=format!("{height:.0}")>
+                    <title>{format!("No reserved GPUs for {}: {} – {}", count(s.hours(), "hour"), utc_title(s.from), utc_title(s.to))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let label = format!(
+        "{} · {}: {} from {} to {}; the words and the table below say the same.",
+        lane.region,
+        lane.gpu_type,
+        count(dated.len(), "term"),
+        format_utc_date(start),
+        format_utc_date(end)
+    );
+    Some(view! {
+        <figure class="capacity-timeline">
+            <svg width="100%" height=format!("{height:.0}") role="img" aria-label=label>
+                {overlaps}
+                {bars}
+                {gaps}
+            </svg>
+            <figcaption class="timeline-legend">
+                <span class="num">{format_utc_date(start)}</span>
+                <span class="timeline-key">
+                    <span class="key fill-info" aria-hidden="true"></span>" term "
+                    <span class="key fill-danger" aria-hidden="true"></span>" gap "
+                    <span class="key fill-warning" aria-hidden="true"></span>" overlap"
+                </span>
+                <span class="num">{format_utc_date(end)}</span>
+            </figcaption>
+        </figure>
+    })
+}

@@ -1,0 +1,170 @@
+//! Capacity over the coming terms, as an owner and a member read it, fed fixture answers (no
+//! network): one panel per region and GPU type with its drawing, the stretches in words and a
+//! table of each term and how its renewal takes over; the overlap's cost to the owner only.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount_with, owner_detail, provide_console, reservation, settle, text};
+use leptos::prelude::*;
+use reservations_console::pages::capacity::CapacityBoard;
+use reservations_console::reads::fleet::FleetStore;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const H100: &str = "NVIDIA-H100-80GB-HBM3";
+
+/// A term of `gpus` in `region` (seed 004's GPU type unless `gpu_type`), from `start` to `end`
+/// (dates of midnight UTC), each `None` when not set.
+fn term(
+    id: i64,
+    region: &str,
+    gpu_type: Option<&str>,
+    gpus: i64,
+    dates: Option<(&str, &str)>,
+    status: &str,
+) -> serde_json::Value {
+    let mut r = json!({ "id": id, "region_id": region, "reserved_gpus": gpus, "status": status,
+        "starts_at": dates.map(|d| format!("{}T00:00:00Z", d.0)), "ends_at": dates.map(|d| format!("{}T00:00:00Z", d.1)) });
+    if let Some(gpu_type) = gpu_type {
+        r["gpu_type"] = gpu_type.into();
+    }
+    r
+}
+
+/// atl: 12 (seed) renewed by 14 at its end; ams: 6 renewed by 21 a week after its end (a
+/// gap); lax: 15 renewed by 22 a month before its end (an overlap); phx: 16 awaiting payment
+/// (no dates). The owner's key has read 22's detail (rate $1.25) when `rate_read`.
+fn mount_capacity(role: Role, rate_read: bool) -> web_sys::HtmlElement {
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(role);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let list = [
+            term(22, "lax", None, 16, Some(("2027-07-01", "2028-07-01")), "scheduled"),
+            term(21, "ams", Some(H100), 24, Some(("2027-10-08", "2028-10-08")), "scheduled"),
+            term(16, "phx", Some(H100), 8, None, "awaiting_payment"),
+            term(15, "lax", None, 16, Some(("2027-02-01", "2027-08-01")), "assigning"),
+            term(14, "atl", None, 32, Some(("2027-11-01", "2028-11-01")), "scheduled"),
+            json!({ "id": 12 }),
+            term(6, "ams", Some(H100), 24, Some(("2026-10-01", "2027-10-01")), "active"),
+        ];
+        store.receive_list(session, Ok(list.into_iter().map(reservation).collect()), console_fixtures::now());
+        if rate_read && role == Role::Owner {
+            store.receive_detail(session, owner_detail(json!({ "id": 22, "region_id": "lax", "status": "scheduled" })));
+        }
+        ((), view! { <CapacityBoard store/> })
+    });
+    host
+}
+
+/// A table row: its reservation, how the renewal takes over (`data-handover`), its text.
+type Row = (String, String, String);
+
+/// Each lane's heading and its rows.
+fn lanes(host: &web_sys::HtmlElement) -> Vec<(String, Vec<Row>)> {
+    let panels = host.query_selector_all("section.capacity-lane").unwrap();
+    (0..panels.length())
+        .map(|i| {
+            let panel = panels.item(i).unwrap().unchecked_into::<web_sys::Element>();
+            let heading = panel.query_selector("h2").unwrap().unwrap().text_content().unwrap();
+            let rows = panel.query_selector_all("tbody tr").unwrap();
+            let rows = (0..rows.length())
+                .map(|j| {
+                    let row = rows.item(j).unwrap().unchecked_into::<web_sys::Element>();
+                    let id = row.query_selector("th").unwrap().unwrap().text_content().unwrap();
+                    (id, row.get_attribute("data-handover").unwrap(), row.text_content().unwrap())
+                })
+                .collect();
+            (heading, rows)
+        })
+        .collect()
+}
+
+fn row<'a>(lanes: &'a [(String, Vec<Row>)], id: &str) -> &'a Row {
+    lanes.iter().flat_map(|(_, rows)| rows).find(|r| r.0 == id).unwrap_or_else(|| panic!("no row {id}"))
+}
+
+#[wasm_bindgen_test]
+async fn a_member_reads_each_region_and_gpu_type_its_gaps_and_overlaps_and_never_money() {
+    let host = mount_capacity(Role::Member, false);
+    settle().await;
+    let (found, page) = (lanes(&host), text(&host));
+    let drawings = host.query_selector_all("section.capacity-lane svg[role=img]").unwrap().length();
+    let gap_marks = host.query_selector_all("rect.capacity-gap").unwrap().length();
+    let overlap_marks = host.query_selector_all("rect.capacity-overlap").unwrap().length();
+    let headings: Vec<&str> = found.iter().map(|(h, _)| h.as_str()).collect();
+    assert_eq!(
+        headings,
+        [
+            format!("ams · {H100}"),
+            "atl · NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition".to_owned(),
+            "lax · NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition".to_owned(),
+            format!("phx · {H100}"),
+        ]
+    );
+    let handovers: Vec<(&str, &str)> =
+        found.iter().flat_map(|(_, rows)| rows).map(|(id, h, _)| (id.as_str(), h.as_str())).collect();
+    assert_eq!(
+        handovers,
+        [
+            ("#6", "danger"),
+            ("#21", "danger"),
+            ("#12", "ok"),
+            ("#14", "danger"),
+            ("#15", "warning"),
+            ("#22", "danger"),
+            ("#16", "unknown")
+        ]
+    );
+    let gap = &row(&found, "#6").2;
+    assert!(gap.contains("#21 starts after a gap of 168 hours: 4,032 GPU-hours without reservation."), "{gap}");
+    let at_end = &row(&found, "#12").2;
+    assert!(at_end.contains("#14 takes over the instant this term ends: no gap."), "{at_end}");
+    assert!(at_end.contains("1 Nov 2026 – 1 Nov 2027"), "{at_end}");
+    let overlap = &row(&found, "#15").2;
+    assert!(
+        overlap.contains(
+            "#22 starts 744 hours before this term ends: 16 GPUs reserved twice for 744 hours, 11,904 GPU-hours."
+        ),
+        "{overlap}"
+    );
+    assert!(row(&found, "#14").2.contains("No renewal reserved: its GPUs stop at the end."));
+    let awaiting = &row(&found, "#16").2;
+    assert!(
+        awaiting.contains("dates not set yet") && awaiting.contains("Not known: this term has no start yet."),
+        "{awaiting}"
+    );
+    assert!(page.contains("no reserved GPUs from 1 Oct 2027 to 8 Oct 2027 (a gap of 168 hours)"), "{page}");
+    assert!(
+        page.contains("32 GPUs reserved from 2 Dec 2026 to 1 Nov 2028"),
+        "the handover at the end is one stretch: {page}"
+    );
+    assert!(
+        page.contains("Assumed: a renewal is the next reservation of the same region and GPU type by start date"),
+        "{page}"
+    );
+    assert_eq!((drawings, gap_marks, overlap_marks), (3, 1, 1), "phx has no dates to draw");
+    assert!(!page.contains('$') && !page.contains("Reserved twice costs"), "no money for a member: {page}");
+}
+
+#[wasm_bindgen_test]
+async fn the_owner_reads_what_the_overlap_costs_at_the_renewals_rate_and_unknown_until_it_is_read() {
+    let host = mount_capacity(Role::Owner, true);
+    settle().await;
+    let found = lanes(&host);
+    let overlap = row(&found, "#15").2.clone();
+    let gap = row(&found, "#6").2.clone();
+    let unread = mount_capacity(Role::Owner, false);
+    settle().await;
+    let not_read = row(&lanes(&unread), "#15").2.clone();
+    assert!(overlap.contains("$14,880.00") && overlap.contains("11,904 GPU-hours × $1.25"), "{overlap}");
+    assert!(overlap.contains("assumed"), "the pricing is an assumption: {overlap}");
+    assert!(gap.ends_with('—'), "a gap costs nothing twice: {gap}");
+    assert!(not_read.contains("#22's rate not read yet") && !not_read.contains('$'), "never $0: {not_read}");
+}
