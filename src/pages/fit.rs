@@ -141,7 +141,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
     view! {
         <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
         {move || (!listed()).then(|| view! { <p class="muted">"Reading the reservations…"</p> })}
-        <table class="fleet-table fit-table">
+        <table class="fleet-table fit-table stack-table">
             <thead>
                 <tr>
                     <th scope="col">"Reservation"</th>
@@ -167,14 +167,14 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                     };
                     view! {
                         <tr data-verdict=verdict.label()>
-                            <th scope="row">
+                            <th scope="row" data-label="Reservation">
                                 <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                                 " " <span class="muted">{place}</span>
                             </th>
-                            <td><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
-                            <td>{reason}{rooms.map(|t| view! { <br/><span class="muted">{t}</span> })}</td>
-                            <td class="muted">{age}</td>
-                            <td>{launch}</td>
+                            <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
+                            <td data-label="Why">{reason}{rooms.map(|t| view! { <br/><span class="muted">{t}</span> })}</td>
+                            <td class="muted" data-label="Nodes read">{age}</td>
+                            <td data-label="">{launch}</td>
                         </tr>
                     }
                 }).collect_view()}
