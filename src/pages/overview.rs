@@ -16,7 +16,7 @@ use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::{history_csv, History};
-use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
+use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
@@ -78,6 +78,14 @@ fn ReadLine(store: FleetStore) -> impl IntoView {
             Some("Paused after 30 minutes without activity: move the pointer or press a key to resume.")
         }
     };
+    let state = use_connection();
+    let clock = use_clock();
+    // Tabs open and close: looked at again every second.
+    let share = move || {
+        clock.now();
+        let share = state.tab_share();
+        tab_share_words(share.tabs(), share.per_minute())
+    };
     view! {
         <p class="overview-reads muted">
             {move || match store.interval() {
@@ -89,8 +97,21 @@ fn ReadLine(store: FleetStore) -> impl IntoView {
                 ),
                 None => "Reading the reservations… ".to_owned(),
             }}
+            <span class="tab-share">{share}</span>
             {move || status().map(|s| view! { <strong role="status">{s}</strong> })}
         </p>
+    }
+}
+
+/// What this tab may send of the key's 200 requests a minute, shared with the console's
+/// other tabs (`state::TabShare`).
+fn tab_share_words(tabs: u32, per_minute: u32) -> String {
+    match tabs {
+        1 => format!("This tab may use all {KEY_LIMIT_PER_MINUTE} of the key's requests a minute: no other console tab is open. "),
+        n => format!(
+            "{n} console tabs are open: each may use {per_minute} of the key's {KEY_LIMIT_PER_MINUTE} requests a minute, \
+             so this page's reads may come slower than said. "
+        ),
     }
 }
 
