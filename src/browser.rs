@@ -1,6 +1,6 @@
 //! What the console asks of the browser beyond the DOM a view draws: the clock polls are
-//! scheduled by, the tab's visibility, the user's activity, timers, frames and User
-//! Timing. A leaf: it imports nothing of the console, so every floor may use it and none
+//! scheduled by, the tab's visibility, the user's activity, timers, frames, User Timing and
+//! the channel the console's tabs talk on. A leaf: it imports nothing of the console, so every floor may use it and none
 //! reads these browser facts another way.
 
 use leptos::prelude::{set_timeout, window_event_listener_untyped, WindowListenerHandle};
@@ -8,7 +8,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Now on `performance.now()`'s clock, in ms: the clock every poll is scheduled by (it
 /// never jumps with the wall clock). 0 without a window.
@@ -114,4 +115,38 @@ pub fn timed<T>(name: &str, work: impl FnOnce() -> T) -> T {
         return done;
     }
     work()
+}
+
+/// A `BroadcastChannel`: what one channel posts, every other channel of that name on the
+/// origin receives, in other tabs and in this page (never the poster). Closed when dropped.
+pub struct Channel {
+    channel: web_sys::BroadcastChannel,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+}
+
+impl Channel {
+    /// Calls `on_message` with each text posted by another channel of `name`; `None` where
+    /// the browser has no `BroadcastChannel`.
+    pub fn open(name: &str, on_message: impl Fn(String) + 'static) -> Option<Channel> {
+        let channel = web_sys::BroadcastChannel::new(name).ok()?;
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            if let Some(text) = event.data().as_string() {
+                on_message(text);
+            }
+        });
+        channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        Some(Channel { channel, _on_message: on_message })
+    }
+
+    pub fn post(&self, text: &str) {
+        // A channel closed under it only means no tab hears this one.
+        let _ = self.channel.post_message(&JsValue::from_str(text));
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        self.channel.set_onmessage(None);
+        self.channel.close();
+    }
 }

@@ -249,6 +249,65 @@ async fn a_failed_read_says_its_cause_and_request_id_in_the_row() {
     assert!(per_reservation[1][0].ends_with("Request id none sent"), "{:?}", per_reservation[1]);
 }
 
+/// Reservations 12 (2 free GPUs at $1.25) and 8 (8 free), whose detail read failed (503,
+/// request id req-9c1e) and 3 (8 free), whose detail is not read yet, as `role` reads them.
+fn mount_rate_missing(role: Role) -> web_sys::HtmlElement {
+    let (host, ()) = mount_with(move || {
+        let Fleet { store, nodes, session } = fleet(role);
+        let list = vec![
+            reservation(json!({ "id": 12, "node_count": 2, "reserved_gpus": 16 })),
+            reservation(json!({ "id": 8, "node_count": 1, "reserved_gpus": 8 })),
+            reservation(json!({ "id": 3, "node_count": 1, "reserved_gpus": 8 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        let idle: NodesResponse = serde_json::from_value(json!({
+            "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }],
+            "workloads_unknown": false
+        }))
+        .unwrap();
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        nodes.receive(session, 8, Ok(Arc::new(idle.clone())), now());
+        nodes.receive(session, 3, Ok(Arc::new(idle)), now());
+        store.receive_detail(session, detail(12, (role == Role::Owner).then_some(1.25)));
+        let headers = ResponseHeaders::from_pairs([("x-ecolink-request-id", "req-9c1e")]);
+        let failed = ApiError::from_response(503, &headers, r#"{"error":"region_busy"}"#, now());
+        store.receive_detail_error(session, 8, failed);
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    host
+}
+
+#[wasm_bindgen_test]
+async fn one_rate_not_read_leaves_the_known_idle_cost_shown_as_partial_and_says_why() {
+    let host = mount_rate_missing(Role::Owner);
+    settle().await;
+    let line = text(&host.query_selector(".idle-cost").unwrap().unwrap().unchecked_into());
+    assert!(
+        line.starts_with("Partial At least $2.50/h of reserved capacity is idle and open to launches ($60.00 a day)"),
+        "the known part, labelled partial: {line}"
+    );
+    assert!(line.contains("Not counted: #3, whose rate is not read yet."), "{line}");
+    assert!(
+        line.contains(
+            "Not counted: #8, whose rate could not be read: The service is temporarily unavailable: \
+             The API is overloaded or being updated. Request id req-9c1e"
+        ),
+        "which reservation, the cause and the request id: {line}"
+    );
+    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    assert_eq!(per_reservation[0][7], "$2.50/h$60.00/day");
+    assert_eq!((per_reservation[1][7].as_str(), per_reservation[2][7].as_str()), ("rate not read", "rate not read"));
+}
+
+#[wasm_bindgen_test]
+async fn a_member_whose_detail_read_failed_still_sees_no_money() {
+    let host = mount_rate_missing(Role::Member);
+    settle().await;
+    let page = text(&host);
+    assert!(page.contains("What idle capacity costs is the account owner's view"), "{page}");
+    assert!(!page.contains('$') && !page.contains("rate"), "no money and no rate words for a member: {page}");
+}
+
 #[wasm_bindgen_test]
 async fn a_member_sees_the_gpu_figures_and_never_a_cost() {
     let host = mount_fleet(Role::Member);

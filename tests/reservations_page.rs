@@ -8,12 +8,15 @@ use console_fixtures::{
 };
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
+use reservations_console::browser::{now_ms, sleep};
 use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservations::{url_filters, ReservationsView};
-use reservations_console::reads::placements::Placements;
+use reservations_console::reads::placements::{Placement, Placements};
 use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
+use std::collections::BTreeMap;
+use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -354,4 +357,31 @@ async fn a_rows_link_opens_the_reservation_in_place() {
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
     assert_eq!(path, "/reservations/12", "the row's link, written as HTML, is followed by the router");
     assert_eq!(js_sys::Reflect::get(&js_sys::global(), &"listMark".into()).unwrap(), JsValue::TRUE);
+}
+
+/// The list's placement reads keep a gap between requests, not one burst: the key's 200 a
+/// minute are shared by every page and tab. Each read here fails at once (the test page
+/// serves no API), so the gap between their ends is the gap between their requests.
+#[wasm_bindgen_test]
+async fn the_lists_placement_reads_keep_a_gap_between_requests() {
+    let ids = [13, 12, 10];
+    let list: Vec<_> = ids.iter().map(|id| reservation(json!({ "id": id }))).collect();
+    let (_host, placements) = mount_with(move || {
+        provide_console(Role::Member);
+        let placements = Placements::default();
+        placements.read_after(Memo::new(|_| Some(now())), move || list.clone());
+        (placements, ())
+    });
+    let (started, mut ended) = (now_ms(), BTreeMap::new());
+    while ended.len() < ids.len() && now_ms() - started < 10_000.0 {
+        for id in ids {
+            if !matches!(placements.get(id), None | Some(Placement::Loading)) {
+                ended.entry(id).or_insert_with(now_ms);
+            }
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+    let ends: Vec<f64> = ids.iter().filter_map(|id| ended.get(id).copied()).collect();
+    assert_eq!(ends.len(), 3, "every placement read ended: {ended:?}");
+    assert!(ends.windows(2).all(|w| w[1] - w[0] >= 550.0), "reads in a burst (ms): {ends:?}");
 }

@@ -295,11 +295,27 @@ async fn api(console: &Console, method: hyper::Method, path: &str, body: Option<
     answer.json(&url)
 }
 
+/// The card hiding the most workloads, scrolled to the middle: how many it lists, whether
+/// each listed one and its "+N more" are inside both its scrolling body and the card's
+/// border box, the workloads behind it and what the summary says.
+const MOST_HIDDEN_CARD: &str = "const hidden = m => m.querySelectorAll('li').length;
+     const most = [...document.querySelectorAll('.workloads-more')].reduce((a, b) => hidden(b) > hidden(a) ? b : a);
+     const more = most.querySelector(':scope > summary');
+     const card = more.closest('.node-card'), body = card.querySelector('.node-body');
+     card.scrollIntoView({ block: 'center' });
+     const listed = [...body.querySelectorAll(':scope > .node-workloads > li')];
+     const bottom = Math.min(body.getBoundingClientRect().bottom, card.getBoundingClientRect().bottom - card.clientTop);
+     const shown = e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.bottom <= bottom + 0.5; };
+     return { listed: listed.length, all_shown: [...listed, more].every(shown), width: innerWidth,
+              more_bottom: more.getBoundingClientRect().bottom, card_bottom: card.getBoundingClientRect().bottom,
+              rest: card.querySelectorAll('.workloads-more li').length, more: more.innerText.trim() };";
+
 /// Cards are rows of one height (the windowing counts them in pixels): a node running five
-/// workloads lists two and a visible "+3 more", which opened shows the other three over
-/// the card. One-GPU launches fill reservation 12's nodes in order until one runs five.
+/// workloads lists two and a visible "+3 more" under its use line, at 390 px and on wide
+/// screens (1,280 and 1,920 px), which opened shows the other three over the card. One-GPU launches fill
+/// reservation 12's nodes in order until one runs five.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_node_running_five_workloads_lists_two_and_a_visible_more_at_390_px() {
+async fn a_node_running_five_workloads_lists_two_and_a_visible_more_from_390_to_1920_px() {
     let console = Console::start().await;
     console.sim.freeze_clock().await;
     let reservation = api(&console, hyper::Method::GET, "/gpu-reservations/12", None).await;
@@ -322,27 +338,34 @@ async fn a_node_running_five_workloads_lists_two_and_a_visible_more_at_390_px() 
     browser.set_viewport(e2e::Viewport::Narrow).await;
     console.navigate("/reservations/12/nodes").await;
     browser.wait_for_text(".workloads-more > summary", "more").await;
+    // After two reads each card also draws its use since the tab opened: the fullest card.
+    browser.wait_for(".node-card .node-spark").await;
     // Other nodes may run three or four: the card looked at is the one hiding the most.
-    let card = browser
-        .script(
-            "const hidden = m => m.querySelectorAll('li').length;
-             const most = [...document.querySelectorAll('.workloads-more')].reduce((a, b) => hidden(b) > hidden(a) ? b : a);
-             const more = most.querySelector(':scope > summary');
-             const card = more.closest('.node-card'), body = card.querySelector('.node-body');
-             const listed = [...body.querySelectorAll(':scope > .node-workloads > li')];
-             const bottom = body.getBoundingClientRect().bottom;
-             const shown = e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.bottom <= bottom + 0.5; };
-             card.scrollIntoView({ block: 'center' });
-             return { listed: listed.length, all_shown: [...listed, more].every(shown),
-                      rest: card.querySelectorAll('.workloads-more li').length, more: more.innerText.trim() };",
-        )
-        .await;
+    let card = browser.script(MOST_HIDDEN_CARD).await;
     let more = card["more"].as_str().unwrap_or_default().to_owned();
     assert_eq!(card["listed"], 2, "{card}");
     assert_eq!(card["all_shown"], true, "a listed workload or the +N more is cut off: {card}");
     let rest = card["rest"].as_u64().unwrap();
     assert!(rest >= 3 && more == format!("+{rest} more"), "{more} for {rest} more: {card}");
     browser.screenshot("owner-nodes-12-five-workloads-narrow").await;
+    for (width, height) in [(1280, 900), (1920, 1080)] {
+        let metrics = json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
+        browser.cdp("Emulation.setDeviceMetricsOverride", metrics).await;
+        let wide = browser
+            .eventually(format!("the five-workload card at {width} px"), || async {
+                let card = browser.script(MOST_HIDDEN_CARD).await;
+                if card["width"] == width {
+                    Ok(card)
+                } else {
+                    Err(card.to_string())
+                }
+            })
+            .await;
+        assert_eq!((&wide["listed"], &wide["more"]), (&json!(2), &json!(more)), "{wide}");
+        assert_eq!(wide["all_shown"], true, "the +N more is cut at the card's bottom edge at {width} px: {wide}");
+        browser.screenshot(&format!("owner-nodes-12-five-workloads-{width}")).await;
+    }
+    browser.set_viewport(e2e::Viewport::Narrow).await;
     browser.click(".workloads-more > summary").await;
     browser.wait_for_text(".workloads-more[open] > summary", "Back to node-").await;
     browser.screenshot("owner-nodes-12-five-workloads-opened-narrow").await;

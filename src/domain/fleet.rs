@@ -195,15 +195,20 @@ pub enum CostView {
         closed_assumed: bool,
         /// The reservations left out of both sums because their use is unknown.
         use_unknown: Vec<i64>,
+        /// The reservations left out of everything above because their rate is not read
+        /// (detail not read yet, or its read failed): the sums are then a partial, lower
+        /// figure, never withheld for one missing rate.
+        rate_unknown: Vec<i64>,
     },
-    /// The key has no rates (a member's): the page says the cost is the owner's view.
+    /// No rate read at all: a member's key (it is never sent one), or an owner's before the
+    /// first detail arrives.
     Member,
 }
 
 impl CostView {
     /// The owner's view of each reservation's idle cost (`None`: its use is unknown), summed
-    /// apart by whether the reservation takes launches.
-    fn owner(costs: &[(&Reservation, Option<IdleCost>)]) -> Self {
+    /// apart by whether the reservation takes launches; `rate_unknown` are left out.
+    fn owner(costs: &[(&Reservation, Option<IdleCost>)], rate_unknown: Vec<i64>) -> Self {
         let (mut launchable, mut closed) = (IdleCost::default(), IdleCost::default());
         let (mut closed_assumed, mut use_unknown) = (false, Vec::new());
         for (r, cost) in costs {
@@ -217,7 +222,7 @@ impl CostView {
             }
         }
         let per_reservation = costs.iter().map(|(r, c)| (r.id, *c)).collect();
-        CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown }
+        CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown, rate_unknown }
     }
 }
 
@@ -232,8 +237,8 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Sums over the reservations that have nodes (others are left out). Cost is shown only
-    /// when every summed reservation has a rate: a total that left some out would understate.
+    /// Sums over the reservations that have nodes (others are left out). Cost is the owner's
+    /// once any rate was read; the reservations without one are named, the sums partial.
     pub fn of(members: &[Entry<'_>]) -> Self {
         let members: Vec<&Entry> = members.iter().filter(|m| has_nodes(&m.reservation.status)).collect();
         let mut fleet = Fleet {
@@ -243,7 +248,7 @@ impl Fleet {
             total: GpuSplit::default(),
             cost: CostView::Member,
         };
-        let mut costs = Vec::new();
+        let (mut costs, mut rate_unknown) = (Vec::new(), Vec::new());
         for m in &members {
             let split = m.split();
             let r = m.reservation;
@@ -252,12 +257,13 @@ impl Fleet {
             *fleet.by_gpu_type.entry(r.gpu_type.clone()).or_default() += split;
             fleet.total += split;
             let known = (split.unknown == 0).then_some(split);
-            costs.push(m.rate.map(|rate| (r, known.map(|s| IdleCost::of(s.idle(), rate)))));
-        }
-        if !members.is_empty() {
-            if let Some(costs) = costs.into_iter().collect::<Option<Vec<_>>>() {
-                fleet.cost = CostView::owner(&costs);
+            match m.rate {
+                Some(rate) => costs.push((r, known.map(|s| IdleCost::of(s.idle(), rate)))),
+                None => rate_unknown.push(r.id),
             }
+        }
+        if !costs.is_empty() {
+            fleet.cost = CostView::owner(&costs, rate_unknown);
         }
         fleet
     }
@@ -406,7 +412,7 @@ pub(crate) mod tests {
             Entry { reservation: &a, nodes: Some(&na), rate: Some(rate) },
             Entry { reservation: &b, nodes: Some(&nb), rate: Some(Usd::from_cents(125)) },
         ];
-        let CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown } =
+        let CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown, .. } =
             Fleet::of(&owner).cost
         else {
             panic!("owner sees cost")
@@ -424,6 +430,23 @@ pub(crate) mod tests {
             Entry { reservation: &b, nodes: Some(&nb), rate: None },
         ];
         assert_eq!(Fleet::of(&member).cost, CostView::Member);
+    }
+
+    #[test]
+    fn one_rate_not_read_leaves_the_others_summed_and_names_it() {
+        let a = reservation(1, ReservationStatus::Active, "atl", "B200", 8);
+        let b = reservation(2, ReservationStatus::Active, "ams", "B200", 8);
+        let free = nodes(vec![node(NodeState::Ready, 8, Some(6))], false);
+        let owner = [
+            Entry { reservation: &a, nodes: Some(&free), rate: Some(Usd::from_cents(125)) },
+            Entry { reservation: &b, nodes: Some(&free), rate: None },
+        ];
+        let CostView::Owner { per_reservation, launchable, rate_unknown, .. } = Fleet::of(&owner).cost else {
+            panic!("one rate read is enough to show the known part")
+        };
+        assert_eq!(launchable.per_hour, Usd::from_cents(250), "2 free × $1.25 of #1 only");
+        assert_eq!(per_reservation, vec![(1, Some(IdleCost::of(2, Usd::from_cents(125))))]);
+        assert_eq!(rate_unknown, vec![2]);
     }
 
     #[test]

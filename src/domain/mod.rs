@@ -19,6 +19,7 @@ pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
 pub mod status;
+pub mod tab_share;
 pub mod text;
 pub mod time;
 pub mod window;

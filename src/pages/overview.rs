@@ -16,7 +16,7 @@ use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::{history_csv, History};
-use crate::domain::fleet_poll::{every_words, OVERVIEW_PER_MINUTE};
+use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
@@ -61,7 +61,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
             <ReadLine store/>
             {move || store.list_error().filter(|e| !e.is_unauthorized()).map(|error| view! { <ErrorPanel error/> })}
             {move || listed().then(|| view! {
-                <IdleCostLine fleet/>
+                <IdleCostLine store fleet/>
                 <FleetSums fleet/>
                 <ReservationRows store fleet/>
             })}
@@ -79,6 +79,14 @@ fn ReadLine(store: FleetStore) -> impl IntoView {
             Some("Paused after 30 minutes without activity: move the pointer or press a key to resume.")
         }
     };
+    let state = use_connection();
+    let clock = use_clock();
+    // Tabs open and close: looked at again every second.
+    let share = move || {
+        clock.now();
+        let share = state.tab_share();
+        tab_share_words(share.tabs(), share.per_minute())
+    };
     view! {
         <p class="overview-reads muted">
             {move || match store.interval() {
@@ -90,20 +98,36 @@ fn ReadLine(store: FleetStore) -> impl IntoView {
                 ),
                 None => "Reading the reservations… ".to_owned(),
             }}
+            <span class="tab-share">{share}</span>
             {move || status().map(|s| view! { <strong role="status">{s}</strong> })}
         </p>
     }
 }
 
+/// What this tab may send of the key's 200 requests a minute, shared with the console's
+/// other tabs (`state::TabShare`).
+fn tab_share_words(tabs: u32, per_minute: u32) -> String {
+    match tabs {
+        1 => format!("This tab may use all {KEY_LIMIT_PER_MINUTE} of the key's requests a minute: no other console tab is open. "),
+        n => format!(
+            "{n} console tabs are open: each may use {per_minute} of the key's {KEY_LIMIT_PER_MINUTE} requests a minute, \
+             so this page's reads may come slower than said. "
+        ),
+    }
+}
+
 /// "$312.50/h of reserved capacity is idle and open to launches" for the owner, apart from
 /// what sits idle behind reservations closed to launches and from the reservations whose
-/// use is unknown; for a member, that the cost is the owner's view (and no figure of it).
+/// use is unknown; a rate not read leaves the rest shown as a partial figure and says why;
+/// for a member, that the cost is the owner's view (and no figure of it).
 #[component]
-fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
+fn IdleCostLine(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     let role = use_connection();
-    move || match (role.role(), fleet.with(|f| f.cost.clone())) {
-        (_, CostView::Owner { launchable, closed, closed_assumed, use_unknown, .. }) => view! {
+    move || {
+        match (role.role(), fleet.with(|f| f.cost.clone())) {
+        (_, CostView::Owner { launchable, closed, closed_assumed, use_unknown, rate_unknown, .. }) => view! {
             <p class="idle-cost panel">
+                {(!rate_unknown.is_empty()).then(|| view! { <span class="stale-mark partial-mark">"Partial"</span> " At least " })}
                 <strong class="idle-cost-figure num">{format!("{}/h", launchable.per_hour)}</strong>
                 " of reserved capacity is idle and open to launches "
                 <span class="num">{format!("({} a day)", launchable.per_day)}</span>
@@ -120,12 +144,14 @@ fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
                     " Not counted: {}, whose GPUs' use is unknown (not read yet, or the region could not be reached).",
                     ids_text(&use_unknown)
                 ))}
+                <RatesNotRead store ids=rate_unknown/>
             </p>
         }
         .into_any(),
         (Role::Owner, CostView::Member) => view! {
             <p class="idle-cost panel muted">
-                "The cost of idle capacity is shown once every reservation's rate has been read."
+                "The cost of idle capacity is shown once a reservation's rate has been read."
+                <RatesNotRead store ids=store.with_nodes().iter().map(|r| r.id).collect()/>
             </p>
         }
         .into_any(),
@@ -135,6 +161,26 @@ fn IdleCostLine(fleet: Memo<Fleet>) -> impl IntoView {
             </p>
         }
         .into_any(),
+    }
+    }
+}
+
+/// " Not counted: #8, whose rate could not be read: <cause> Request id …": each reservation
+/// left out of the owner's cost for want of its rate, and why (its detail's latest failure,
+/// or not read yet). Retried on the page's schedule (`reads::fleet`).
+#[component]
+fn RatesNotRead(store: FleetStore, ids: Vec<i64>) -> impl IntoView {
+    let (failed, pending): (Vec<_>, Vec<_>) =
+        ids.into_iter().map(|id| (id, store.detail_error(id))).partition(|(_, e)| e.is_some());
+    let pending: Vec<i64> = pending.into_iter().map(|(id, _)| id).collect();
+    view! {
+        {(!pending.is_empty()).then(|| format!(" Not counted: {}, whose rate is not read yet.", ids_text(&pending)))}
+        {failed.into_iter().filter_map(|(id, e)| Some((id, e?))).map(|(id, error)| view! {
+            <span class="rate-failure">
+                {format!(" Not counted: #{id}, whose rate could not be read:")}
+                <ReadFailure error context=ErrorContext { owner: true, ..ErrorContext::default() }/>
+            </span>
+        }).collect_view()}
     }
 }
 
@@ -305,7 +351,9 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                 Some(None) => view! {
                                                     <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">"unknown"</span>
                                                 }.into_any(),
-                                                None => ().into_any(),
+                                                None => view! {
+                                                    <span class="muted" title="Its rate is not read: the line above says why.">"rate not read"</span>
+                                                }.into_any(),
                                             }}
                                         </td>
                                     })}
@@ -320,6 +368,22 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     }
 }
 
+/// A failed read in the error panel's words (its title and explanation, short enough for a
+/// row) and its request id.
+#[component]
+fn ReadFailure(error: ApiError, context: ErrorContext) -> impl IntoView {
+    let text = explain(&error, &context);
+    view! {
+        <span class="read-failure">
+            {format!(" {}: {} Request id ", text.title, text.explanation)}
+            {match error.request_id {
+                Some(id) => view! { <code class="request-id">{id}</code> }.into_any(),
+                None => view! { <span class="muted">"none sent"</span> }.into_any(),
+            }}
+        </span>
+    }
+}
+
 /// "updated 4 s ago", or the stale mark and why; a failed read says its cause and request
 /// id in the error panel's words (its title and explanation, short enough for a row).
 #[component]
@@ -328,16 +392,7 @@ fn Freshness(store: FleetStore, id: i64, context: ErrorContext) -> impl IntoView
     let state = use_connection();
     let failure = move |error: ApiError| {
         let owner = state.role() == Role::Owner;
-        let text = explain(&error, &ErrorContext { owner, ..context.clone() });
-        view! {
-            <span class="read-failure">
-                {format!(" {}: {} Request id ", text.title, text.explanation)}
-                {match error.request_id {
-                    Some(id) => view! { <code class="request-id">{id}</code> }.into_any(),
-                    None => view! { <span class="muted">"none sent"</span> }.into_any(),
-                }}
-            </span>
-        }
+        view! { <ReadFailure error context=ErrorContext { owner, ..context.clone() }/> }
     };
     move || {
         let NodesRead { latest: nodes, error, .. } = store.read(id);

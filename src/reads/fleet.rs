@@ -49,6 +49,8 @@ pub struct FleetStore {
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
     list_error: RwSignal<Option<ApiError>>,
     details: RwSignal<BTreeMap<i64, ReservationDetail>>,
+    /// The latest failure of each detail not read: the page names it beside the partial cost.
+    detail_errors: RwSignal<BTreeMap<i64, ApiError>>,
     /// Each reservation's latest `/nodes`, whichever page read it.
     nodes: NodesStore,
     /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
@@ -72,6 +74,7 @@ impl FleetStore {
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
+            detail_errors: RwSignal::new(BTreeMap::new()),
             nodes: use_nodes(),
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
@@ -90,6 +93,7 @@ impl FleetStore {
         self.list.set(None);
         self.list_error.set(None);
         self.details.set(BTreeMap::new());
+        self.detail_errors.set(BTreeMap::new());
         self.changes.set(Vec::new());
         self.history.set(BTreeMap::new());
         self.interval.set(None);
@@ -119,10 +123,27 @@ impl FleetStore {
 
     pub fn receive_detail(&self, session: u64, detail: ReservationDetail) {
         if self.owns(session) {
+            self.detail_errors.update(|e| {
+                e.remove(&detail.reservation.id);
+            });
             self.details.update(|d| {
                 d.insert(detail.reservation.id, detail);
             });
         }
+    }
+
+    /// Reservation `id`'s detail could not be read: its rate stays unknown, and why is shown.
+    pub fn receive_detail_error(&self, session: u64, id: i64, error: ApiError) {
+        if self.owns(session) {
+            self.detail_errors.update(|e| {
+                e.insert(id, error);
+            });
+        }
+    }
+
+    /// Why reservation `id`'s detail is not read, if its read failed (tracked).
+    pub fn detail_error(&self, id: i64) -> Option<ApiError> {
+        self.current().then(|| self.detail_errors.with(|e| e.get(&id).cloned())).flatten()
     }
 
     /// Whether any reservation's nodes were read this session (tracked): alerts about
@@ -397,8 +418,12 @@ impl Reader {
                     // that may be read later is read again on the page's schedule.
                     match result {
                         Ok(detail) => self.store.receive_detail(self.session, detail),
-                        Err(error) if error.is_transient() => failed.push(id),
-                        Err(_) => {}
+                        Err(error) => {
+                            if error.is_transient() {
+                                failed.push(id);
+                            }
+                            self.store.receive_detail_error(self.session, id, error);
+                        }
                     }
                     if wanted.is_empty() && details.is_empty() {
                         // No nodes to pace the retries: wait a round of the base interval.

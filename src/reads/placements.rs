@@ -7,12 +7,14 @@ use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation};
 use crate::browser::{after_first_paint, sleep};
 use crate::domain::capacity::{runs_workloads, InUseOfReserved};
+use crate::domain::fleet_poll::request_gap;
 use crate::domain::polling;
 use crate::state::{use_connection, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::HashMap;
+use std::time::Duration;
 
 /// One reservation's placement read, for its GPUs-in-use figure.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +96,11 @@ impl Placements {
                 // The table paints first: decoding a large reservation's placement (270 KB
                 // for 1,000 nodes) would hold the frame that shows it.
                 after_first_paint().await;
+                let mut pause = Duration::ZERO;
                 for r in wanted {
+                    if !pause.is_zero() {
+                        sleep(pause).await;
+                    }
                     if !ticket.current() {
                         return;
                     }
@@ -102,11 +108,9 @@ impl Placements {
                     if !ticket.current() {
                         return;
                     }
-                    let wait = result.as_ref().err().and_then(ApiError::retry_after);
+                    let asked = result.as_ref().err().and_then(ApiError::retry_after);
+                    pause = asked.map_or(request_gap(), |wait| polling::server_wait(wait).max(request_gap()));
                     self.receive(&r, result.as_deref().map_err(Clone::clone));
-                    if let Some(wait) = wait {
-                        sleep(polling::server_wait(wait)).await;
-                    }
                 }
             });
         });

@@ -1,0 +1,122 @@
+//! How the tabs of one browser share the key's 200 requests a minute (CONTRACT.md): each
+//! tab announces itself to the others every [`ANNOUNCE_EVERY`], counts those it heard from
+//! lately, and sends at most its equal share in any minute. The limit is the key's, and a
+//! tab cannot know which key another tab holds, so every console tab of the origin counts.
+//! Pure: the browser's channel and clock are the caller's.
+
+use super::fleet_poll::KEY_LIMIT_PER_MINUTE;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+/// How often a tab says it is there.
+pub const ANNOUNCE_EVERY: Duration = Duration::from_secs(2);
+
+/// A tab not heard from for this long is gone (closed, or its timers held by the browser
+/// while hidden, when it reads nothing anyway).
+pub const GONE_AFTER: Duration = Duration::from_secs(7);
+
+/// The window the key's limit counts over.
+const MINUTE_MS: f64 = 60_000.0;
+
+/// The other tabs heard from, with when each was last heard (ms on one clock).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tabs {
+    others: BTreeMap<u64, f64>,
+}
+
+impl Tabs {
+    pub fn heard(&mut self, tab: u64, now_ms: f64) {
+        self.others.insert(tab, now_ms);
+    }
+
+    /// The tab said it is leaving (its page was closed or reloaded).
+    pub fn left(&mut self, tab: u64) {
+        self.others.remove(&tab);
+    }
+
+    /// This tab and the others heard from within [`GONE_AFTER`].
+    pub fn count(&self, now_ms: f64) -> u32 {
+        let gone = GONE_AFTER.as_secs_f64() * 1000.0;
+        let alive = self.others.values().filter(|heard| now_ms - **heard <= gone).count();
+        u32::try_from(alive).unwrap_or(u32::MAX).saturating_add(1)
+    }
+}
+
+/// Each of `tabs` tabs' requests a minute: an equal share, rounded down so that the shares
+/// never add up to more than the key's limit; at least one, so a tab is never stuck.
+pub fn share_per_minute(tabs: u32) -> u32 {
+    (KEY_LIMIT_PER_MINUTE / tabs.max(1)).max(1)
+}
+
+/// When this tab's requests started over the last minute, or are booked to start.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Budget {
+    starts: VecDeque<f64>,
+}
+
+impl Budget {
+    /// Books the next request at `now_ms` or later, so that no minute holds more than
+    /// `per_minute` of this tab's requests; returns how long it waits.
+    pub fn book(&mut self, now_ms: f64, per_minute: u32) -> Duration {
+        while self.starts.front().is_some_and(|start| now_ms - start >= MINUTE_MS) {
+            self.starts.pop_front();
+        }
+        let allowed = usize::try_from(per_minute.max(1)).unwrap_or(usize::MAX);
+        // The request `allowed` places back must be a minute old when this one starts.
+        let at = match self.starts.len().checked_sub(allowed) {
+            Some(back) => (self.starts[back] + MINUTE_MS).max(now_ms),
+            None => now_ms,
+        };
+        let at = self.starts.back().map_or(at, |last| at.max(*last));
+        self.starts.push_back(at);
+        Duration::from_secs_f64((at - now_ms) / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_tabs_take_half_the_key_limit_each_and_a_tab_gone_gives_its_share_back() {
+        let mut tabs = Tabs::default();
+        assert_eq!(share_per_minute(tabs.count(0.0)), 200, "alone, the whole limit");
+        tabs.heard(7, 0.0);
+        assert_eq!((tabs.count(1_000.0), share_per_minute(tabs.count(1_000.0))), (2, 100));
+        tabs.heard(9, 1_000.0);
+        assert_eq!(share_per_minute(tabs.count(1_000.0)), 66, "three shares stay within 200");
+        assert_eq!(tabs.count(1_000.0 + GONE_AFTER.as_secs_f64() * 1000.0 + 1.0), 1, "not heard from: gone");
+        tabs.left(9);
+        assert_eq!(tabs.count(2_000.0), 2);
+        assert_eq!(share_per_minute(u32::MAX), 1, "never stuck at zero");
+    }
+
+    #[test]
+    fn a_tab_sends_its_share_then_waits_for_the_oldest_to_be_a_minute_old() {
+        let mut budget = Budget::default();
+        for i in 0..100 {
+            assert_eq!(budget.book(f64::from(i) * 10.0, 100), Duration::ZERO, "request {i} is within the share");
+        }
+        assert_eq!(budget.book(1_000.0, 100), Duration::from_secs(59), "the first started at 0 ms");
+        assert_eq!(budget.book(1_000.0, 100), Duration::from_secs_f64(59.01), "booked after the one before");
+    }
+
+    /// Two tabs sending as fast as their shares let them for five minutes: in no minute does
+    /// the key get more than its 200.
+    #[test]
+    fn two_tabs_at_full_speed_never_exceed_the_key_limit_in_any_minute() {
+        let (mut a, mut b) = (Budget::default(), Budget::default());
+        let mut sent = Vec::new();
+        for tick in 0..3_000u32 {
+            let now = f64::from(tick) * 100.0;
+            for budget in [&mut a, &mut b] {
+                let wait = budget.book(now, share_per_minute(2));
+                sent.push(now + wait.as_secs_f64() * 1000.0);
+            }
+        }
+        sent.sort_by(f64::total_cmp);
+        let started_by = |end: f64| sent.partition_point(|s| *s <= end);
+        let busiest = sent.iter().map(|s| started_by(s + MINUTE_MS - 1.0) - started_by(s - 1.0)).max();
+        assert_eq!(busiest, Some(200));
+    }
+}
