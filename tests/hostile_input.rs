@@ -495,8 +495,10 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
 fn assert_override_shown_and_isolated(host: &web_sys::HtmlElement, view: &str, places: usize) {
     let shown = host.text_content().unwrap_or_default();
     if let Some(at) = shown.find('\u{202E}') {
-        let from = shown.floor_char_boundary(at.saturating_sub(200));
-        panic!("{view}: the override is obeyed, not shown: …{:.300}", &shown[from..]);
+        let before: Vec<char> = shown[..at].chars().rev().take(150).collect();
+        let (before, after): (String, String) =
+            (before.into_iter().rev().collect(), shown[at..].chars().take(150).collect());
+        panic!("{view}: the override is obeyed, not shown: …{before}{after}…");
     }
     let mut holders = Vec::new();
     for element in all(host, "*") {
