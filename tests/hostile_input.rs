@@ -11,13 +11,19 @@ mod console_fixtures;
 
 use console_fixtures::{mount, now, provide_console, reservation, settle, text};
 use leptos::prelude::*;
+use reservations_console::api::enums::NodeState;
 use reservations_console::api::models::NodesResponse;
 use reservations_console::api::org::OrgReservation;
+use reservations_console::components::alerts_bell::AlertsBell;
 use reservations_console::pages::nodes::{NodesBoard, NodesModel};
 use reservations_console::pages::org::OrgView;
+use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::pages::reservations::ReservationsView;
+use reservations_console::reads::fleet::FleetStore;
+use reservations_console::reads::nodes::{use_nodes, NodesStore};
 use reservations_console::state::Role;
 use serde_json::json;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -80,6 +86,22 @@ fn assert_inert(host: &web_sys::HtmlElement) {
     }
 }
 
+/// Whether `element` isolates its text's direction from the text around it: a `<bdi>`, or
+/// `unicode-bidi` set to isolate; else what it is set to.
+fn isolation(element: &web_sys::Element) -> Result<(), String> {
+    let style = web_sys::window().unwrap().get_computed_style(element).unwrap().unwrap();
+    let bidi = style.get_property_value("unicode-bidi").unwrap();
+    let isolates = element.tag_name().eq_ignore_ascii_case("bdi")
+        || bidi == "isolate"
+        || bidi == "isolate-override"
+        || bidi == "plaintext";
+    if isolates {
+        Ok(())
+    } else {
+        Err(format!("<{}> with unicode-bidi: {bidi}", element.tag_name().to_lowercase()))
+    }
+}
+
 /// Every element matching `css` stays inside the 360 px column and isolates its text's
 /// direction from the text around it.
 fn assert_contained_and_isolated(host: &web_sys::HtmlElement, css: &str) {
@@ -89,15 +111,9 @@ fn assert_contained_and_isolated(host: &web_sys::HtmlElement, css: &str) {
     for element in found {
         let width = element.offset_width();
         assert!(width <= column, "{css} is {width} px wide, past the {column} px column");
-        let style = web_sys::window().unwrap().get_computed_style(&element).unwrap().unwrap();
-        let bidi = style.get_property_value("unicode-bidi").unwrap();
-        assert!(
-            element.tag_name().eq_ignore_ascii_case("bdi")
-                || bidi == "isolate"
-                || bidi == "isolate-override"
-                || bidi == "plaintext",
-            "{css} does not isolate its direction (unicode-bidi: {bidi})"
-        );
+        if let Err(not) = isolation(&element) {
+            panic!("{css} does not isolate its direction: {not}");
+        }
     }
     assert!(
         host.scroll_width() <= host.client_width(),
@@ -196,6 +212,36 @@ async fn absurd_gpu_counts_are_shown_as_reported_and_flagged_never_corrected() {
     assert!(shown.contains("0 of 1000000000 in use"), "the largest count read, as reported: {shown:.400}");
     let cells = all(&host, ".gpu-cell").len();
     assert!(cells < 1_000, "a node of 10^9 GPUs draws a bounded number of cells, drew {cells}");
+}
+
+#[wasm_bindgen_test]
+async fn a_node_with_an_absurd_workload_is_flagged_its_gpus_unknown_and_its_neighbour_shows() {
+    let answer: NodesResponse = serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [
+            { "display_name": "node-sane", "state": "ready", "gpus": 8, "gpus_in_use": 2,
+              "workloads": [{ "kind": "gpu_instance", "id": 1, "name": "nb", "gpus": 2 }] },
+            { "display_name": "node-absurd", "state": "ready", "gpus": 8, "gpus_in_use": 8,
+              "workloads": [{ "kind": "gpu_instance", "id": 2, "name": "big", "gpus": u64::MAX }] }
+        ]
+    }))
+    .expect("the answer is read");
+    let host = mount_narrow(move || {
+        provide_console(Role::Owner);
+        let model = NodesModel::default();
+        model.receive(Ok(answer), now());
+        view! { <NodesBoard model reservation=12/> }
+    });
+    settle().await;
+    let shown = text(&host);
+    assert_eq!(all(&host, "article.node-card").len(), 1, "the sane node's card: {shown:.400}");
+    assert!(shown.contains("node-sane"), "{shown:.400}");
+    assert!(
+        shown.contains(
+            "The figures of node-absurd (workload #2 gpus: the count 18,446,744,073,709,551,615 is out of range"
+        ) && shown.contains("its 8 GPUs are unknown, outside these totals"),
+        "the absurd node flagged, its GPUs unknown: {shown}"
+    );
 }
 
 fn org(overrides: serde_json::Value) -> OrgReservation {
@@ -441,4 +487,138 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
         assert_eq!(names.len(), 5, "every workload is reachable: {names:?}");
         assert_eq!(card.offset_height(), 236, "opened, the card keeps its height");
     }
+}
+
+/// The API's text holding [`RLO`] as `view` shows it: the control shown, never obeyed,
+/// anywhere in it, and each text holding the name in an element that isolates it; at least
+/// `places` of them.
+fn assert_override_shown_and_isolated(host: &web_sys::HtmlElement, view: &str, places: usize) {
+    let shown = host.text_content().unwrap_or_default();
+    if let Some(at) = shown.find('\u{202E}') {
+        let before: Vec<char> = shown[..at].chars().rev().take(150).collect();
+        let (before, after): (String, String) =
+            (before.into_iter().rev().collect(), shown[at..].chars().take(150).collect());
+        panic!("{view}: the override is obeyed, not shown: …{before}{after}…");
+    }
+    let mut holders = Vec::new();
+    for element in all(host, "*") {
+        let children = element.child_nodes();
+        let holds = (0..children.length()).filter_map(|i| children.item(i)).any(|child| {
+            child.node_type() == web_sys::Node::TEXT_NODE
+                && child.text_content().is_some_and(|t| t.contains("⟨RLO⟩fdp.exe"))
+        });
+        if holds {
+            holders.push(isolation(&element).map_err(|not| format!("{}: {not}", element.text_content().unwrap())));
+        }
+    }
+    assert!(holders.len() >= places, "{view}: the name shown in {} places, not {places}: {shown:.600}", holders.len());
+    let unisolated: Vec<String> = holders.into_iter().filter_map(Result::err).collect();
+    assert!(unisolated.is_empty(), "{view}: not isolated: {unisolated:?}");
+}
+
+/// Node, workload and kind all named with a right-to-left override: node-r runs model
+/// instance 9 and workload 10 of a kind the console does not know.
+fn override_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [{
+            "display_name": RLO, "state": "ready", "gpus": 8, "gpus_in_use": 4,
+            "workloads": [
+                { "kind": "inference_instance", "id": 9, "name": RLO, "gpus": 2 },
+                { "kind": RLO, "id": 10, "name": RLO, "gpus": 2 }
+            ]
+        }]
+    }))
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn the_workload_page_shows_an_override_in_its_name_and_nodes_isolated() {
+    use console_fixtures::at_address;
+    use reservations_console::pages::workload::WorkloadPage;
+    let host = at_address("/reservations/12/workloads/inference_instance/9", || {
+        let nodes = use_nodes();
+        let session = nodes.begin_current().unwrap();
+        nodes.receive(session, 12, Ok(Arc::new(override_nodes())), now());
+        view! { <WorkloadPage/> }.into_any()
+    })
+    .await;
+    // Its name and the node it runs on.
+    assert_override_shown_and_isolated(&host, "workload page", 2);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn search_results_show_an_override_in_names_kinds_and_nodes_isolated() {
+    use reservations_console::components::node_filters::FoundWorkloads;
+    use reservations_console::domain::node_filter::found_workloads;
+    let host = mount_narrow(|| {
+        let found = found_workloads(&override_nodes().nodes, "fdp");
+        view! { <FoundWorkloads reservation=12 found=Signal::stored(found)/> }
+    });
+    settle().await;
+    // Two workloads' names and nodes, and the unknown kind.
+    assert_override_shown_and_isolated(&host, "search results", 5);
+}
+
+#[wasm_bindgen_test]
+async fn the_reservations_facts_show_an_override_in_its_type_region_and_contract_isolated() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::reservation::ReservationView;
+    let host = mount_narrow(|| {
+        provide_console(Role::Owner);
+        let detail = owner_detail(json!({ "gpu_type": RLO, "region_id": RLO, "contract_ref": RLO }));
+        view! { <ReservationView detail/> }
+    });
+    settle().await;
+    assert_override_shown_and_isolated(&host, "reservation", 3);
+    let facts = all(&host, ".facts dd bdi").len();
+    assert!(facts >= 3, "GPU type, region and contract each isolated in the facts: {facts}");
+}
+
+/// The overview's stores for a session of `role`, watching what is read, as the app has them.
+fn provide_fleet(role: Role) -> (FleetStore, NodesStore, u64) {
+    let state = provide_console(role);
+    let store = FleetStore::new();
+    provide_context(store);
+    let session = state.session_id_untracked().unwrap();
+    store.begin(session);
+    store.watch();
+    let nodes = use_nodes();
+    nodes.begin_current();
+    (store, nodes, session)
+}
+
+#[wasm_bindgen_test]
+async fn the_overview_rows_show_an_override_in_regions_and_gpu_types_isolated() {
+    let host = mount_narrow(|| {
+        let (store, nodes, session) = provide_fleet(Role::Owner);
+        let list = vec![reservation(json!({ "id": 12, "region_id": RLO, "gpu_type": RLO, "node_count": 1 }))];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(override_nodes())), now());
+        view! { <OverviewBoard store/> }
+    });
+    settle().await;
+    // The row's region and type, and the rows by region and by GPU type.
+    assert_override_shown_and_isolated(&host, "overview", 4);
+}
+
+#[wasm_bindgen_test]
+async fn an_alert_shows_an_override_in_a_node_name_isolated() {
+    let host = mount_narrow(|| {
+        let (store, nodes, session) = provide_fleet(Role::Member);
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12, "node_count": 1 }))]), now());
+        nodes.receive(session, 12, Ok(Arc::new(override_nodes())), now());
+        let mut maintenance = override_nodes();
+        maintenance.nodes[0].state = NodeState::UnderMaintenance;
+        nodes.receive(session, 12, Ok(Arc::new(maintenance)), now());
+        view! { <AlertsBell/> }
+    });
+    settle().await;
+    host.query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    console_fixtures::sleep(50).await;
+    settle().await;
+    let items: Vec<String> = all(&host, ".alerts-list li").iter().map(|li| li.text_content().unwrap()).collect();
+    assert!(items.iter().any(|i| i.contains("fdp.exe of reservation #12 went under maintenance")), "{items:?}");
+    assert_override_shown_and_isolated(&host, "alerts", 1);
 }

@@ -5,8 +5,8 @@ mod console_fixtures;
 mod page_support;
 
 use console_fixtures::{
-    december_charge, first_text, member_detail, mount, mount_with, owner_detail, provide_console, provide_zone,
-    seed_nodes, settle, text,
+    at_address, december_charge, first_text, member_detail, mount, mount_with, owner_detail, provide_console,
+    provide_zone, seed_nodes, settle, text,
 };
 use leptos::prelude::*;
 use page_support::fact;
@@ -15,7 +15,6 @@ use reservations_console::domain::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
 use reservations_console::reads::placements::Placements;
 use reservations_console::reads::remote::Remote;
-use reservations_console::router::Router;
 use reservations_console::state::{Role, TimeZone};
 use serde_json::json;
 use wasm_bindgen_test::*;
@@ -384,20 +383,6 @@ async fn the_status_and_banner_times_follow_the_utc_local_switch() {
     assert!(banner().contains(&format!("stopped on {stop} unless")), "{}", banner());
 }
 
-/// Mounts `page` inside the router at `address`; the runner's own address is put back after.
-async fn at_address(address: &str, page: fn() -> AnyView) -> web_sys::HtmlElement {
-    let history = web_sys::window().unwrap().history().unwrap();
-    let before = web_sys::window().unwrap().location().href().unwrap();
-    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(address)).unwrap();
-    let host = mount(move || {
-        provide_console(Role::Member);
-        view! { <Router>{page()}</Router> }
-    });
-    settle().await;
-    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
-    host
-}
-
 /// Text in the address is whoever wrote the link's, not the console's: a page under
 /// `/reservations/…` shows only the id the router parsed, never the segment as written, in
 /// its title, breadcrumb, heading or error panel.
@@ -417,4 +402,28 @@ async fn words_put_in_the_address_are_never_shown_as_the_pages_own() {
         assert!(shown.contains("This address does not name a reservation"), "{address}: {shown}");
         host.remove();
     }
+}
+
+/// The workload page's kind and id come from the address too: a kind the console does not
+/// know only finds the workload (the heading says "Workload"), and an id that is not one is
+/// refused without repeating it.
+#[wasm_bindgen_test]
+async fn words_put_in_a_workload_address_are_never_shown_as_the_pages_own() {
+    use reservations_console::pages::workload::WorkloadPage;
+    let posing = "12%20is%20closed%3A%20call%20support%20on%20%2B1-555-0100";
+    for (address, says) in [
+        (format!("/reservations/12/workloads/{posing}/7"), "Workload #7"),
+        (format!("/reservations/12/workloads/gpu_cluster/{posing}"), "This address does not name a workload"),
+        ("/reservations/12/workloads/gpu_cluster/+7".to_owned(), "This address does not name a workload"),
+    ] {
+        let host = at_address(&address, || view! { <WorkloadPage/> }.into_any()).await;
+        let shown = format!("{} {}", text(&host), web_sys::window().unwrap().document().unwrap().title());
+        assert!(!shown.contains("support") && !shown.contains("555"), "{address}: {shown}");
+        assert!(shown.contains(says), "{address}: {shown}");
+        host.remove();
+    }
+    let host = at_address("/reservations/12/workloads/gpu_cluster/418", || view! { <WorkloadPage/> }.into_any()).await;
+    assert_eq!(first_text(&host, "h1"), "GPU cluster #418", "a kind the console knows is named");
+    assert_eq!(web_sys::window().unwrap().document().unwrap().title(), "GPU cluster #418 · Reserved GPUs");
+    host.remove();
 }

@@ -159,6 +159,11 @@ pub const MAX_CHARGES: usize = 1_000;
 /// (a billion × a billion < 2⁶³), so none can wrap in a release build.
 pub const MAX_COUNT: i64 = 1_000_000_000;
 
+// **assumption**: a workload reporting more GPUs than its node has is as absurd as a count
+// out of range (seed 004 adds a cluster's replicas on one node up, so they fit in it): its
+// node is set apart as unreadable, its GPUs unknown. It lives with the decoder, see
+// `models::WireWorkload::read`.
+
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 

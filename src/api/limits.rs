@@ -4,7 +4,7 @@
 //! The sizes are assumptions, in [`super::assumptions`].
 
 pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_COUNT, MAX_NODES, MAX_WORKLOADS_PER_NODE};
-use super::models::{Charge, Workload};
+use super::models::Charge;
 use super::money::group_thousands;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -113,8 +113,8 @@ pub(crate) fn nodes<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer
     at_most(deserializer, MAX_NODES, "nodes", false)
 }
 
-/// `workloads` of a node; `null` means none.
-pub(crate) fn workloads<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Workload>, D::Error> {
+/// `workloads` of a node, each read as `T`; `null` means none.
+pub(crate) fn workloads<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
     at_most(deserializer, MAX_WORKLOADS_PER_NODE, "workloads on one node", true)
 }
 
@@ -191,10 +191,44 @@ mod tests {
         let apart = answer("8", "-1000000001").unwrap();
         assert_eq!(apart.unreadable_nodes[1].gpus, Some(8));
         assert!(apart.unreadable_nodes[1].why.contains("gpus_in_use: the count −1,000,000,001 is out of range"));
-        // A workload's count past the bound still refuses the answer.
-        let body = r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"workloads":[{"kind":"gpu_instance","id":1,"name":"w","gpus":5000000000}]}]}"#;
-        let error = decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now()).unwrap_err();
-        assert!(error.to_string().contains("the count 5,000,000,000 is out of range"), "{error}");
+    }
+
+    #[test]
+    fn a_node_with_an_absurd_workload_is_set_apart_counted_unknown_and_its_neighbours_are_read() {
+        let body = r#"{"nodes":[
+            {"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":2,
+             "workloads":[{"kind":"gpu_instance","id":7,"name":"w","gpus":2}]},
+            {"display_name":"node-2","state":"ready","gpus":8,"gpus_in_use":8,
+             "workloads":[{"kind":"gpu_instance","id":8,"name":"x","gpus":18446744073709551615}]},
+            {"display_name":"node-3","state":"ready","gpus":8,"gpus_in_use":8,
+             "workloads":[{"kind":"gpu_cluster","id":9,"name":"y","gpus":16}]}
+        ],"workloads_unknown":false}"#;
+        let read =
+            decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now()).expect("the sane node is read");
+        assert_eq!(read.nodes.iter().map(|n| n.display_name.as_str()).collect::<Vec<_>>(), ["node-1"]);
+        let apart: Vec<(&str, Option<i64>, &str)> =
+            read.unreadable_nodes.iter().map(|u| (u.display_name.as_str(), u.gpus, u.why.as_str())).collect();
+        assert_eq!(
+            apart,
+            [
+                (
+                    "node-2",
+                    Some(8),
+                    "workload #8 gpus: the count 18,446,744,073,709,551,615 is out of range (the console reads counts up to 1,000,000,000)"
+                ),
+                ("node-3", Some(8), "workload #9 gpus: 16 on a node of 8"),
+            ]
+        );
+        // Their 16 GPUs are unknown, never zero, on the Nodes page and the overview alike.
+        let totals = crate::domain::capacity::totals(&read);
+        assert_eq!((totals.gpus, totals.in_use, totals.unreadable.gpus), (8, Some(2), Some(16)));
+        assert!(
+            totals.unreadable_text().unwrap().contains("their 16 GPUs are unknown"),
+            "{:?}",
+            totals.unreadable_text()
+        );
+        let split = crate::domain::fleet::GpuSplit::of(&read);
+        assert_eq!((split.in_use, split.free, split.unknown), (2, 6, 16));
     }
 
     #[test]

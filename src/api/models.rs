@@ -164,8 +164,9 @@ pub struct FirstInvoice {
 }
 
 /// `GET /gpu-reservations/{id}/nodes`, read live from the region. Decoded node by node: a
-/// node whose own counts are absurd (past ±`MAX_COUNT`, not whole) is set apart in
-/// `unreadable_nodes`, flagged and counted unknown, so that its neighbours still show.
+/// node whose own counts or one of whose workloads' counts are absurd (past ±`MAX_COUNT`,
+/// not whole, a workload with more GPUs than its node) is set apart in `unreadable_nodes`,
+/// flagged and counted unknown, so that its neighbours still show.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(from = "WireNodes")]
 pub struct NodesResponse {
@@ -215,8 +216,9 @@ impl From<WireNodes> for NodesResponse {
     }
 }
 
-/// One node as sent: its own counts read leniently ([`Count`]), so that an absurd one sets
-/// the node apart instead of failing the whole answer. Anything else malformed still does.
+/// One node as sent: its own counts and its workloads' read leniently ([`Count`]), so that
+/// an absurd one sets the node apart instead of failing the whole answer. Anything else
+/// malformed still does.
 #[derive(Deserialize)]
 struct WireNode {
     display_name: String,
@@ -225,7 +227,35 @@ struct WireNode {
     #[serde(default)]
     gpus_in_use: Option<Count>,
     #[serde(default, deserialize_with = "super::limits::workloads")]
-    workloads: Vec<Workload>,
+    workloads: Vec<WireWorkload>,
+}
+
+/// One workload as sent, its count read leniently.
+#[derive(Deserialize)]
+struct WireWorkload {
+    kind: WorkloadKind,
+    id: i64,
+    name: String,
+    gpus: Count,
+    #[serde(default)]
+    billing: Option<Billing>,
+}
+
+impl WireWorkload {
+    /// The workload, or why its count is absurd: out of range, or more GPUs than its node
+    /// has (`node_gpus`, when that count was readable), which no placement can be
+    /// (**assumption**: the seeds say a cluster's replicas on one node are added up, so
+    /// they too fit in the node). Named by id: the name is the API's text.
+    fn read(self, node_gpus: Option<i64>) -> Result<Workload, String> {
+        let gpus = self.gpus.value("gpus").and_then(|gpus| match node_gpus {
+            Some(has) if has >= 0 && gpus > has => Err(format!("gpus: {gpus} on a node of {has}")),
+            _ => Ok(gpus),
+        });
+        match gpus {
+            Ok(gpus) => Ok(Workload { kind: self.kind, id: self.id, name: self.name, gpus, billing: self.billing }),
+            Err(why) => Err(format!("workload #{} {why}", self.id)),
+        }
+    }
 }
 
 /// A node read, or set apart with why.
@@ -234,16 +264,24 @@ struct NodeEntry(Result<Node, UnreadableNode>);
 impl<'de> Deserialize<'de> for NodeEntry {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let w = WireNode::deserialize(deserializer)?;
+        let gpus = w.gpus.value("gpus");
         let in_use = w.gpus_in_use.map(|c| c.value("gpus_in_use")).transpose();
-        Ok(NodeEntry(match (w.gpus.value("gpus"), in_use) {
-            (Ok(gpus), Ok(gpus_in_use)) => {
-                Ok(Node { display_name: w.display_name, state: w.state, gpus, gpus_in_use, workloads: w.workloads })
+        let (mut workloads, mut absurd) = (Vec::with_capacity(w.workloads.len()), Vec::new());
+        for workload in w.workloads {
+            match workload.read(gpus.as_ref().ok().copied()) {
+                Ok(workload) => workloads.push(workload),
+                Err(why) => absurd.push(why),
+            }
+        }
+        Ok(NodeEntry(match (gpus, in_use) {
+            (Ok(gpus), Ok(gpus_in_use)) if absurd.is_empty() => {
+                Ok(Node { display_name: w.display_name, state: w.state, gpus, gpus_in_use, workloads })
             }
             (gpus, in_use) => Err(UnreadableNode {
                 display_name: w.display_name,
                 state: w.state,
                 gpus: gpus.as_ref().ok().copied(),
-                why: [gpus.err(), in_use.err()].into_iter().flatten().collect::<Vec<_>>().join("; "),
+                why: [gpus.err(), in_use.err()].into_iter().flatten().chain(absurd).collect::<Vec<_>>().join("; "),
             }),
         }))
     }

@@ -3,6 +3,7 @@
 //! read (the overview reads every reservation; the Nodes pages re-read theirs); once the
 //! overview is left, the panel says how old the oldest of those reads is.
 
+use crate::components::api_text::ApiText;
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
@@ -93,7 +94,7 @@ fn AlertsPanel() -> impl IntoView {
                 <li class="alert-item" data-severity=alert.severity.label()>
                     <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>
                     " "
-                    <a href=format!("/reservations/{}", alert.reservation)>{alert.text}</a>
+                    <a href=format!("/reservations/{}", alert.reservation)><ApiText text=alert.text/></a>
                 </li>
             }).collect::<Vec<_>>()}
         </ol>

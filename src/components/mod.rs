@@ -2,6 +2,7 @@
 //! fetch closure a page gives it).
 
 pub mod alerts_bell;
+pub mod api_text;
 pub mod banner;
 pub mod bar_chart;
 pub mod csv_button;

@@ -3,6 +3,7 @@
 //! What is shown is decided by `domain::node_filter`.
 
 use crate::api::enums::{NodeState, WorkloadKind};
+use crate::components::api_text::ApiText;
 use crate::domain::grid::{kind_label, state_label};
 use crate::domain::node_filter::{nodes_named, showing_text, FoundWorkload, NodeFilter, SortBy};
 use crate::domain::words::count;
@@ -118,17 +119,20 @@ pub fn FoundWorkloads(reservation: i64, #[prop(into)] found: Signal<Vec<FoundWor
                     .iter()
                     .map(|w| {
                         let href = workload_page_path(reservation, &w.kind, w.id);
+                        // The name, the kind (an unrecognised one as the API spelled it) and
+                        // the node names are the API's text, each isolated.
                         view! {
                             <li class="found-workload">
-                                <a href=href>{w.at.name.clone()}</a>
+                                <a href=href><ApiText text=w.at.name.clone()/></a>
+                                " · "
+                                <ApiText text=kind_label(&w.kind)/>
                                 {format!(
-                                    " · {} #{} · {} on {}: {}",
-                                    kind_label(&w.kind),
+                                    " #{} · {} on {}: ",
                                     w.id,
                                     count(w.at.total_gpus, "GPU"),
-                                    count(w.at.nodes.len(), "node"),
-                                    nodes_named(&w.at.nodes)
+                                    count(w.at.nodes.len(), "node")
                                 )}
+                                <ApiText text=nodes_named(&w.at.nodes)/>
                             </li>
                         }
                     })

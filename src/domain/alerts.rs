@@ -8,6 +8,7 @@ use crate::domain::capacity::runs_workloads;
 use crate::domain::capacity_timeline::{renewal_of, Handover, Renewal};
 use crate::domain::grid::state_meaning;
 use crate::domain::status::settle_overdue;
+use crate::domain::text::visible_controls;
 use crate::domain::time::{format_time, format_utc_date, relative, Zone};
 use crate::domain::words::count;
 use chrono::TimeDelta;
@@ -282,7 +283,9 @@ pub fn low_use(reservation: i64, share: f64) -> Option<Alert> {
 }
 
 /// The latest change of each node: going into maintenance or preparing is a warning that
-/// says what the state means for the capacity, coming back an info.
+/// says what the state means for the capacity, coming back an info. The node's name (and a
+/// state the console does not know) are the API's text, their bidirectional controls shown
+/// (also in a browser notification, which is plain text).
 pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
     let mut latest: BTreeMap<(i64, &str), &NodeChange> = BTreeMap::new();
     for change in changes {
@@ -292,7 +295,7 @@ pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
         NodeState::UnderMaintenance => "under maintenance".to_owned(),
         NodeState::Preparing => "preparing".to_owned(),
         NodeState::Ready => "ready".to_owned(),
-        NodeState::Unknown(raw) => format!("in state {raw}"),
+        NodeState::Unknown(raw) => format!("in state {}", visible_controls(raw)),
     };
     latest
         .into_values()
@@ -304,7 +307,7 @@ pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
                     Severity::Warning,
                     format!(
                         "{} of reservation #{} went {}{meaning} (seen {when}).",
-                        c.node,
+                        visible_controls(&c.node),
                         c.reservation,
                         words(&c.to)
                     ),
@@ -314,7 +317,7 @@ pub fn latest_node_changes(changes: &[NodeChange], zone: Zone) -> Vec<Alert> {
                     Severity::Info,
                     format!(
                         "{} of reservation #{} is {} again, no longer {} (seen {when}).",
-                        c.node,
+                        visible_controls(&c.node),
                         c.reservation,
                         words(&c.to),
                         words(&c.from)
@@ -437,6 +440,22 @@ mod tests {
         assert_eq!(told.iter().filter(|a| a.text.starts_with("node-1 ")).count(), 1);
         assert!(told.iter().all(|a| a.severity != Severity::Warning || !a.text.starts_with("node-1 ")));
         assert!(node_changes(12, &first, &first, now()).is_empty(), "no change, nothing told");
+    }
+
+    #[test]
+    fn a_node_name_or_state_with_a_right_to_left_override_is_told_with_the_control_shown() {
+        let change = |to: NodeState| NodeChange {
+            reservation: 12,
+            node: "\u{202E}fdp.exe".into(),
+            from: NodeState::Ready,
+            to,
+            at: now(),
+        };
+        let told = latest_node_changes(&[change(NodeState::UnderMaintenance)], Zone::Utc);
+        assert!(told[0].text.starts_with("⟨RLO⟩fdp.exe of reservation #12 went under maintenance"), "{}", told[0].text);
+        let told = latest_node_changes(&[change(NodeState::Unknown("\u{2067}x".into()))], Zone::Utc);
+        assert!(told[0].text.contains("is in state ⟨RLI⟩x again"), "{}", told[0].text);
+        assert!(!told[0].text.contains(['\u{202E}', '\u{2067}']), "{}", told[0].text);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::api::assumptions::SUSPENDED_ACCRUES;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::money::Usd;
+use crate::components::api_text::ApiText;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::header::set_page_title;
@@ -239,9 +240,10 @@ fn SplitTable(
     fleet: Memo<Fleet>,
     pick: fn(&Fleet) -> BTreeMap<String, GpuSplit>,
 ) -> impl IntoView {
+    // `name` is a region or GPU type as the API spelled it, or the sum row's own "All".
     let row = |name: String, split: GpuSplit| {
         view! {
-            <th scope="row">{name}</th>
+            <th scope="row"><ApiText text=name/></th>
             <td class="num" data-label="Reserved">{reserved_text(&split)}</td>
             <td class="num" data-label="In use">{figure(split.in_use)}</td>
             <td class="num" data-label="Free to launch on">{figure(split.free)}</td>
@@ -329,7 +331,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                     <td data-label="Reservation">
                                         <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                                         " " <StatusBadge label=status.label tone=status.tone/>
-                                        <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
+                                        <span class="cell-sub"><ApiText text=r.region_id.clone()/>" · "<ApiText text=r.gpu_type.clone()/></span>
                                         <span class="cell-sub freshness"><Freshness store id context=ErrorContext::of(&r)/></span>
                                     </td>
                                     <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>

@@ -6,6 +6,7 @@ use crate::api::client;
 use crate::api::enums::Funding;
 use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
 use crate::api::money::Usd;
+use crate::components::api_text::ApiText;
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
@@ -88,8 +89,11 @@ pub fn ReservationView(
                     <StatusBadge label=status.label tone=status.tone/>
                 </h1>
                 <p class="subtitle">
-                    {format!("{} × {} in region {}", r.reserved_gpus, r.gpu_type, r.region_id)}
-                    {r.contract_ref.clone().map(|c| format!(" · contract {c}"))}
+                    {format!("{} × ", r.reserved_gpus)}
+                    <ApiText text=r.gpu_type.clone()/>
+                    " in region "
+                    <ApiText text=r.region_id.clone()/>
+                    {r.contract_ref.clone().map(|c| view! { " · contract " <ApiText text=c/> })}
                 </p>
             </div>
             <div class="page-actions">
@@ -160,8 +164,8 @@ fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoVie
                         <InUseFigure placements id=r.id class="sub"/>
                     </dd>
                 </div>
-                <div><dt>"GPU type"</dt><dd>{r.gpu_type.clone()}</dd></div>
-                <div><dt>"Region"</dt><dd>{r.region_id.clone()}</dd></div>
+                <div><dt>"GPU type"</dt><dd><ApiText text=r.gpu_type.clone()/></dd></div>
+                <div><dt>"Region"</dt><dd><ApiText text=r.region_id.clone()/></dd></div>
                 <div><dt>"Term"</dt><dd>{term_text(&r)}</dd></div>
                 <div>
                     <dt>"Start → end (UTC)"</dt>
@@ -181,7 +185,12 @@ fn TermsPanel(detail: ReservationDetail, placements: Placements) -> impl IntoVie
                 {r.ended_at.map(|at| view! { <div><dt>"Ended"</dt><dd><Time at/></dd></div> })}
                 <div>
                     <dt>"Contract ref"</dt>
-                    <dd>{r.contract_ref.clone().unwrap_or_else(|| "—".to_owned())}</dd>
+                    <dd>
+                        {match r.contract_ref.clone() {
+                            Some(c) => view! { <ApiText text=c/> }.into_any(),
+                            None => "—".into_any(),
+                        }}
+                    </dd>
                 </div>
             </dl>
             {timeline}
@@ -311,9 +320,10 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let statement = statement_lines(&detail, use_clock().now_untracked());
     view! {
         <section class="panel payment" aria-labelledby="payment-title">
-            // Printed only (style/main.css): the section prints as the owner's statement.
+            // Printed only (style/main.css): the section prints as the owner's statement. Its
+            // lines hold the API's type, region and contract.
             <div class="print-only statement-head">
-                {statement.into_iter().map(|line| view! { <p>{line}</p> }).collect::<Vec<_>>()}
+                {statement.into_iter().map(|line| view! { <p><ApiText text=line/></p> }).collect::<Vec<_>>()}
             </div>
             <div class="panel-head">
                 <h2 id="payment-title">"Payment"</h2>

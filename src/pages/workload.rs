@@ -5,11 +5,14 @@
 use crate::api::assumptions::provider_console_path;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
+use crate::components::api_text::ApiText;
 use crate::components::error_panel::ErrorPanel;
+use crate::components::header::set_page_title;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::capacity::gpus_text;
 use crate::domain::explain::ErrorContext;
 use crate::domain::grid::kind_label;
+use crate::domain::text::visible_controls;
 use crate::domain::workload::locate;
 use crate::reads::live::{page_interval, Live};
 use crate::reads::nodes::use_nodes;
@@ -25,14 +28,31 @@ pub fn WorkloadPage() -> impl IntoView {
         let Route::Workload { kind, id: raw_workload, .. } = route else {
             return view! { <ErrorPanel error=ApiError::invalid_request("Not a workload page.")/> }.into_any();
         };
-        match raw_workload.parse::<i64>() {
-            Ok(workload) => view! { <WorkloadLive id kind=WorkloadKind::from(kind.as_str()) workload/> }.into_any(),
-            Err(_) => {
-                let error = ApiError::invalid_request(format!("“{raw_workload}” is not a workload id."));
+        // Digits alone, as every link of the console writes it; only the parsed id is shown.
+        let workload =
+            Some(&raw_workload).filter(|w| w.bytes().all(|b| b.is_ascii_digit())).and_then(|w| w.parse::<i64>().ok());
+        match workload {
+            Some(workload) => view! { <WorkloadLive id kind=WorkloadKind::from(kind.as_str()) workload/> }.into_any(),
+            None => {
+                set_page_title("Not a workload");
+                let error = ApiError::invalid_request(
+                    "This address does not name a workload: its id must be a whole number, as in \
+                     /reservations/12/workloads/gpu_cluster/418.",
+                );
                 view! { <ErrorPanel error/> }.into_any()
             }
         }
     })
+}
+
+/// The page's heading and title: the kind's name when the address holds a kind the console
+/// knows, else "Workload". The address's text is whoever wrote the link's (words posing as
+/// the page's), so a kind it spells otherwise is never shown; it only finds the workload.
+fn heading(kind: &WorkloadKind, workload: i64) -> String {
+    match kind {
+        WorkloadKind::Unknown(_) => format!("Workload #{workload}"),
+        known => format!("{} #{workload}", kind_label(known)),
+    }
 }
 
 /// The workload's page in the provider's own console, in a new tab, only when the user set
@@ -59,7 +79,8 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
     });
-    let title = format!("{} #{workload}", kind_label(&kind));
+    let title = heading(&kind, workload);
+    set_page_title(&title);
     let provider = provider_link(&kind, workload);
     let placement = move || {
         nodes.with(id, |read| {
@@ -99,7 +120,9 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
                     let node_count = found.nodes.len();
                     view! {
                         <section class="panel">
-                            <p class="workload-name" title=found.name.clone()>{found.name.clone()}</p>
+                            <p class="workload-name" title=visible_controls(&found.name).into_owned()>
+                                <ApiText text=found.name.clone()/>
+                            </p>
                             <table class="data-table workload-nodes">
                                 <caption>{format!("Where it runs on reservation #{id}")}</caption>
                                 <thead><tr><th scope="col">"Node"</th><th scope="col" class="num">"GPUs"</th></tr></thead>
@@ -107,7 +130,7 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
                                     {found
                                         .nodes
                                         .into_iter()
-                                        .map(|(node, gpus)| view! { <tr><td>{node}</td><td class="num">{gpus}</td></tr> })
+                                        .map(|(node, gpus)| view! { <tr><td><ApiText text=node/></td><td class="num">{gpus}</td></tr> })
                                         .collect_view()}
                                 </tbody>
                                 <tfoot>

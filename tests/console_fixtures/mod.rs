@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::models::{NodesResponse, Reservation, ReservationDetail};
 use reservations_console::reads::nodes::NodesStore;
+use reservations_console::router::Router;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -175,4 +176,19 @@ pub fn record_requests() {
 pub fn requests_sent() -> Vec<String> {
     let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
     js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
+}
+
+/// Mounts `page` inside the router at `address`, for a member; the runner's own address is
+/// put back after.
+pub async fn at_address(address: &str, page: fn() -> AnyView) -> web_sys::HtmlElement {
+    let history = web_sys::window().unwrap().history().unwrap();
+    let before = web_sys::window().unwrap().location().href().unwrap();
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(address)).unwrap();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <Router>{page()}</Router> }
+    });
+    settle().await;
+    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
+    host
 }
