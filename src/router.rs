@@ -21,6 +21,8 @@ pub enum Route {
     Overview,
     /// Where k GPUs fit now; the question is in the query.
     Fit,
+    /// The owner's term ledger of every reservation and the account.
+    Ledger,
     Reservations,
     Reservation(String),
     Nodes(String),
@@ -46,6 +48,7 @@ impl Route {
             [] => Route::Connect,
             ["overview"] => Route::Overview,
             ["fit"] => Route::Fit,
+            ["ledger"] => Route::Ledger,
             ["reservations"] => Route::Reservations,
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
@@ -256,6 +259,7 @@ mod tests {
         assert_eq!(Route::parse("/overview"), Route::Overview);
         assert_eq!(Route::parse("/fit"), Route::Fit);
         assert_eq!(Route::parse("/fit/"), Route::Fit);
+        assert_eq!(Route::parse("/ledger"), Route::Ledger);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));

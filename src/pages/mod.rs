@@ -3,6 +3,7 @@
 pub mod connect;
 pub mod fit;
 pub mod launch;
+pub mod ledger;
 pub mod nodes;
 pub mod org;
 pub mod overview;

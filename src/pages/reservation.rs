@@ -319,6 +319,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 <h2 id="payment-title">"Payment"</h2>
                 <div class="page-actions">
                     <span class="muted">"Shown to the account owner only"</span>
+                    <a class="button button-secondary" href="/ledger">"The account's term ledger"</a>
                     {(!charges.is_empty()).then(|| view! {
                         <CsvButton
                             label="Download charges (CSV)"
