@@ -14,8 +14,9 @@ use components::header::Header;
 use components::lazy_page::{lazy, lazy_page};
 use leptos::prelude::*;
 use pages::{
-    capacity::CapacityPage, connect::ConnectPage, fit::FitPage, launch::LaunchPage, nodes::NodesPage, org::OrgPage,
-    overview::OverviewPage, reservation::ReservationPage, reservations::ReservationsPage, workload::WorkloadPage,
+    capacity::CapacityPage, connect::ConnectPage, fit::FitPage, launch::LaunchPage, ledger::LedgerPage,
+    nodes::NodesPage, org::OrgPage, overview::OverviewPage, reservation::ReservationPage,
+    reservations::ReservationsPage, workload::WorkloadPage,
 };
 use router::{use_location, Route, Router};
 use state::{current_path, use_connection, Clock, ConnectionState, TimeZoneChoice};
@@ -56,6 +57,7 @@ fn Pages() -> impl IntoView {
             Route::Overview => connected(|| lazy(overview::preload, overview::load)).into_any(),
             Route::Fit => connected(|| lazy(fit::preload, fit::load)).into_any(),
             Route::Capacity => connected(|| lazy(capacity::preload, capacity::load)).into_any(),
+            Route::Ledger => connected(|| lazy(ledger::preload, ledger::load)).into_any(),
             Route::Reservations => connected(ReservationsPage).into_any(),
             Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
             Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
@@ -71,6 +73,7 @@ fn Pages() -> impl IntoView {
 lazy_page!(overview, OverviewPage, style = "style-overview");
 lazy_page!(fit, FitPage, style = "style-overview");
 lazy_page!(capacity, CapacityPage, style = "style-overview");
+lazy_page!(ledger, LedgerPage, style = "style-overview");
 lazy_page!(detail, ReservationPage);
 lazy_page!(nodes, NodesPage, style = "style-nodes");
 lazy_page!(launch, LaunchPage, style = "style-nodes");

@@ -23,6 +23,8 @@ pub enum Route {
     Fit,
     /// Reserved GPUs over the coming terms: renewals, gaps and overlaps.
     Capacity,
+    /// The owner's term ledger of every reservation and the account.
+    Ledger,
     Reservations,
     Reservation(String),
     Nodes(String),
@@ -49,6 +51,7 @@ impl Route {
             ["overview"] => Route::Overview,
             ["fit"] => Route::Fit,
             ["capacity"] => Route::Capacity,
+            ["ledger"] => Route::Ledger,
             ["reservations"] => Route::Reservations,
             ["reservations", id] => Route::Reservation((*id).to_owned()),
             ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
@@ -260,6 +263,7 @@ mod tests {
         assert_eq!(Route::parse("/fit"), Route::Fit);
         assert_eq!(Route::parse("/fit/"), Route::Fit);
         assert_eq!(Route::parse("/capacity"), Route::Capacity);
+        assert_eq!(Route::parse("/ledger"), Route::Ledger);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));

@@ -308,6 +308,29 @@ fn the_chart_legend_names_each_colour_once() {
     assert_eq!(host.query_selector_all(".bar-chart g.bar").unwrap().length(), 3);
 }
 
+/// Issue 30's term ledger on the owner's statement: the committed total and its parts (the
+/// advance's share apart from what was paid), a ⚠ where the advance left disagrees.
+#[wasm_bindgen_test]
+fn the_payment_shows_the_term_ledger_whose_parts_add_up_and_flags_the_advance_left() {
+    let mut covered = december_charge("paid");
+    covered["advance_applied_usd"] = json!(29200);
+    let ledger = |remaining: f64| {
+        let covered = covered.clone();
+        let host = mount(move || {
+            provide_console(Role::Owner);
+            let detail =
+                owner_detail(json!({ "payment": { "advance_remaining_usd": remaining, "charges": [covered] } }));
+            view! { <ReservationView detail/> }
+        });
+        first_text(&host, ".term-ledger").split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(ledger(0.0), "Paid$560.00Covered by the advance$29,200.00Committed for the term$29,760.00");
+    assert_eq!(
+        ledger(29200.0),
+        "Paid$560.00Covered by the advance$29,200.00Committed for the term$29,760.00⚠ Advance remaining: the API reports $29,200.00, but the advance $29,200.00 less the $29,200.00 the charges applied is $0.00 ($29,200.00 more)."
+    );
+}
+
 const LAUNCH: &str = "a[href='/reservations/12/launch']";
 
 #[wasm_bindgen_test]

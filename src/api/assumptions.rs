@@ -187,6 +187,13 @@ pub const STORAGE_ONLY_ASSUMED: &str =
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
 pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its own.";
 
+/// **assumption** (`domain::ledger`): the term ledger counts each charge, the advance and
+/// what is left of it at their whole cents (half away from zero), the figure an invoice
+/// shows, and adds those: the seed sends money as JSON numbers without saying how a sub-cent
+/// amount is billed. Said beside the ledger whenever a figure had more than cents.
+pub const LEDGER_WHOLE_CENTS: &str =
+    "assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)";
+
 #[cfg(test)]
 mod tests {
     use super::*;

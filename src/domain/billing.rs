@@ -337,14 +337,17 @@ fn period_months(detail: &ReservationDetail) -> Option<u32> {
     }
 }
 
+/// A charge as a ⚠ line names it: `period 1 (1 Dec 2026 – 31 Dec 2026)`, its index as sent.
+pub fn period_name(c: &Charge) -> String {
+    format!("period {} ({})", c.period_index, super::time::format_period(c.period_start, c.period_end))
+}
+
 /// The schedule as a whole: regular periods tile the term without gap or overlap, each one
 /// billing period long (calendar months, so month ends and leap years follow), and the first
 /// invoice is the advance plus the first period. One ⚠ line per disagreement, naming the
 /// periods by their dates and their index as sent.
 pub fn check_schedule(detail: &ReservationDetail, payment: &Payment) -> Vec<String> {
-    let name = |c: &Charge| {
-        format!("period {} ({})", c.period_index, super::time::format_period(c.period_start, c.period_end))
-    };
+    let name = period_name;
     let mut periods: Vec<&Charge> = payment.charges.iter().filter(|c| !c.adjustment).collect();
     periods.sort_by_key(|c| c.period_start);
     let mut issues = Vec::new();
@@ -490,53 +493,6 @@ pub fn unstated_due(charge: &Charge, funding: &Funding) -> Option<&'static str> 
         (ChargeStatus::Scheduled, _) => "no due date stated yet: expected once it is invoiced",
         _ => "no due date stated",
     })
-}
-
-/// Amounts of the schedule by charge status.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Totals {
-    pub paid: Usd,
-    pub scheduled: Usd,
-    pub invoiced: Usd,
-    pub past_due: Usd,
-    pub waived: Usd,
-    pub covered_by_advance: Usd,
-    /// Charges with a status the console does not know, so that the parts add up to `total`.
-    pub unrecognised: Usd,
-    /// Every charge's `amount_usd`.
-    pub total: Usd,
-    /// Σ `advance_applied_usd` over the charges.
-    pub advance_applied: Usd,
-    /// `advance_remaining_usd` as the API reports it.
-    pub advance_remaining: Usd,
-}
-
-impl Totals {
-    /// The advance minus what the charges say was applied, against what the API reports
-    /// as remaining: `None` when they agree, else the reported remainder's difference.
-    pub fn advance_discrepancy(&self, advance: Usd) -> Option<Usd> {
-        let difference = self.advance_remaining - (advance - self.advance_applied);
-        (!difference.is_zero()).then_some(difference)
-    }
-}
-
-pub fn totals(payment: &Payment) -> Totals {
-    let mut t = Totals { advance_remaining: payment.advance_remaining_usd, ..Totals::default() };
-    for charge in &payment.charges {
-        let bucket = match charge.status {
-            ChargeStatus::Paid => &mut t.paid,
-            ChargeStatus::Scheduled => &mut t.scheduled,
-            ChargeStatus::Invoiced => &mut t.invoiced,
-            ChargeStatus::PastDue => &mut t.past_due,
-            ChargeStatus::Waived => &mut t.waived,
-            ChargeStatus::CoveredByAdvance => &mut t.covered_by_advance,
-            ChargeStatus::Unknown(_) => &mut t.unrecognised,
-        };
-        *bucket = *bucket + charge.amount_usd;
-        t.total = t.total + charge.amount_usd;
-        t.advance_applied = t.advance_applied + charge.advance_applied_usd;
-    }
-    t
 }
 
 #[cfg(test)]
@@ -948,33 +904,5 @@ mod tests {
         let check = check_charge(&charge("2026-12-01T00:00:00Z", "2026-12-01T00:30:00Z", 20.0, false), &d, &p);
         assert!(check.matches, "{}", check.note);
         assert_eq!(check.hours, 0);
-    }
-
-    #[test]
-    fn totals_by_status_add_up_and_count_the_advance() {
-        let statuses = ["paid", "covered_by_advance", "invoiced", "past_due", "scheduled", "waived", "refunded"];
-        let charges: Vec<serde_json::Value> = statuses
-            .iter()
-            .enumerate()
-            .map(|(i, status)| {
-                json!({
-                    "period_index": i, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
-                    "gpu_amount_usd": 100 * (i + 1), "storage_amount_usd": 0, "amount_usd": 100 * (i + 1),
-                    "advance_applied_usd": if *status == "covered_by_advance" { 200 } else { 0 }, "status": status
-                })
-            })
-            .collect();
-        let (_, mut p) = detail(json!([]), json!(charges));
-        p.advance_remaining_usd = usd(29_000);
-        let t = totals(&p);
-        assert_eq!(
-            [t.paid, t.covered_by_advance, t.invoiced, t.past_due, t.scheduled, t.waived, t.unrecognised],
-            [usd(100), usd(200), usd(300), usd(400), usd(500), usd(600), usd(700)]
-        );
-        assert_eq!(t.total, usd(2_800));
-        assert_eq!((t.advance_applied, t.advance_remaining), (usd(200), usd(29_000)));
-        assert_eq!(t.advance_discrepancy(p.advance_usd), None);
-        p.advance_remaining_usd = usd(29_200);
-        assert_eq!(totals(&p).advance_discrepancy(p.advance_usd), Some(usd(200)));
     }
 }

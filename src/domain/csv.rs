@@ -6,6 +6,7 @@
 //! the console itself and are left bare, so they stay numbers.
 
 use super::capacity::in_use;
+use super::ledger::{Account, Sums};
 use crate::api::models::{NodesResponse, Payment, Timestamp};
 
 /// A cell as written: `Text` goes through the formula guard, `Number` does not (a negative
@@ -87,6 +88,73 @@ pub fn charges_csv(payment: &Payment) -> String {
     )
 }
 
+/// The account's term ledger: one line per reservation, then one for the account, amounts
+/// as plain decimals at whole cents. An unknown ledger writes `unknown` in every amount and
+/// why in `note`, never 0; a known one notes its ⚠ lines and the rounding assumed.
+pub fn ledger_csv(account: &Account) -> String {
+    const HEADER: [&str; 15] = [
+        "reservation_id",
+        "region_id",
+        "gpu_type",
+        "status",
+        "committed_usd",
+        "paid_usd",
+        "invoiced_unpaid_usd",
+        "past_due_usd",
+        "scheduled_usd",
+        "waived_usd",
+        "covered_by_advance_usd",
+        "unrecognised_usd",
+        "advance_usd",
+        "advance_remaining_usd",
+        "note",
+    ];
+    let amounts = |sums: Option<Sums>| -> Vec<Cell> {
+        match sums {
+            Some(s) => [
+                s.committed,
+                s.paid,
+                s.invoiced_unpaid,
+                s.past_due,
+                s.scheduled,
+                s.waived,
+                s.covered_by_advance,
+                s.unrecognised,
+                s.advance,
+                s.advance_remaining,
+            ]
+            .into_iter()
+            .map(|amount| number(amount.to_plain_string()))
+            .collect(),
+            None => (0..10).map(|_| text("unknown")).collect(),
+        }
+    };
+    let mut rows: Vec<Vec<Cell>> = account
+        .rows
+        .iter()
+        .map(|row| {
+            let r = &row.reservation;
+            let mut cells = vec![number(r.id), text(&r.region_id), text(&r.gpu_type), text(r.status.as_str())];
+            let (sums, note) = match &row.ledger {
+                Ok(ledger) => {
+                    let mut notes = ledger.disagreements.clone();
+                    notes.extend(ledger.assumed().map(str::to_owned));
+                    (Some(ledger.sums), notes.join(" "))
+                }
+                Err(missing) => (None, format!("unknown: {}", missing.words())),
+            };
+            cells.extend(amounts(sums));
+            cells.push(text(note));
+            cells
+        })
+        .collect();
+    let mut total = vec![text("account"), text(""), text(""), text("")];
+    total.extend(amounts(account.total()));
+    total.push(text(account.unknown_words().unwrap_or_default()));
+    rows.push(total);
+    write_csv(&HEADER, rows)
+}
+
 /// One line per workload (a node without workloads gets one line with the workload columns
 /// empty). When the region could not be read, GPUs in use say `unknown`.
 pub fn placement_csv(response: &NodesResponse) -> String {
@@ -151,6 +219,49 @@ mod tests {
             "period_index,adjustment,period_start,period_end,status,gpu_amount_usd,storage_amount_usd,amount_usd,advance_applied_usd,due_at,paid_at\r\n\
              1,false,2026-12-01T00:00:00Z,2027-01-01T00:00:00Z,\"paid\",29760.00,0.00,29760.00,0.00,,2026-12-01T09:30:00Z\r\n"
         );
+    }
+
+    #[test]
+    fn the_ledger_is_one_line_per_reservation_and_one_for_the_account_unknown_never_zero() {
+        use crate::domain::ledger::{ledger, Missing, Row};
+        let detail: crate::api::models::ReservationDetail = serde_json::from_value(json!({
+            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "RTX-PRO-6000",
+            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
+            "starts_at": "2026-11-01T00:00:00Z", "ends_at": "2027-11-01T00:00:00Z",
+            "drive_quota_gib": 0, "fs_quota_gib": 0,
+            "storage": { "drive_used_gib": 0, "drive_quota_gib": 0, "fs_used_gib": 0, "fs_quota_gib": 0 },
+            "payment": {
+                "rate_usd_per_gpu_hour": 1.25, "funding": "invoice", "advance_usd": 29200, "advance_remaining_usd": 29200,
+                "charges": [
+                    { "period_index": 0, "period_start": "2026-11-01T00:00:00Z", "period_end": "2026-12-01T00:00:00Z",
+                      "gpu_amount_usd": 28800, "storage_amount_usd": 0, "amount_usd": 28800, "advance_applied_usd": 0, "status": "paid" },
+                    { "period_index": 1, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+                      "gpu_amount_usd": 29760.004, "storage_amount_usd": 0, "amount_usd": 29760.004, "advance_applied_usd": 0, "status": "past_due" },
+                    { "period_index": 2, "period_start": "2027-01-01T00:00:00Z", "period_end": "2027-02-01T00:00:00Z",
+                      "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760, "advance_applied_usd": 0, "status": "waived" }
+                ]
+            }
+        }))
+        .unwrap();
+        let mut awaiting = detail.reservation.clone();
+        awaiting.id = 3;
+        let account = Account::of(vec![
+            Row { ledger: ledger(&detail), reservation: detail.reservation.clone() },
+            Row { reservation: awaiting, ledger: Err(Missing::AwaitingFirstInvoice) },
+        ]);
+        let csv = ledger_csv(&account);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines, [
+            "reservation_id,region_id,gpu_type,status,committed_usd,paid_usd,invoiced_unpaid_usd,past_due_usd,scheduled_usd,waived_usd,covered_by_advance_usd,unrecognised_usd,advance_usd,advance_remaining_usd,note",
+            "12,\"atl\",\"RTX-PRO-6000\",\"active\",88320.00,28800.00,29760.00,29760.00,0.00,29760.00,0.00,0.00,29200.00,29200.00,\"assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)\"",
+            "3,\"atl\",\"RTX-PRO-6000\",\"active\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown: its schedule is laid out once its first invoice is paid\"",
+            "\"account\",\"\",\"\",\"\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"Unknown while a reservation's ledger is: #3: its schedule is laid out once its first invoice is paid.\"",
+            ""
+        ]);
+        let known = Account::of(account.rows[..1].to_vec());
+        assert!(ledger_csv(&known).ends_with(
+            "\r\n\"account\",\"\",\"\",\"\",88320.00,28800.00,29760.00,29760.00,0.00,29760.00,0.00,0.00,29200.00,29200.00,\"\"\r\n"
+        ));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod fleet_history;
 pub mod fleet_poll;
 pub mod grid;
 pub mod launched;
+pub mod ledger;
 pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;

@@ -4,6 +4,7 @@ pub mod capacity;
 pub mod connect;
 pub mod fit;
 pub mod launch;
+pub mod ledger;
 pub mod nodes;
 pub mod org;
 pub mod overview;

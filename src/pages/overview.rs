@@ -42,6 +42,7 @@ pub fn OverviewPage() -> impl IntoView {
 pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     let fleet = Memo::new(move |_| store.fleet());
     let listed = move || store.reservations().is_some();
+    let state = use_connection();
     let csv = Callback::new(move |()| {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
@@ -56,6 +57,10 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                 <div class="page-actions">
                     <a class="button button-secondary" href="/fit">"Where do k GPUs fit?"</a>
                     <a class="button button-secondary" href="/capacity">"Gaps between terms"</a>
+                    // The ledger is the owner's: a member's key is not offered it.
+                    {move || (state.role() != Role::Member).then(|| view! {
+                        <a class="button button-secondary" href="/ledger">"Term ledger"</a>
+                    })}
                     <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
                 </div>
             </div>

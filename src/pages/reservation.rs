@@ -23,10 +23,11 @@ use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::amendments::{differences, is_future, quota_mismatches};
 use crate::domain::billing::{
-    check_advance, check_charge, check_next_charge, check_schedule, totals, unstated_due, NextCharge as NextChargeCheck,
+    check_advance, check_charge, check_next_charge, check_schedule, unstated_due, NextCharge as NextChargeCheck,
 };
 use crate::domain::capacity::{capacity_text, gpus_text};
 use crate::domain::csv::charges_csv;
+use crate::domain::ledger::{ledger, Ledger};
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{
     countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
@@ -309,8 +310,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let id = detail.reservation.id;
     let (funding, funding_note) = funding_text(&payment.funding);
     let advance = check_advance(&detail, &payment);
-    let sums = totals(&payment);
-    let discrepancy = sums.advance_discrepancy(payment.advance_usd);
+    let term_ledger = ledger(&detail).ok();
     let for_csv = StoredValue::new(payment.clone());
     let first_invoice = detail.first_invoice().cloned();
     let charges = payment.charges.clone();
@@ -329,6 +329,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 <h2 id="payment-title">"Payment"</h2>
                 <div class="page-actions">
                     <span class="muted">"Shown to the account owner only"</span>
+                    <a class="button button-secondary" href="/ledger">"The account's term ledger"</a>
                     {(!charges.is_empty()).then(|| view! {
                         <CsvButton
                             label="Download charges (CSV)"
@@ -355,14 +356,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                 </div>
                 <div>
                     <dt>"Advance remaining"</dt>
-                    <dd>
-                        <Money amount=payment.advance_remaining_usd/>
-                        {discrepancy.map(|d| view! {
-                            <span class="sub tone-text-warning">
-                                {format!("⚠ {d} off the advance minus what the charges applied ({})", sums.advance_applied)}
-                            </span>
-                        })}
-                    </dd>
+                    <dd><Money amount=payment.advance_remaining_usd/></dd>
                 </div>
                 <div class="fact-wide">
                     <dt>"Next charge"</dt>
@@ -375,7 +369,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                     {schedule_issues.into_iter().map(|line| view! { <li>{line}</li> }).collect::<Vec<_>>()}
                 </ul>
             })}
-            {(!charges.is_empty()).then(|| view! { <Totals sums/> })}
+            {term_ledger.map(|ledger| view! { <LedgerFacts ledger/> })}
             {if charges.is_empty() {
                 view! {
                     <p class="panel-note">
@@ -521,26 +515,39 @@ fn Check(matches: bool, note: String, unchecked: Option<String>) -> impl IntoVie
     }
 }
 
+/// The term ledger: the committed total and its parts, which add up to it to the cent; a
+/// part no figure accounts for and every disagreement of the API's figures is a ⚠ line.
 #[component]
-fn Totals(sums: crate::domain::billing::Totals) -> impl IntoView {
-    let entries = [
-        ("Paid", sums.paid),
-        ("Covered by advance", sums.covered_by_advance),
-        ("Invoiced", sums.invoiced),
-        ("Past due", sums.past_due),
-        ("Scheduled", sums.scheduled),
-        ("Waived", sums.waived),
-        ("Unrecognised status", sums.unrecognised),
-    ];
+fn LedgerFacts(ledger: Ledger) -> impl IntoView {
+    let sums = ledger.sums;
+    let unaccounted = sums.unaccounted();
     view! {
-        <dl class="totals">
-            {entries
-                .into_iter()
-                .filter(|(_, amount)| !amount.is_zero())
-                .map(|(label, amount)| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
-                .collect::<Vec<_>>()}
-            <div class="totals-total"><dt>"Total of the schedule"</dt><dd><Money amount=sums.total/></dd></div>
-        </dl>
+        <div class="term-ledger">
+            <dl class="totals" aria-label="The term ledger">
+                {sums
+                    .labelled_parts()
+                    .into_iter()
+                    .filter(|(_, amount)| !amount.is_zero())
+                    .map(|(label, amount)| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
+                    .collect::<Vec<_>>()}
+                {(!sums.past_due.is_zero()).then(|| view! {
+                    <div><dt>"of which past due"</dt><dd class="tone-text-danger"><Money amount=sums.past_due/></dd></div>
+                })}
+                {(!unaccounted.is_zero()).then(|| view! {
+                    <div><dt>"⚠ In no part"</dt><dd class="tone-text-warning"><Money amount=unaccounted/></dd></div>
+                })}
+                <div class="totals-total"><dt>"Committed for the term"</dt><dd><Money amount=sums.committed/></dd></div>
+            </dl>
+            {(!ledger.unrecognised_statuses.is_empty()).then(|| view! {
+                <p class="sub muted">{format!("Unrecognised status as sent: {}.", ledger.unrecognised_statuses.join(", "))}</p>
+            })}
+            {ledger.assumed().map(|text| view! { <p class="sub muted">{text}</p> })}
+            {(!ledger.disagreements.is_empty()).then(|| view! {
+                <ul class="schedule-issues tone-text-warning" aria-label="Where the ledger's figures disagree">
+                    {ledger.disagreements.into_iter().map(|line| view! { <li>{line}</li> }).collect::<Vec<_>>()}
+                </ul>
+            })}
+        </div>
     }
 }
 

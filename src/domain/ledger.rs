@@ -1,0 +1,450 @@
+//! The term ledger: where the money committed for a reservation's term stands, and the same
+//! for the account. Committed is Σ of the schedule. Each charge splits into what the advance
+//! covered (its `advance_applied_usd`) and the rest by its status (paid, invoiced and unpaid,
+//! scheduled, waived), so the parts add up to the committed total to the cent.
+//!
+//! Every figure is taken at its whole cents before it is added
+//! ([`LEDGER_WHOLE_CENTS`]): parts rounded after summing could miss the rounded total by a
+//! cent. Where the API's figures disagree, one ⚠ line names the part and by how much. What
+//! is not known (a member's key, a schedule not laid out yet, a detail not read) is a named
+//! [`Missing`], never zero, and makes the account's sums unknown.
+
+use super::billing::period_name;
+use crate::api::assumptions::LEDGER_WHOLE_CENTS;
+use crate::api::enums::{ChargeStatus, ReservationStatus};
+use crate::api::models::{Charge, Reservation, ReservationDetail};
+use crate::api::money::Usd;
+
+/// The amounts of a ledger, each at whole cents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sums {
+    /// Σ of the schedule: every charge's amount.
+    pub committed: Usd,
+    /// Paid, less what the advance covered of those charges.
+    pub paid: Usd,
+    /// Invoiced or past due, not paid yet.
+    pub invoiced_unpaid: Usd,
+    /// The part of `invoiced_unpaid` that is past due.
+    pub past_due: Usd,
+    pub scheduled: Usd,
+    pub waived: Usd,
+    /// Σ `advance_applied_usd`, whatever the charge's status.
+    pub covered_by_advance: Usd,
+    /// Charges of a status this console does not know.
+    pub unrecognised: Usd,
+    /// The advance taken (0: none).
+    pub advance: Usd,
+    /// What is left of the advance, as the API reports it.
+    pub advance_remaining: Usd,
+}
+
+impl Sums {
+    /// The parts of `committed` added up (past due is within invoiced and unpaid).
+    pub fn parts(&self) -> Usd {
+        self.paid + self.invoiced_unpaid + self.scheduled + self.waived + self.covered_by_advance + self.unrecognised
+    }
+
+    /// The parts with their labels, in the order the ledger shows them.
+    pub fn labelled_parts(&self) -> [(&'static str, Usd); 6] {
+        [
+            ("Paid", self.paid),
+            ("Invoiced, unpaid", self.invoiced_unpaid),
+            ("Scheduled", self.scheduled),
+            ("Waived", self.waived),
+            ("Covered by the advance", self.covered_by_advance),
+            ("Unrecognised status", self.unrecognised),
+        ]
+    }
+
+    /// What no part accounts for: zero unless the API's figures disagree, and then each
+    /// charge responsible has its ⚠ line.
+    pub fn unaccounted(&self) -> Usd {
+        self.committed - self.parts()
+    }
+
+    fn add(&mut self, other: &Sums) {
+        for (sum, more) in [
+            (&mut self.committed, other.committed),
+            (&mut self.paid, other.paid),
+            (&mut self.invoiced_unpaid, other.invoiced_unpaid),
+            (&mut self.past_due, other.past_due),
+            (&mut self.scheduled, other.scheduled),
+            (&mut self.waived, other.waived),
+            (&mut self.covered_by_advance, other.covered_by_advance),
+            (&mut self.unrecognised, other.unrecognised),
+            (&mut self.advance, other.advance),
+            (&mut self.advance_remaining, other.advance_remaining),
+        ] {
+            *sum = *sum + more;
+        }
+    }
+}
+
+/// One reservation's ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ledger {
+    pub sums: Sums,
+    /// The statuses, as sent, of the charges counted `unrecognised`.
+    pub unrecognised_statuses: Vec<String>,
+    /// One ⚠ line per disagreement, naming the part and by how much.
+    pub disagreements: Vec<String>,
+    /// A figure had more than whole cents: said with [`LEDGER_WHOLE_CENTS`].
+    pub rounded: bool,
+}
+
+impl Ledger {
+    /// The assumption to show beside the figures when it changed one.
+    pub fn assumed(&self) -> Option<&'static str> {
+        self.rounded.then_some(LEDGER_WHOLE_CENTS)
+    }
+}
+
+/// Why a ledger is not known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// The payment is the owner's: a member's key reads none.
+    NotOwner,
+    /// Awaiting payment: seed 004 lays the schedule out once the first invoice is paid.
+    AwaitingFirstInvoice,
+    /// The schedule lists no charge, so nothing says what the term commits.
+    NoCharges,
+    /// The reservation's detail could not be read: why.
+    NotRead(String),
+}
+
+impl Missing {
+    pub fn words(&self) -> String {
+        match self {
+            Missing::NotOwner => "the payment is shown to the account owner only".to_owned(),
+            Missing::AwaitingFirstInvoice => "its schedule is laid out once its first invoice is paid".to_owned(),
+            Missing::NoCharges => "its schedule lists no charge".to_owned(),
+            Missing::NotRead(why) => format!("its detail could not be read ({why})"),
+        }
+    }
+}
+
+/// Whole cents of `amount`, noting in `rounded` whether that changed it.
+fn cents(amount: Usd, rounded: &mut bool) -> Usd {
+    let whole = amount.round_to_cents();
+    *rounded |= whole != amount;
+    whole
+}
+
+/// `$5.00 more` / `$5.00 less`: how `a` stands against `b`.
+fn off_by(a: Usd, b: Usd) -> String {
+    let difference = a - b;
+    if difference.is_negative() {
+        format!("{} less", -difference)
+    } else {
+        format!("{difference} more")
+    }
+}
+
+/// A charge named in a ⚠ line.
+fn charge_name(c: &Charge) -> String {
+    if c.adjustment {
+        format!("the adjustment of {}", period_name(c))
+    } else {
+        period_name(c)
+    }
+}
+
+/// The ledger of one reservation from its detail.
+pub fn ledger(detail: &ReservationDetail) -> Result<Ledger, Missing> {
+    let Some(payment) = &detail.payment else { return Err(Missing::NotOwner) };
+    if payment.charges.is_empty() {
+        let awaiting = detail.reservation.status == ReservationStatus::AwaitingPayment;
+        return Err(if awaiting { Missing::AwaitingFirstInvoice } else { Missing::NoCharges });
+    }
+    let mut rounded = false;
+    let mut sums = Sums {
+        advance: cents(payment.advance_usd, &mut rounded),
+        advance_remaining: cents(payment.advance_remaining_usd, &mut rounded),
+        ..Sums::default()
+    };
+    let mut unrecognised_statuses: Vec<String> = Vec::new();
+    let mut disagreements = Vec::new();
+    let mut charges: Vec<&Charge> = payment.charges.iter().collect();
+    charges.sort_by_key(|c| (c.period_start, c.adjustment, c.period_index));
+    for c in charges {
+        let amount = cents(c.amount_usd, &mut rounded);
+        let applied = cents(c.advance_applied_usd, &mut rounded);
+        sums.committed = sums.committed + amount;
+        sums.covered_by_advance = sums.covered_by_advance + applied;
+        let applied_within = !applied.is_negative() && applied <= amount;
+        if !applied_within {
+            disagreements.push(format!(
+                "⚠ Covered by the advance: {} applies {applied} of the advance to a charge of {amount} ({}).",
+                charge_name(c),
+                off_by(applied, amount)
+            ));
+        }
+        let rest = amount - applied;
+        let part = match &c.status {
+            ChargeStatus::Paid => &mut sums.paid,
+            ChargeStatus::Invoiced => &mut sums.invoiced_unpaid,
+            ChargeStatus::PastDue => {
+                sums.past_due = sums.past_due + rest;
+                &mut sums.invoiced_unpaid
+            }
+            ChargeStatus::Scheduled => &mut sums.scheduled,
+            ChargeStatus::Waived => &mut sums.waived,
+            ChargeStatus::CoveredByAdvance => {
+                // All of it should be the advance's: what is not is in no part.
+                if !rest.is_zero() && applied_within {
+                    disagreements.push(format!(
+                        "⚠ Covered by the advance: {} is marked covered by the advance, but {applied} of its {amount} was applied: {rest} is in no part.",
+                        charge_name(c)
+                    ));
+                }
+                continue;
+            }
+            ChargeStatus::Unknown(raw) => {
+                if !unrecognised_statuses.contains(raw) {
+                    unrecognised_statuses.push(raw.clone());
+                }
+                &mut sums.unrecognised
+            }
+        };
+        *part = *part + rest;
+    }
+    let expected_remaining = sums.advance - sums.covered_by_advance;
+    if sums.advance_remaining != expected_remaining {
+        disagreements.push(format!(
+            "⚠ Advance remaining: the API reports {}, but the advance {} less the {} the charges applied is {expected_remaining} ({}).",
+            sums.advance_remaining,
+            sums.advance,
+            sums.covered_by_advance,
+            off_by(sums.advance_remaining, expected_remaining)
+        ));
+    }
+    Ok(Ledger { sums, unrecognised_statuses, disagreements, rounded })
+}
+
+/// A reservation of the account and its ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub reservation: Reservation,
+    pub ledger: Result<Ledger, Missing>,
+}
+
+/// Every reservation's ledger and the account's sums.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Account {
+    pub rows: Vec<Row>,
+    /// Σ over the reservations whose ledger is known.
+    pub known: Sums,
+}
+
+impl Account {
+    /// Sums the rows, in the order given.
+    pub fn of(rows: Vec<Row>) -> Account {
+        let mut known = Sums::default();
+        for ledger in rows.iter().filter_map(|r| r.ledger.as_ref().ok()) {
+            known.add(&ledger.sums);
+        }
+        Account { rows, known }
+    }
+
+    /// The account's sums: known only when every reservation's ledger is.
+    pub fn total(&self) -> Option<Sums> {
+        self.rows.iter().all(|r| r.ledger.is_ok()).then_some(self.known)
+    }
+
+    /// Why the account's sums are unknown, each reservation named; `None` when they are known.
+    pub fn unknown_words(&self) -> Option<String> {
+        let missing: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|r| r.ledger.as_ref().err().map(|why| format!("#{}: {}", r.reservation.id, why.words())))
+            .collect();
+        (!missing.is_empty()).then(|| format!("Unknown while a reservation's ledger is: {}.", missing.join("; ")))
+    }
+
+    /// Whether any reservation's ledger was shown at whole cents ([`Ledger::assumed`]).
+    pub fn assumed(&self) -> Option<&'static str> {
+        self.rows.iter().find_map(|r| r.ledger.as_ref().ok().and_then(Ledger::assumed))
+    }
+
+    /// Whether the key reads any payment: a member's reads none, and sees no money.
+    pub fn shows_payment(&self) -> bool {
+        self.rows.iter().any(|r| r.ledger != Err(Missing::NotOwner))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn usd(cents: i64) -> Usd {
+        Usd::from_cents(cents)
+    }
+
+    /// A charge of `amount` with `applied` of the advance, in `status`, for `month` of 2027.
+    fn charge(month: u32, amount: f64, applied: f64, status: &str) -> serde_json::Value {
+        json!({
+            "period_index": month, "adjustment": false,
+            "period_start": format!("2027-{month:02}-01T00:00:00Z"), "period_end": format!("2027-{:02}-01T00:00:00Z", month + 1),
+            "gpu_amount_usd": amount, "storage_amount_usd": 0, "amount_usd": amount,
+            "advance_applied_usd": applied, "status": status
+        })
+    }
+
+    /// Seed 004's detail with this schedule and advance.
+    fn detail(charges: serde_json::Value, advance: f64, remaining: f64) -> ReservationDetail {
+        serde_json::from_value(json!({
+            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
+            "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z",
+            "drive_quota_gib": 5000, "fs_quota_gib": 20000,
+            "storage": { "drive_used_gib": 0, "drive_quota_gib": 5000, "fs_used_gib": 0, "fs_quota_gib": 20000 },
+            "payment": {
+                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0, "fs_rate_usd_per_gib_month": 0,
+                "funding": "invoice", "advance_usd": advance, "advance_remaining_usd": remaining,
+                "next_charge": null, "charges": charges
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn each_charge_splits_into_the_advance_and_its_status_and_the_parts_add_up_to_the_committed_total() {
+        let d = detail(
+            json!([
+                charge(1, 1000.0, 0.0, "paid"),
+                charge(2, 1000.0, 0.0, "invoiced"),
+                charge(3, 1000.0, 0.0, "past_due"),
+                charge(4, 1000.0, 0.0, "scheduled"),
+                charge(5, 1000.0, 0.0, "waived"),
+                // The advance paid 400 of June's charge; the rest was paid.
+                charge(6, 1000.0, 400.0, "paid"),
+                charge(7, 1000.0, 1000.0, "covered_by_advance"),
+                charge(8, 1000.0, 0.0, "refunded"),
+            ]),
+            1500.0,
+            100.0,
+        );
+        let l = ledger(&d).unwrap();
+        let s = l.sums;
+        assert_eq!(s.committed, usd(800_000));
+        assert_eq!(
+            [s.paid, s.invoiced_unpaid, s.past_due, s.scheduled, s.waived, s.covered_by_advance, s.unrecognised],
+            [usd(160_000), usd(200_000), usd(100_000), usd(100_000), usd(100_000), usd(140_000), usd(100_000)]
+        );
+        assert_eq!(s.parts(), s.committed);
+        assert!(s.unaccounted().is_zero());
+        assert_eq!((s.advance, s.advance_remaining), (usd(150_000), usd(10_000)));
+        assert_eq!(l.unrecognised_statuses, ["refunded"]);
+        assert_eq!(l.disagreements, Vec::<String>::new());
+        assert_eq!(l.assumed(), None);
+    }
+
+    #[test]
+    fn figures_are_taken_at_whole_cents_so_the_parts_add_up_where_rounding_each_sum_would_miss_a_cent() {
+        let d = detail(
+            json!([
+                charge(1, 0.333333, 0.0, "paid"),
+                charge(2, 0.333333, 0.0, "scheduled"),
+                charge(3, 0.333334, 0.0, "waived"),
+            ]),
+            0.0,
+            0.0,
+        );
+        // Summed first and rounded after: $1.00 committed, but $0.33 + $0.33 + $0.33 = $0.99.
+        let raw: Usd = d.payment.as_ref().unwrap().charges.iter().map(|c| c.amount_usd).sum();
+        assert_eq!(raw.round_to_cents(), usd(100));
+        let l = ledger(&d).unwrap();
+        assert_eq!((l.sums.committed, l.sums.parts()), (usd(99), usd(99)));
+        assert_eq!([l.sums.paid, l.sums.scheduled, l.sums.waived], [usd(33); 3]);
+        assert_eq!(l.assumed(), Some(LEDGER_WHOLE_CENTS), "the figures changed: said assumed");
+        // Half a cent rounds away from zero, as an invoice shows it.
+        let half = ledger(&detail(json!([charge(1, 0.005, 0.0, "paid")]), 0.0, 0.0)).unwrap();
+        assert_eq!(half.sums.committed, usd(1));
+    }
+
+    #[test]
+    fn a_waived_charge_is_committed_and_waived_never_unpaid_nor_paid() {
+        let l = ledger(&detail(json!([charge(1, 29760.0, 0.0, "paid"), charge(2, 26880.0, 0.0, "waived")]), 0.0, 0.0))
+            .unwrap();
+        assert_eq!((l.sums.committed, l.sums.paid, l.sums.waived), (usd(5_664_000), usd(2_976_000), usd(2_688_000)));
+        assert!(l.sums.invoiced_unpaid.is_zero() && l.sums.scheduled.is_zero());
+    }
+
+    #[test]
+    fn the_advance_covers_the_last_periods_and_what_is_left_of_it_is_checked() {
+        // Seed 004's advance, $29,200: all of December (31 days, $29,760) cannot be covered;
+        // November (30 days, $28,800) is, and $400 remains.
+        let charges = json!([charge(10, 29760.0, 0.0, "paid"), charge(11, 28800.0, 28800.0, "covered_by_advance")]);
+        let l = ledger(&detail(charges.clone(), 29200.0, 400.0)).unwrap();
+        assert_eq!((l.sums.covered_by_advance, l.sums.advance_remaining), (usd(2_880_000), usd(40_000)));
+        assert_eq!(l.disagreements, Vec::<String>::new());
+        let off = ledger(&detail(charges, 29200.0, 29200.0)).unwrap();
+        assert_eq!(off.disagreements, [
+            "⚠ Advance remaining: the API reports $29,200.00, but the advance $29,200.00 less the $28,800.00 the charges applied is $400.00 ($28,800.00 more)."
+        ]);
+    }
+
+    #[test]
+    fn a_charge_marked_covered_but_not_applied_from_the_advance_is_one_warning_naming_it_and_the_amount_in_no_part() {
+        let l = ledger(&detail(
+            json!([charge(1, 1000.0, 0.0, "paid"), charge(2, 1000.0, 600.0, "covered_by_advance")]),
+            600.0,
+            0.0,
+        ))
+        .unwrap();
+        assert_eq!(l.disagreements, [
+            "⚠ Covered by the advance: period 2 (1 Feb 2027 – 28 Feb 2027) is marked covered by the advance, but $600.00 of its $1,000.00 was applied: $400.00 is in no part."
+        ]);
+        assert_eq!((l.sums.committed, l.sums.parts(), l.sums.unaccounted()), (usd(200_000), usd(160_000), usd(40_000)));
+        let over = ledger(&detail(json!([charge(1, 1000.0, 1200.0, "paid")]), 1200.0, 0.0)).unwrap();
+        assert_eq!(over.disagreements, [
+            "⚠ Covered by the advance: period 1 (1 Jan 2027 – 31 Jan 2027) applies $1,200.00 of the advance to a charge of $1,000.00 ($200.00 more)."
+        ]);
+    }
+
+    #[test]
+    fn what_is_not_known_is_named_never_zero() {
+        let mut member = detail(json!([charge(1, 1000.0, 0.0, "paid")]), 0.0, 0.0);
+        member.payment = None;
+        assert_eq!(ledger(&member), Err(Missing::NotOwner));
+        let mut awaiting = detail(json!([]), 29200.0, 29200.0);
+        awaiting.reservation.status = ReservationStatus::AwaitingPayment;
+        assert_eq!(ledger(&awaiting), Err(Missing::AwaitingFirstInvoice));
+        assert_eq!(ledger(&detail(json!([]), 0.0, 0.0)), Err(Missing::NoCharges));
+    }
+
+    fn row(id: i64, ledger: Result<Ledger, Missing>) -> Row {
+        let mut reservation = detail(json!([]), 0.0, 0.0).reservation;
+        reservation.id = id;
+        Row { reservation, ledger }
+    }
+
+    #[test]
+    fn the_account_adds_every_reservation_and_is_unknown_while_one_is_naming_it() {
+        let a = ledger(&detail(json!([charge(1, 1000.0, 0.0, "paid"), charge(2, 500.0, 0.0, "scheduled")]), 0.0, 0.0));
+        let b = ledger(&detail(json!([charge(1, 250.5, 250.5, "covered_by_advance")]), 300.0, 49.5));
+        let known = Account::of(vec![row(12, a.clone()), row(8, b.clone())]);
+        let total = known.total().unwrap();
+        assert_eq!((total.committed, total.paid, total.scheduled), (usd(175_050), usd(100_000), usd(50_000)));
+        assert_eq!(
+            (total.covered_by_advance, total.advance, total.advance_remaining),
+            (usd(25_050), usd(30_000), usd(4_950))
+        );
+        assert_eq!(total.parts(), total.committed);
+        assert_eq!(known.unknown_words(), None);
+        let partly = Account::of(vec![
+            row(12, a),
+            row(3, Err(Missing::AwaitingFirstInvoice)),
+            row(7, Err(Missing::NotRead("HTTP 503".into()))),
+        ]);
+        assert_eq!(partly.total(), None, "never the known part passed off as the account's");
+        assert_eq!(partly.known.committed, usd(150_000));
+        assert_eq!(
+            partly.unknown_words().as_deref(),
+            Some("Unknown while a reservation's ledger is: #3: its schedule is laid out once its first invoice is paid; #7: its detail could not be read (HTTP 503).")
+        );
+        assert!(partly.shows_payment());
+        assert!(!Account::of(vec![row(12, Err(Missing::NotOwner))]).shows_payment());
+    }
+}

@@ -1,0 +1,211 @@
+//! The term ledger of the account: for each reservation and for the account, what the term
+//! commits (Σ of its schedule) and where it stands — paid, invoiced and unpaid, scheduled,
+//! waived, covered by the advance — and what is left of the advance (`domain::ledger`).
+//! The owner's only: a member's key reads no payment and is told whose the ledger is. It
+//! prints as a statement (style/overview.css) and downloads as CSV.
+
+use crate::api::client;
+use crate::components::csv_button::CsvButton;
+use crate::components::header::set_page_title;
+use crate::components::money::Money;
+use crate::components::remote::RemoteStatus;
+use crate::components::status_badge::StatusBadge;
+use crate::domain::csv::ledger_csv;
+use crate::domain::ledger::{ledger, Account, Missing, Row, Sums};
+use crate::domain::status::reservation_status;
+use crate::domain::time::{format_time, Zone};
+use crate::reads::remote::Remote;
+use crate::state::{use_clock, use_connection, Role};
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+
+#[component]
+pub fn LedgerPage() -> impl IntoView {
+    set_page_title("Term ledger");
+    let state = use_connection();
+    // The list, then each reservation's detail in turn (its payment is the ledger's source).
+    let reads = Remote::new(move |conn| async move {
+        let list = client::list_reservations(&conn).await?;
+        let mut member = state.role_untracked() == Role::Member;
+        let mut rows = Vec::with_capacity(list.len());
+        for reservation in list {
+            // A member's key reads no payment anywhere: nothing more to read.
+            let ledger = if member {
+                Err(Missing::NotOwner)
+            } else {
+                match client::reservation(&conn, reservation.id).await {
+                    Ok(detail) => {
+                        state.learn_role(&conn, Role::of(&detail));
+                        member = detail.payment.is_none();
+                        ledger(&detail)
+                    }
+                    Err(error) => Err(Missing::NotRead(error.to_string())),
+                }
+            };
+            rows.push(Row { reservation, ledger });
+        }
+        Ok(rows)
+    });
+    view! {
+        <RemoteStatus remote=reads what="the reservations and their payments"/>
+        {move || {
+            let read_at = reads.fetched_at()?;
+            reads.data().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at/> })
+        }}
+    }
+}
+
+/// The ledger of what was read. Tests mount it with fixture rows.
+#[component]
+pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
+    if !account.rows.is_empty() && !account.shows_payment() {
+        return view! { <MemberNote/> }.into_any();
+    }
+    let now = use_clock().now_untracked();
+    let warnings: Vec<String> = account
+        .rows
+        .iter()
+        .filter_map(|r| r.ledger.as_ref().ok().map(|l| (r.reservation.id, l)))
+        .flat_map(|(id, l)| l.disagreements.iter().map(move |line| format!("#{id}: {line}")))
+        .collect();
+    let assumed = account.assumed();
+    let unknown = account.unknown_words();
+    let total = account.total();
+    let for_csv = StoredValue::new(account.clone());
+    let rows = account
+        .rows
+        .into_iter()
+        .map(|Row { reservation: r, ledger }| {
+            let status = reservation_status(&r, now);
+            let figures = match ledger {
+                Ok(l) => view! { <Figures sums=Some(l.sums)/> }.into_any(),
+                Err(why) => view! {
+                    <td colspan="7" class="ledger-unknown" data-label="Ledger">{format!("Unknown: {}.", why.words())}</td>
+                }
+                .into_any(),
+            };
+            view! {
+                <tr>
+                    <th scope="row" data-label="Reservation">
+                        <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
+                        " " <StatusBadge label=status.label tone=status.tone/>
+                        <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
+                    </th>
+                    {figures}
+                </tr>
+            }
+        })
+        .collect::<Vec<_>>();
+    view! {
+        <section class="panel ledger" aria-labelledby="ledger-title">
+            // Printed only: the head of the statement.
+            <div class="print-only statement-head">
+                <p>"Term ledger of the account"</p>
+                <p>{format!("Read from the API at {}; every date in UTC, every amount at whole cents.", format_time(read_at, Zone::Utc))}</p>
+            </div>
+            <div class="panel-head">
+                <h1 id="ledger-title">"Term ledger"</h1>
+                <div class="page-actions">
+                    <span class="muted">"Shown to the account owner only"</span>
+                    <CsvButton
+                        label="Download the ledger (CSV)"
+                        filename="term-ledger.csv".to_owned()
+                        contents=Callback::new(move |()| for_csv.with_value(ledger_csv))
+                    />
+                    <button type="button" class="button button-secondary" on:click=|_| print()>"Print"</button>
+                </div>
+            </div>
+            <p class="muted">
+                "What each reservation's term commits (the sum of its payment schedule) and where it stands. "
+                "The parts add up to the committed total; the advance covers charges as the API applies it."
+            </p>
+            <div class="table-wrap" tabindex="0" role="region" aria-label="The term ledger of each reservation">
+                <table class="data-table stack-table ledger-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Reservation"</th>
+                            <th scope="col" class="num">"Committed for the term"</th>
+                            <th scope="col" class="num">"Paid"</th>
+                            <th scope="col" class="num">"Invoiced, unpaid"</th>
+                            <th scope="col" class="num">"Scheduled"</th>
+                            <th scope="col" class="num">"Waived"</th>
+                            <th scope="col" class="num">"Covered by the advance"</th>
+                            <th scope="col" class="num">"Advance remaining"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                    <tfoot>
+                        <tr class="sum-row">
+                            <th scope="row" data-label="Reservation">"Account"</th>
+                            <Figures sums=total/>
+                        </tr>
+                    </tfoot>
+                </table>
+            </div>
+            {unknown.map(|text| view! { <p class="ledger-note tone-text-warning">{text}</p> })}
+            {assumed.map(|text| view! { <p class="ledger-note muted">{text}</p> })}
+            {(!warnings.is_empty()).then(|| view! {
+                <ul class="schedule-issues tone-text-warning" aria-label="Where the ledger's figures disagree">
+                    {warnings.into_iter().map(|line| view! { <li>{line}</li> }).collect::<Vec<_>>()}
+                </ul>
+            })}
+        </section>
+    }
+    .into_any()
+}
+
+/// One row's amounts; `None` (the account's, while a reservation's ledger is unknown) says
+/// unknown in each, never 0.
+#[component]
+fn Figures(sums: Option<Sums>) -> impl IntoView {
+    let cell = move |label: &'static str, amount: Option<crate::api::money::Usd>, sub: Option<String>| {
+        view! {
+            <td class="num" data-label=label>
+                {match amount {
+                    Some(amount) => view! { <Money amount/> }.into_any(),
+                    None => view! { <span class="muted">"unknown"</span> }.into_any(),
+                }}
+                {sub.map(|text| view! { <span class="cell-sub">{text}</span> })}
+            </td>
+        }
+    };
+    let pick = |f: fn(&Sums) -> crate::api::money::Usd| sums.as_ref().map(f);
+    let note = |amount: crate::api::money::Usd, what: &str| (!amount.is_zero()).then(|| format!("{amount} {what}"));
+    let unaccounted = sums.as_ref().and_then(|s| note(s.unaccounted(), "⚠ in no part"));
+    let unrecognised = sums.as_ref().and_then(|s| note(s.unrecognised, "of an unrecognised status"));
+    let committed_sub = match (unrecognised, unaccounted) {
+        (Some(a), Some(b)) => Some(format!("{a} · {b}")),
+        (a, b) => a.or(b),
+    };
+    let past_due = sums.as_ref().and_then(|s| note(s.past_due, "past due"));
+    view! {
+        {cell("Committed for the term", pick(|s| s.committed), committed_sub)}
+        {cell("Paid", pick(|s| s.paid), None)}
+        {cell("Invoiced, unpaid", pick(|s| s.invoiced_unpaid), past_due)}
+        {cell("Scheduled", pick(|s| s.scheduled), None)}
+        {cell("Waived", pick(|s| s.waived), None)}
+        {cell("Covered by the advance", pick(|s| s.covered_by_advance), None)}
+        {cell("Advance remaining", pick(|s| s.advance_remaining), None)}
+    }
+}
+
+/// The browser's print dialog: the page prints as the statement.
+fn print() {
+    if let Some(window) = web_sys::window() {
+        let _ = window.print();
+    }
+}
+
+#[component]
+fn MemberNote() -> impl IntoView {
+    view! {
+        <section class="panel member-billing" aria-labelledby="ledger-title">
+            <h1 id="ledger-title">"Term ledger"</h1>
+            <p>
+                "The term ledger is the account owner's. This key belongs to a member, so what the "
+                "terms commit, what is paid and what is owed are not shown; the owner sees them here "
+                "with their key."
+            </p>
+        </section>
+    }
+}

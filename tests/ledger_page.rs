@@ -1,0 +1,163 @@
+//! The term ledger as the owner and a member read it, from fixture details (no network):
+//! each reservation's committed total and its parts, the account's sums (unknown while a
+//! reservation's ledger is, naming it), a ⚠ line per disagreement, no money for a member.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{member_detail, mount, now, owner_detail, provide_console, text};
+use leptos::prelude::*;
+use reservations_console::api::models::ReservationDetail;
+use reservations_console::domain::ledger::{ledger, Account, Missing, Row};
+use reservations_console::pages::ledger::LedgerBoard;
+use reservations_console::state::Role;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A charge of `amount` for the month starting `start` (`2026-11`), `applied` of the advance.
+fn charge(index: i64, start: &str, end: &str, amount: f64, applied: f64, status: &str) -> serde_json::Value {
+    json!({
+        "period_index": index, "adjustment": false,
+        "period_start": format!("{start}-01T00:00:00Z"), "period_end": format!("{end}-01T00:00:00Z"),
+        "gpu_amount_usd": amount, "storage_amount_usd": 0, "amount_usd": amount,
+        "advance_applied_usd": applied, "status": status
+    })
+}
+
+/// #12: seed 004 with November paid and December scheduled. #4: ended, its second month
+/// waived, its last covered by the advance (as the simulator's demo #4).
+fn seed_12() -> ReservationDetail {
+    owner_detail(json!({ "payment": { "charges": [
+        charge(0, "2026-11", "2026-12", 28800.0, 0.0, "paid"),
+        charge(1, "2026-12", "2027-01", 29760.0, 0.0, "scheduled"),
+    ] } }))
+}
+
+fn ended_4(remaining: f64) -> ReservationDetail {
+    owner_detail(json!({
+        "id": 4, "status": "ended", "region_id": "ord",
+        "payment": { "advance_remaining_usd": remaining, "charges": [
+            charge(0, "2026-05", "2026-06", 28800.0, 0.0, "paid"),
+            charge(1, "2026-06", "2026-07", 28800.0, 0.0, "waived"),
+            charge(2, "2026-07", "2026-08", 29760.0, 29200.0, "paid"),
+        ] }
+    }))
+}
+
+fn row(detail: ReservationDetail) -> Row {
+    Row { ledger: ledger(&detail), reservation: detail.reservation }
+}
+
+fn mount_board(role: Role, rows: Vec<Row>) -> web_sys::HtmlElement {
+    mount(move || {
+        provide_console(role);
+        view! { <LedgerBoard account=Account::of(rows) read_at=now()/> }
+    })
+}
+
+/// Each body row's cells (the reservation, then the amounts), whitespace collapsed.
+fn table(host: &web_sys::HtmlElement, rows: &str) -> Vec<Vec<String>> {
+    let found = host.query_selector_all(&format!(".ledger-table {rows} tr")).unwrap();
+    (0..found.length())
+        .map(|i| {
+            let tr: web_sys::Element = found.item(i).unwrap().unchecked_into();
+            let cells = tr.query_selector_all("th, td").unwrap();
+            (0..cells.length())
+                .map(|j| {
+                    let text = cells.item(j).unwrap().text_content().unwrap_or_default();
+                    text.split_whitespace().collect::<Vec<_>>().join(" ")
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn the_owner_reads_each_reservations_committed_total_its_parts_and_the_accounts_sums() {
+    let host = mount_board(Role::Owner, vec![row(seed_12()), row(ended_4(0.0))]);
+    assert_eq!(
+        table(&host, "tbody"),
+        [
+            vec![
+                "#12 Activeatl · NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+                "$58,560.00",
+                "$28,800.00",
+                "$0.00",
+                "$29,760.00",
+                "$0.00",
+                "$0.00",
+                "$29,200.00"
+            ],
+            vec![
+                "#4 Endedord · NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+                "$87,360.00",
+                "$29,360.00",
+                "$0.00",
+                "$0.00",
+                "$28,800.00",
+                "$29,200.00",
+                "$0.00"
+            ],
+        ]
+    );
+    assert_eq!(
+        table(&host, "tfoot"),
+        [["Account", "$145,920.00", "$58,160.00", "$0.00", "$29,760.00", "$28,800.00", "$29,200.00", "$29,200.00"]]
+    );
+    let page = text(&host);
+    assert!(page.contains("Shown to the account owner only"), "{page}");
+    assert!(page.contains("Download the ledger (CSV)"), "{page}");
+    assert!(host.query_selector(".schedule-issues").unwrap().is_none(), "nothing disagrees: {page}");
+    assert!(!page.contains("Unknown"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn the_accounts_sums_are_unknown_never_zero_while_a_reservations_ledger_is_naming_it() {
+    let awaiting = owner_detail(json!({
+        "id": 3, "status": "awaiting_payment", "starts_at": null, "ends_at": null, "payment": { "charges": [] }
+    }));
+    let host = mount_board(
+        Role::Owner,
+        vec![
+            row(seed_12()),
+            row(awaiting),
+            Row { reservation: ended_4(0.0).reservation, ledger: Err(Missing::NotRead("HTTP 503".into())) },
+        ],
+    );
+    let body = table(&host, "tbody");
+    assert_eq!(body[1][1], "Unknown: its schedule is laid out once its first invoice is paid.");
+    assert_eq!(body[2][1], "Unknown: its detail could not be read (HTTP 503).");
+    assert_eq!(
+        table(&host, "tfoot"),
+        [["Account", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown"]]
+    );
+    let page = text(&host);
+    assert!(
+        page.contains("Unknown while a reservation's ledger is: #3: its schedule is laid out once its first invoice is paid; #4: its detail could not be read (HTTP 503)."),
+        "{page}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_disagreement_is_one_warning_naming_the_reservation_the_part_and_by_how_much() {
+    let host = mount_board(Role::Owner, vec![row(seed_12()), row(ended_4(29200.0))]);
+    let warnings = host.query_selector_all(".schedule-issues li").unwrap();
+    assert_eq!(warnings.length(), 1);
+    assert_eq!(
+        warnings.item(0).unwrap().text_content().unwrap(),
+        "#4: ⚠ Advance remaining: the API reports $29,200.00, but the advance $29,200.00 less the $29,200.00 the charges applied is $0.00 ($29,200.00 more)."
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_member_is_told_the_ledger_is_the_owners_and_sees_no_money() {
+    let member = member_detail();
+    let host = mount_board(Role::Member, vec![Row { ledger: ledger(&member), reservation: member.reservation }]);
+    let page = text(&host);
+    assert!(page.contains("The term ledger is the account owner's. This key belongs to a member"), "{page}");
+    assert!(!page.contains('$'), "no money for a member: {page}");
+    assert!(host.query_selector(".ledger-table").unwrap().is_none());
+}
