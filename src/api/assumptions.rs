@@ -160,6 +160,14 @@ pub const STORAGE_ONLY_ASSUMED: &str =
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
 pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its own.";
 
+/// **assumption** (`domain::renewal::renewal_of`): seed 004 says "a renewal is a new
+/// reservation" and not how the new one names the old. The console pairs a reservation with
+/// the next reservation of the same region and GPU type by start date (then by id), whether
+/// it starts before, at or after the first one's end; one without a start date (awaiting
+/// payment) is left out. Shown wherever a renewal changes what is said:
+pub const RENEWAL_PAIRING: &str =
+    "Assumed: the renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
+
 #[cfg(test)]
 mod tests {
     use super::*;

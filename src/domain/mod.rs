@@ -17,6 +17,7 @@ pub mod launched;
 pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
+pub mod renewal;
 pub mod status;
 pub mod text;
 pub mod time;
