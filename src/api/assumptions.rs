@@ -168,6 +168,12 @@ pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its 
 pub const RENEWAL_PAIRING: &str =
     "Assumed: the renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
 
+/// **assumption** (`domain::at_risk`): the documents do not say which workloads stop when an
+/// amendment lowers `node_count`, nor which nodes go. The console lists every workload
+/// running now as at risk, "up to" the removed nodes' worth, and shows it as assumed:
+pub const NODES_LOWERED_WHICH: &str =
+    "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

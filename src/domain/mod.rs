@@ -4,6 +4,7 @@
 pub mod address;
 pub mod alerts;
 pub mod amendments;
+pub mod at_risk;
 pub mod billing;
 pub mod capacity;
 pub mod csv;
