@@ -4,6 +4,7 @@
 
 use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
+use crate::domain::at_risk::{unrenewed_end, ANCHOR};
 use crate::domain::capacity::runs_workloads;
 use crate::domain::grid::state_meaning;
 use crate::domain::status::settle_overdue;
@@ -37,6 +38,16 @@ pub struct Alert {
     pub text: String,
     /// When it happens or happened: orders alerts of one severity, soonest first.
     pub at: Option<Timestamp>,
+    /// A deadline that stops workloads (`domain::at_risk`): the alert links to what stops when.
+    pub stops: bool,
+}
+
+impl Alert {
+    /// Where the alert leads: its reservation, at what stops when if it is such a deadline.
+    pub fn href(&self) -> String {
+        let anchor = if self.stops { format!("#{ANCHOR}") } else { String::new() };
+        format!("/reservations/{}{anchor}", self.reservation)
+    }
 }
 
 /// A node going into or out of a state that takes no workloads, seen between two reads.
@@ -106,7 +117,8 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
         out.extend(past_due(r, funding, now, owner, zone));
         out.extend(suspended(r, funding, owner));
         out.extend(awaiting_payment(r, detail, owner));
-        out.extend(term_ending(r, now));
+        let unrenewed = unrenewed_end(r, inputs.reservations, now).is_some();
+        out.extend(term_ending(r, now).map(|a| Alert { stops: unrenewed, ..a }));
         if let Some(detail) = detail {
             out.extend(amendments_soon(detail, now));
         }
@@ -124,7 +136,7 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
 }
 
 fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestamp>) -> Option<Alert> {
-    Some(Alert { severity, reservation, text, at })
+    Some(Alert { severity, reservation, text, at, stops: false })
 }
 
 /// Past due: workloads stop at `stops_at`; critical under 24 h. The owner is told how to
@@ -159,7 +171,7 @@ pub fn past_due(r: &Reservation, funding: Option<&Funding>, now: Timestamp, owne
     } else {
         format!("Reservation #{id}: its workloads {when} unless the account owner acts.")
     };
-    alert(severity, id, text, Some(at))
+    alert(severity, id, text, Some(at)).map(|a| Alert { stops: true, ..a })
 }
 
 /// Suspended: workloads were stopped. The owner is told how to settle it by `funding`.
@@ -232,7 +244,8 @@ pub fn amendments_soon(detail: &ReservationDetail, now: Timestamp) -> Vec<Alert>
                 relative(now, a.effective_at),
                 format_utc_date(a.effective_at)
             );
-            alert(Severity::Info, id, text, Some(a.effective_at))
+            let lowers = a.node_count_after < a.node_count_before;
+            alert(Severity::Info, id, text, Some(a.effective_at)).map(|alert| Alert { stops: lowers, ..alert })
         })
         .collect()
 }
@@ -433,6 +446,49 @@ mod tests {
         r.ends_at = Some(now() + TimeDelta::days(2));
         r.status = ReservationStatus::Ended;
         assert_eq!(term_ending(&r, now()), None, "an ended reservation is not announced");
+    }
+
+    #[test]
+    fn the_alerts_of_a_deadline_that_stops_workloads_link_to_what_stops_when() {
+        let due = past_due_stopping_in(20);
+        let mut ending = reservation(9, ReservationStatus::Active, "ord", "H100", 24);
+        ending.ends_at = Some(now() + TimeDelta::days(12));
+        let mut detail: ReservationDetail =
+            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+        let (before, after) = (detail.amendments[0].node_count_after, detail.amendments[0].node_count_before);
+        detail.amendments[0].node_count_before = before;
+        detail.amendments[0].node_count_after = after;
+        detail.amendments[0].effective_at = now() + TimeDelta::days(3);
+        let suspended = reservation(5, ReservationStatus::Suspended, "dfw", "B200", 16);
+        let details = BTreeMap::from([(12, detail.clone())]);
+        let mut list = vec![due, ending.clone(), suspended, detail.reservation.clone()];
+        let links = |list: &[Reservation]| -> Vec<(i64, String)> {
+            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &BTreeMap::new() };
+            let mut all: Vec<_> =
+                alerts(&inputs, now(), true, Zone::Utc).iter().map(|a| (a.reservation, a.href())).collect();
+            all.sort();
+            all
+        };
+        assert_eq!(
+            links(&list),
+            vec![
+                (5, "/reservations/5".to_owned()),
+                (8, "/reservations/8#at-risk".to_owned()),
+                (9, "/reservations/9#at-risk".to_owned()),
+                (12, "/reservations/12#at-risk".to_owned()),
+            ]
+        );
+        // Renewed by a term starting at its end: #9's end stops nothing; a raise neither.
+        let mut renewal = ending.clone();
+        renewal.id = 19;
+        renewal.starts_at = ending.ends_at;
+        list.push(renewal);
+        let mut raised = details.clone();
+        raised.get_mut(&12).unwrap().amendments[0].node_count_after = before + 2;
+        let inputs = Inputs { reservations: &list, details: &raised, changes: &[], recent_use: &BTreeMap::new() };
+        let told = alerts(&inputs, now(), true, Zone::Utc);
+        let href = |id| told.iter().find(|a| a.reservation == id).unwrap().href();
+        assert_eq!((href(9), href(12)), ("/reservations/9".to_owned(), "/reservations/12".to_owned()));
     }
 
     #[test]

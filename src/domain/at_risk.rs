@@ -13,9 +13,13 @@ use crate::api::enums::{ReservationStatus, WorkloadKind};
 use crate::api::models::{Amendment, NodesResponse, Payment, Reservation, Timestamp};
 use crate::api::money::Usd;
 use crate::domain::billing::totals;
+use crate::domain::capacity::runs_workloads;
 use crate::domain::renewal::renewal_of;
 use crate::domain::status::settle_overdue;
 use crate::domain::words::count;
+
+/// The id of the panel that shows them: the alerts of a deadline link to it.
+pub const ANCHOR: &str = "at-risk";
 
 /// What happens at the deadline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,19 +96,14 @@ pub fn at_risk(subjects: &[Subject], all: &[Reservation], now: Timestamp) -> Vec
 /// workloads run (active, past due) has any: the others stop nothing.
 pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<Risk> {
     let r = subject.reservation;
-    if !matches!(r.status, ReservationStatus::Active | ReservationStatus::PastDue) {
+    if !runs_workloads(&r.status) {
         return Vec::new();
     }
     let mut found: Vec<(Timestamp, Deadline)> = Vec::new();
     if r.status == ReservationStatus::PastDue {
         found.extend(r.stops_at.map(|at| (at, Deadline::PastDue)));
     }
-    if let Some(end) = r.ends_at.filter(|end| *end > now) {
-        let renewal = renewal_of(r, all).and_then(|n| Some((n.id, n.starts_at?)));
-        if renewal.is_none_or(|(_, start)| start > end) {
-            found.push((end, Deadline::TermEnds { renewal }));
-        }
-    }
+    found.extend(unrenewed_end(r, all, now));
     for a in subject.amendments.unwrap_or_default() {
         if a.effective_at > now && a.node_count_after < a.node_count_before {
             found.push((a.effective_at, Deadline::NodesLowered { from: a.node_count_before, to: a.node_count_after }));
@@ -115,6 +114,14 @@ pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<
         .into_iter()
         .map(|(at, deadline)| Risk { reservation: r.id, at, deadline, workloads: workloads.clone() })
         .collect()
+}
+
+/// `r`'s term end ahead of `now` when no renewal starts by then ([`renewal_of`] among `all`),
+/// with the renewal starting later, if any.
+pub fn unrenewed_end(r: &Reservation, all: &[Reservation], now: Timestamp) -> Option<(Timestamp, Deadline)> {
+    let end = r.ends_at.filter(|end| *end > now)?;
+    let renewal = renewal_of(r, all).and_then(|n| Some((n.id, n.starts_at?)));
+    renewal.is_none_or(|(_, start)| start > end).then_some((end, Deadline::TermEnds { renewal }))
 }
 
 /// The workloads running on `nodes` now, gathered by kind and id, in the order first seen.
@@ -152,10 +159,12 @@ fn running(nodes: Option<&NodesResponse>) -> Workloads {
 }
 
 impl Risk {
-    /// What happens, in a few words: "Workloads stop: payment overdue".
-    pub fn title(&self) -> String {
+    /// What happens, in a few words. A member (not `owner`) reads no payment words, as in
+    /// the alerts: only that the account owner must act.
+    pub fn title(&self, owner: bool) -> String {
         match &self.deadline {
-            Deadline::PastDue => "Workloads stop unless the overdue payment is made".to_owned(),
+            Deadline::PastDue if owner => "Workloads stop unless the overdue payment is made".to_owned(),
+            Deadline::PastDue => "Workloads stop unless the account owner acts".to_owned(),
             Deadline::TermEnds { renewal: None } => "The term ends with no renewal".to_owned(),
             Deadline::TermEnds { renewal: Some((id, _)) } => {
                 format!("The term ends before its renewal #{id} starts")
@@ -190,10 +199,13 @@ impl Risk {
             Deadline::PastDue | Deadline::TermEnds { .. } => {
                 format!("All {them} running there now would stop.{unread}")
             }
-            Deadline::NodesLowered { from, to } => format!(
-                "Up to {} nodes' workloads would stop, of these {them}: {NODES_LOWERED_WHICH}{unread}",
-                from - to
-            ),
+            Deadline::NodesLowered { from, to } => {
+                let nodes = match from - to {
+                    1 => "1 node's".to_owned(),
+                    n => format!("{} nodes'", crate::domain::words::figure(n)),
+                };
+                format!("Up to {nodes} workloads would stop, of these {them}: {NODES_LOWERED_WHICH}{unread}")
+            }
         }
     }
 
@@ -318,6 +330,8 @@ mod tests {
         );
         assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
         assert!(!risks[0].assumed());
+        assert_eq!(risks[0].title(true), "Workloads stop unless the overdue payment is made");
+        assert_eq!(risks[0].title(false), "Workloads stop unless the account owner acts", "no payment words");
     }
 
     #[test]
@@ -329,7 +343,7 @@ mod tests {
         assert_eq!(risks[0].at, at("2027-02-28T00:00:00Z"));
         assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: None });
         assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
-        assert_eq!(risks[0].title(), "The term ends with no renewal");
+        assert_eq!(risks[0].title(false), "The term ends with no renewal");
     }
 
     #[test]
@@ -345,7 +359,7 @@ mod tests {
         let risks = at_risk(&[subject(&r, Some(&nodes))], &[r.clone(), after_end], now());
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: Some((14, at("2027-03-01T00:00:00Z"))) });
-        assert_eq!(risks[0].title(), "The term ends before its renewal #14 starts");
+        assert_eq!(risks[0].title(true), "The term ends before its renewal #14 starts");
     }
 
     #[test]
