@@ -69,7 +69,7 @@ fn Pages() -> impl IntoView {
 // Connect and the reservations list are the first load; the rest come on first visit.
 lazy_page!(overview, OverviewPage, style = "style-overview");
 lazy_page!(fit, FitPage, style = "style-overview");
-lazy_page!(detail, ReservationPage);
+lazy_page!(detail, ReservationPage, style = "style-overview");
 lazy_page!(nodes, NodesPage, style = "style-nodes");
 lazy_page!(launch, LaunchPage, style = "style-nodes");
 lazy_page!(workload, WorkloadPage);

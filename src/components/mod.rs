@@ -2,6 +2,7 @@
 //! fetch closure a page gives it).
 
 pub mod alerts_bell;
+pub mod at_risk;
 pub mod banner;
 pub mod bar_chart;
 pub mod csv_button;
