@@ -145,8 +145,10 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             contract_ref: "MSA-2025-071".into(),
             rate: Usd(205),
             initial: terms(3, 1000, 4000),
+            // From a period's start: a lowering amendment within a period would be a negative
+            // prorated adjustment, which the advance's drawing does not model.
             amendments: vec![Amendment {
-                effective_at: month(1) + TimeDelta::days(14),
+                effective_at: month(1),
                 before: terms(3, 1000, 4000),
                 after: terms(2, 1000, 4000),
             }],

@@ -380,6 +380,8 @@ mod tests {
         assert_eq!(risks[0].deadline, Deadline::NodesLowered { from: 4, to: 2 });
         assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
         assert!(risks[0].assumed());
+        let one = Risk { deadline: Deadline::NodesLowered { from: 3, to: 2 }, ..risks[0].clone() };
+        assert!(one.scope().starts_with("Up to 1 node's workloads would stop"), "{}", one.scope());
         assert_eq!(
             risks[0].scope(),
             format!("Up to 2 nodes' workloads would stop, of these 2 workloads: {NODES_LOWERED_WHICH}")
