@@ -74,7 +74,7 @@ lazy_page!(overview, OverviewPage, style = "style-overview");
 lazy_page!(fit, FitPage, style = "style-overview");
 lazy_page!(capacity, CapacityPage, style = "style-overview");
 lazy_page!(ledger, LedgerPage, style = "style-overview");
-lazy_page!(detail, ReservationPage);
+lazy_page!(detail, ReservationPage, style = "style-overview");
 lazy_page!(nodes, NodesPage, style = "style-nodes");
 lazy_page!(launch, LaunchPage, style = "style-nodes");
 lazy_page!(workload, WorkloadPage);

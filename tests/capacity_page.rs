@@ -146,7 +146,7 @@ async fn a_member_reads_each_region_and_gpu_type_its_gaps_and_overlaps_and_never
         "the handover at the end is one stretch: {page}"
     );
     assert!(
-        page.contains("Assumed: a renewal is the next reservation of the same region and GPU type by start date"),
+        page.contains("Assumed: the renewal is the next reservation of the same region and GPU type by start date"),
         "{page}"
     );
     assert_eq!((drawings, gap_marks, overlap_marks), (3, 1, 1), "phx has no dates to draw");

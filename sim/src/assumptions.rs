@@ -18,6 +18,8 @@
 //!   [`INVOICE_TERM_MONTHS`] later, paid [`PAID_BEFORE_DUE`] before that; period 0 of a
 //!   reservation with a first invoice is paid by it; an adjustment is charged when its
 //!   amendment takes effect. Waived charges carry neither `due_at` nor `paid_at`.
+//!   A wallet period that could not be taken (overridden `past_due`) fell due when it
+//!   started: `due_at` = start, the reservation's `past_due_since`.
 //! - **assumption** (`scenario`): reservation data (statuses, schedules) is fixed when the
 //!   simulator starts; only placement and launches follow the clock.
 //! - **assumption** (`launch`): a launch in the unreachable region succeeds (the simulator

@@ -244,6 +244,10 @@ fn settle(spec: &Spec, charge: &mut Charge, as_of: DateTime<Utc>) {
         if status == ChargeStatus::Waived {
             charge.due_at = None;
         }
+        if status == ChargeStatus::PastDue && charge.due_at.is_none() {
+            // A wallet period not taken from credit fell due when it started (assumptions).
+            charge.due_at = Some(charge.charged_at);
+        }
     }
 }
 

@@ -6,6 +6,8 @@
 //! - 4  ended, ord, 2×8 H100, 6 months monthly, wallet; its last month covered by the advance
 //! - 5  suspended, dfw, 2×8 B200, quarterly, invoice; period 2 past due
 //! - 6  active, ams (the unreachable region), 3×8 H100, quarterly, wallet
+//! - 7  past_due, mia, 3×8 H100, monthly, wallet; period 2 past due; future amendment 3→2
+//!   nodes (what stops when: a wallet-funded stop and an amendment lowering nodes)
 //! - 8  past_due, sea, 1×8 RTX PRO 6000, monthly, invoice; period 3 past due
 //! - 9  active, ord, H100, renewal of 4; past amendment 2→3 nodes (prorated adjustment);
 //!   storage billed per GiB-month; drive near its quota; node-3 preparing
@@ -133,6 +135,28 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             rate: Usd(205),
             initial: terms(3, 1000, 8000),
             storage_used: (300, 2500),
+            node_states: vec![Ready, Ready, Ready],
+            ..Spec::default()
+        },
+        Spec {
+            id: 7,
+            status: Status::PastDue,
+            region_id: "mia",
+            gpu_type: H100,
+            starts_at: Some(month(-2)),
+            contract_ref: "MSA-2025-071".into(),
+            rate: Usd(205),
+            initial: terms(3, 1000, 4000),
+            // From a period's start: a lowering amendment within a period would be a negative
+            // prorated adjustment, which the advance's drawing does not model.
+            amendments: vec![Amendment {
+                effective_at: month(1),
+                before: terms(3, 1000, 4000),
+                after: terms(2, 1000, 4000),
+            }],
+            storage_used: (400, 1500),
+            overrides: vec![(1, ChargeStatus::PastDue)],
+            stops_at: Some(today + STOPS_AFTER),
             node_states: vec![Ready, Ready, Ready],
             ..Spec::default()
         },

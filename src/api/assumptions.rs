@@ -4,7 +4,6 @@
 //! names and nowhere else spells the values out.
 
 use super::enums::{OrgReservationStatus, ReservationStatus, WorkloadKind};
-use super::models::Reservation;
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -110,21 +109,6 @@ pub fn runs_workloads(status: &ReservationStatus) -> bool {
     matches!(status, ReservationStatus::Active | ReservationStatus::PastDue)
 }
 
-/// **assumption**: seed 004 says only that "a renewal is a new reservation"; nothing in the
-/// API links a term to its renewal. A reservation's renewal is taken to be the next
-/// reservation of the same region and GPU type by start date (on the same instant, the one
-/// created later: the higher id), whatever its status; while such a reservation has no
-/// start yet (awaiting its first payment) the renewal is unknown
-/// ([`renewal_of`](crate::domain::capacity_timeline::renewal_of)). This is which reservations
-/// may renew `first`; the renewal is the earliest of them to start after it.
-pub fn is_renewal_candidate(first: &Reservation, other: &Reservation) -> bool {
-    other.id != first.id && other.region_id == first.region_id && other.gpu_type == first.gpu_type
-}
-
-/// Said wherever a renewal is named ([`is_renewal_candidate`]).
-pub const RENEWAL_RULE: &str =
-    "Assumed: a renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
-
 /// **assumption**: the documents do not say how two overlapping terms are charged. Both are
 /// taken to be charged in full, so the GPU-hours reserved twice are paid again at the
 /// renewal's rate (`domain::capacity_timeline::overlap_cost`); said beside that figure:
@@ -193,6 +177,20 @@ pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its 
 /// amount is billed. Said beside the ledger whenever a figure had more than cents.
 pub const LEDGER_WHOLE_CENTS: &str =
     "assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)";
+
+/// **assumption** (`domain::renewal::renewal_of`): seed 004 says "a renewal is a new
+/// reservation" and not how the new one names the old. The console pairs a reservation with
+/// the next reservation of the same region and GPU type by start date (then by id), whether
+/// it starts before, at or after the first one's end; one without a start date (awaiting
+/// payment) is left out. Shown wherever a renewal changes what is said:
+pub const RENEWAL_PAIRING: &str =
+    "Assumed: the renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
+
+/// **assumption** (`domain::at_risk`): the documents do not say which workloads stop when an
+/// amendment lowers `node_count`, nor which nodes go. The console lists every workload
+/// running now as at risk, "up to" the removed nodes' worth, and shows it as assumed:
+pub const NODES_LOWERED_WHICH: &str =
+    "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
 
 #[cfg(test)]
 mod tests {

@@ -90,13 +90,13 @@ fn AlertsPanel() -> impl IntoView {
             _ => None,
         }}
         <ol class="alerts-list">
-            {move || alerts.get().into_iter().map(|alert| view! {
+            {move || alerts.get().into_iter().map(|alert| { let href = alert.href(); view! {
                 <li class="alert-item" data-severity=alert.severity.label()>
                     <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>
                     " "
-                    <a href=format!("/reservations/{}", alert.reservation)><ApiText text=alert.text/></a>
+                    <a href=href><ApiText text=alert.text/></a>
                 </li>
-            }).collect::<Vec<_>>()}
+            }}).collect::<Vec<_>>()}
         </ol>
         {age}
         <h3 class="alerts-title">"Browser notifications"</h3>

@@ -3,6 +3,7 @@
 
 pub mod alerts_bell;
 pub mod api_text;
+pub mod at_risk;
 pub mod banner;
 pub mod bar_chart;
 pub mod csv_button;

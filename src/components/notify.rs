@@ -144,7 +144,7 @@ mod tests {
     use chrono::TimeZone;
 
     fn alert(severity: Severity, reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
-        Alert { severity, reservation, text: text.into(), at }
+        Alert { severity, reservation, text: text.into(), at, stops: false }
     }
 
     fn stop_at() -> Option<Timestamp> {

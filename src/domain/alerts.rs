@@ -4,8 +4,9 @@
 
 use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
+use crate::domain::at_risk::ANCHOR;
 use crate::domain::capacity::runs_workloads;
-use crate::domain::capacity_timeline::{renewal_of, Handover, Renewal};
+use crate::domain::capacity_timeline::{renewal, Handover, Renewal};
 use crate::domain::grid::state_meaning;
 use crate::domain::status::settle_overdue;
 use crate::domain::text::visible_controls;
@@ -40,6 +41,16 @@ pub struct Alert {
     pub text: String,
     /// When it happens or happened: orders alerts of one severity, soonest first.
     pub at: Option<Timestamp>,
+    /// A deadline that stops workloads (`domain::at_risk`): the alert links to what stops when.
+    pub stops: bool,
+}
+
+impl Alert {
+    /// Where the alert leads: its reservation, at what stops when if it is such a deadline.
+    pub fn href(&self) -> String {
+        let anchor = if self.stops { format!("#{ANCHOR}") } else { String::new() };
+        format!("/reservations/{}{anchor}", self.reservation)
+    }
 }
 
 /// A node going into or out of a state that takes no workloads, seen between two reads.
@@ -109,7 +120,11 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
         out.extend(past_due(r, funding, now, owner, zone));
         out.extend(suspended(r, funding, owner));
         out.extend(awaiting_payment(r, detail, owner));
-        out.extend(term_ending_unrenewed(r, inputs.reservations, now).or_else(|| term_ending(r, now)));
+        out.extend(
+            term_ending_unrenewed(r, inputs.reservations, now)
+                .map(|a| Alert { stops: true, ..a })
+                .or_else(|| term_ending(r, now)),
+        );
         if let Some(detail) = detail {
             out.extend(amendments_soon(detail, now));
         }
@@ -127,7 +142,7 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
 }
 
 fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestamp>) -> Option<Alert> {
-    Some(Alert { severity, reservation, text, at })
+    Some(Alert { severity, reservation, text, at, stops: false })
 }
 
 /// Past due: workloads stop at `stops_at`; critical under 24 h. The owner is told how to
@@ -162,7 +177,7 @@ pub fn past_due(r: &Reservation, funding: Option<&Funding>, now: Timestamp, owne
     } else {
         format!("Reservation #{id}: its workloads {when} unless the account owner acts.")
     };
-    alert(severity, id, text, Some(at))
+    alert(severity, id, text, Some(at)).map(|a| Alert { stops: true, ..a })
 }
 
 /// Suspended: workloads were stopped. The owner is told how to settle it by `funding`.
@@ -217,7 +232,7 @@ pub fn term_ending(r: &Reservation, now: Timestamp) -> Option<Alert> {
     alert(Severity::Warning, r.id, text, Some(at))
 }
 
-/// A term ending within 30 days that no renewal takes over by then ([`renewal_of`] among
+/// A term ending within 30 days that no renewal takes over by then ([`renewal`] among
 /// `all`): none is reserved, or it starts after the end. The workloads there stop, so it is
 /// critical under 24 h. A renewal at or before the end, or one not known, is left to
 /// [`term_ending`].
@@ -228,7 +243,7 @@ pub fn term_ending_unrenewed(r: &Reservation, all: &[Reservation], now: Timestam
         return None;
     }
     let (id, ends) = (r.id, format!("ends {} ({})", relative(now, at), format_utc_date(at)));
-    let text = match renewal_of(r, all) {
+    let text = match renewal(r, all) {
         Renewal::None => format!(
             "Reservation #{id}'s term {ends} and no renewal is reserved in {} for {}: its workloads stop then.",
             r.region_id, r.gpu_type
@@ -264,7 +279,8 @@ pub fn amendments_soon(detail: &ReservationDetail, now: Timestamp) -> Vec<Alert>
                 relative(now, a.effective_at),
                 format_utc_date(a.effective_at)
             );
-            alert(Severity::Info, id, text, Some(a.effective_at))
+            let lowers = a.node_count_after < a.node_count_before;
+            alert(Severity::Info, id, text, Some(a.effective_at)).map(|alert| Alert { stops: lowers, ..alert })
         })
         .collect()
 }
@@ -522,6 +538,49 @@ mod tests {
         assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()).unwrap().severity, Severity::Critical);
         r.ends_at = Some(now() + TimeDelta::days(31));
         assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()), None, "not within 30 days");
+    }
+
+    #[test]
+    fn the_alerts_of_a_deadline_that_stops_workloads_link_to_what_stops_when() {
+        let due = past_due_stopping_in(20);
+        let mut ending = reservation(9, ReservationStatus::Active, "ord", "H100", 24);
+        ending.ends_at = Some(now() + TimeDelta::days(12));
+        let mut detail: ReservationDetail =
+            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+        let (before, after) = (detail.amendments[0].node_count_after, detail.amendments[0].node_count_before);
+        detail.amendments[0].node_count_before = before;
+        detail.amendments[0].node_count_after = after;
+        detail.amendments[0].effective_at = now() + TimeDelta::days(3);
+        let suspended = reservation(5, ReservationStatus::Suspended, "dfw", "B200", 16);
+        let details = BTreeMap::from([(12, detail.clone())]);
+        let mut list = vec![due, ending.clone(), suspended, detail.reservation.clone()];
+        let links = |list: &[Reservation]| -> Vec<(i64, String)> {
+            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &BTreeMap::new() };
+            let mut all: Vec<_> =
+                alerts(&inputs, now(), true, Zone::Utc).iter().map(|a| (a.reservation, a.href())).collect();
+            all.sort();
+            all
+        };
+        assert_eq!(
+            links(&list),
+            vec![
+                (5, "/reservations/5".to_owned()),
+                (8, "/reservations/8#at-risk".to_owned()),
+                (9, "/reservations/9#at-risk".to_owned()),
+                (12, "/reservations/12#at-risk".to_owned()),
+            ]
+        );
+        // Renewed by a term starting at its end: #9's end stops nothing; a raise neither.
+        let mut renewal = ending.clone();
+        renewal.id = 19;
+        renewal.starts_at = ending.ends_at;
+        list.push(renewal);
+        let mut raised = details.clone();
+        raised.get_mut(&12).unwrap().amendments[0].node_count_after = before + 2;
+        let inputs = Inputs { reservations: &list, details: &raised, changes: &[], recent_use: &BTreeMap::new() };
+        let told = alerts(&inputs, now(), true, Zone::Utc);
+        let href = |id| told.iter().find(|a| a.reservation == id).unwrap().href();
+        assert_eq!((href(9), href(12)), ("/reservations/9".to_owned(), "/reservations/12".to_owned()));
     }
 
     #[test]

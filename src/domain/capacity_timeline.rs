@@ -1,5 +1,5 @@
 //! Capacity without gaps: each reservation paired with its renewal (seed 004: "a renewal is
-//! a new reservation"; the rule is [`is_renewal_candidate`]'s), whether the renewal starts
+//! a new reservation"; the rule is [`renewal_of`]'s), whether the renewal starts
 //! before, at or after the first one's end, and per region and GPU type the reserved GPUs
 //! over the coming terms, with the gaps (hours without reserved GPUs: the workloads there
 //! stop) and the overlaps (hours × GPUs reserved twice, which the owner pays twice).
@@ -8,10 +8,10 @@
 //! whole, a part hour counted as a whole one (never less than there is). A date the API has
 //! not set yet is unknown, never a gap of zero.
 
-use crate::api::assumptions::is_renewal_candidate;
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::money::Usd;
+use crate::domain::renewal::{renewal_of, same_place};
 use chrono::TimeDelta;
 
 /// How a renewal takes over from the term before it.
@@ -78,18 +78,20 @@ pub enum Renewal<'a> {
     Unknown,
 }
 
-/// `first`'s renewal among `all`: the next reservation of the same region and GPU type by
-/// start date, on the same instant the later created (higher id).
-pub fn renewal_of<'a>(first: &Reservation, all: &'a [Reservation]) -> Renewal<'a> {
-    let Some(start) = first.starts_at else { return Renewal::Unknown };
-    let candidates = || all.iter().filter(|other| is_renewal_candidate(first, other));
-    let next = candidates()
-        .filter_map(|other| other.starts_at.map(|at| ((at, other.id), other)))
-        .filter(|(key, _)| *key > (start, first.id))
-        .min_by_key(|(key, _)| *key);
-    match next {
-        Some((_, renewal)) => Renewal::Next { renewal, handover: Handover::between(first, renewal) },
-        None if candidates().any(|other| other.starts_at.is_none()) => Renewal::Unknown,
+/// `first`'s renewal among `all` ([`renewal_of`]), with how it takes over; unknown while
+/// `first` or another reservation of its place has no start date (which could be it).
+pub fn renewal<'a>(first: &Reservation, all: &'a [Reservation]) -> Renewal<'a> {
+    if first.starts_at.is_none() {
+        return Renewal::Unknown;
+    }
+    match renewal_of(first, all) {
+        Some(renewal) => Renewal::Next { renewal, handover: Handover::between(first, renewal) },
+        None if all
+            .iter()
+            .any(|other| other.id != first.id && same_place(first, other) && other.starts_at.is_none()) =>
+        {
+            Renewal::Unknown
+        }
         None => Renewal::None,
     }
 }
@@ -159,7 +161,7 @@ pub fn lanes(all: &[Reservation], now: Timestamp) -> Vec<Lane<'_>> {
             let mut mine: Vec<&Reservation> =
                 coming.iter().copied().filter(|r| r.region_id == region && r.gpu_type == gpu_type).collect();
             mine.sort_by_key(|r| (r.starts_at.is_none(), r.starts_at, r.id));
-            let terms = mine.iter().map(|r| Term { reservation: r, renewal: renewal_of(r, all) }).collect();
+            let terms = mine.iter().map(|r| Term { reservation: r, renewal: renewal(r, all) }).collect();
             Lane { region, gpu_type, terms, stretches: stretches(&mine, now) }
         })
         .collect()
@@ -213,7 +215,7 @@ mod tests {
     }
 
     fn handover(first: &Reservation, all: &[Reservation]) -> Option<Handover> {
-        match renewal_of(first, all) {
+        match renewal(first, all) {
             Renewal::Next { handover, .. } => handover,
             other => panic!("no renewal found: {other:?}"),
         }
@@ -295,29 +297,29 @@ mod tests {
         other_gpu.gpu_type = "H100".into();
         let earlier = dated(6, 8, day(2026, 1, 1), day(2027, 1, 1));
         let all = [later, elsewhere, other_gpu, earlier, next, first.clone()];
-        match renewal_of(&first, &all) {
+        match renewal(&first, &all) {
             Renewal::Next { renewal, .. } => assert_eq!(renewal.id, 2),
             other => panic!("{other:?}"),
         }
-        assert_eq!(renewal_of(&all[0], &all), Renewal::None, "the last term has none");
+        assert_eq!(renewal(&all[0], &all), Renewal::None, "the last term has none");
         // Two starting together: the one created later renews the other, not itself.
         let twin = dated(7, 8, day(2027, 1, 1), day(2028, 1, 1));
-        match renewal_of(&first, &[first.clone(), twin.clone()]) {
+        match renewal(&first, &[first.clone(), twin.clone()]) {
             Renewal::Next { renewal, handover } => {
                 assert_eq!(renewal.id, 7);
                 assert_eq!(handover, Some(Handover::Overlap { hours: 365 * 24, gpus: 8 }));
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(renewal_of(&twin, &[first, twin.clone()]), Renewal::None);
+        assert_eq!(renewal(&twin, &[first, twin.clone()]), Renewal::None);
     }
 
     #[test]
     fn unknown_dates_give_an_unknown_renewal_or_handover_never_a_gap_of_zero() {
         let first = dated(1, 8, day(2027, 1, 1), day(2028, 1, 1));
         let awaiting = term(2, 8, None, None);
-        assert_eq!(renewal_of(&first, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
-        assert_eq!(renewal_of(&awaiting, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
+        assert_eq!(renewal(&first, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
+        assert_eq!(renewal(&awaiting, &[first.clone(), awaiting.clone()]), Renewal::Unknown);
         let open_ended = term(3, 8, Some(day(2027, 1, 1)), None);
         let next = dated(4, 8, day(2028, 1, 1), day(2029, 1, 1));
         assert_eq!(handover(&open_ended, &[open_ended.clone(), next.clone()]), None);

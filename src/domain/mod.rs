@@ -4,6 +4,7 @@
 pub mod address;
 pub mod alerts;
 pub mod amendments;
+pub mod at_risk;
 pub mod billing;
 pub mod capacity;
 pub mod capacity_timeline;
@@ -19,6 +20,7 @@ pub mod ledger;
 pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
+pub mod renewal;
 pub mod status;
 pub mod tab_share;
 pub mod text;

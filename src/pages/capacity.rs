@@ -4,7 +4,7 @@
 //! overlap). It reads what the overview reads (the same loop and store); only the owner
 //! reads what an overlap costs, from the renewal's rate, which a member's key never gets.
 
-use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_RULE};
+use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Reservation, Timestamp};
 use crate::components::header::set_page_title;
 use crate::components::money::Money;
@@ -131,7 +131,7 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
                     </p>
                 </div>
             </div>
-            <p class="assumed">{RENEWAL_RULE}</p>
+            <p class="assumed">{RENEWAL_PAIRING}</p>
             {move || match views.get() {
                 None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
                 Some(lanes) if lanes.is_empty() => {

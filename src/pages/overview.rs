@@ -8,6 +8,7 @@ use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::money::Usd;
 use crate::components::api_text::ApiText;
+use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::header::set_page_title;
@@ -43,6 +44,8 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     let fleet = Memo::new(move |_| store.fleet());
     let listed = move || store.reservations().is_some();
     let state = use_connection();
+    let clock = use_clock();
+    let at_risk = Memo::new(move |_| fleet_at_risk(store, clock.now()));
     let csv = Callback::new(move |()| {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
@@ -69,6 +72,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
             {move || listed().then(|| view! {
                 <IdleCostLine store fleet/>
                 <FleetSums fleet/>
+                <AtRiskPanel shown=at_risk.into() linked=true/>
                 <ReservationRows store fleet/>
             })}
         </section>

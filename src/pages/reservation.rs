@@ -4,9 +4,10 @@
 
 use crate::api::client;
 use crate::api::enums::Funding;
-use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, ReservationDetail, Storage};
+use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, Reservation, ReservationDetail, Storage};
 use crate::api::money::Usd;
 use crate::components::api_text::ApiText;
+use crate::components::at_risk::{detail_at_risk, AtRiskPanel};
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::CsvButton;
@@ -25,13 +26,14 @@ use crate::domain::amendments::{differences, is_future, quota_mismatches};
 use crate::domain::billing::{
     check_advance, check_charge, check_next_charge, check_schedule, unstated_due, NextCharge as NextChargeCheck,
 };
-use crate::domain::capacity::{capacity_text, gpus_text};
+use crate::domain::capacity::{capacity_text, gpus_text, runs_workloads};
 use crate::domain::csv::charges_csv;
 use crate::domain::ledger::{ledger, Ledger};
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{
     countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
 };
+use crate::reads::nodes::use_nodes;
 use crate::reads::placements::Placements;
 use crate::reads::remote::Remote;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
@@ -49,6 +51,9 @@ pub fn ReservationPage() -> impl IntoView {
         state.learn_role(&conn, Role::of(&detail));
         Ok(detail)
     });
+    // The account's reservations, among which the renewal is found (what stops when).
+    let list = Remote::new(|conn| async move { client::list_reservations(&conn).await });
+    let account = Signal::derive(move || list.data());
     let placements = Placements::default();
     placements.read_after(Memo::new(move |_| detail.fetched_at()), move || {
         detail.data().map(|d| vec![d.reservation]).unwrap_or_default()
@@ -60,7 +65,7 @@ pub fn ReservationPage() -> impl IntoView {
             <span aria-current="page">{crumb}</span>
         </nav>
         <RemoteStatus remote=detail what="the reservation"/>
-        {move || detail.data().map(|detail| view! { <ReservationView detail placements/> })}
+        {move || detail.data().map(|detail| view! { <ReservationView detail placements account/> })}
     }
 }
 
@@ -72,6 +77,10 @@ pub fn ReservationView(
     /// GPUs in use; none shown without.
     #[prop(optional)]
     placements: Placements,
+    /// The account's reservations (`None` while read), for what stops when; without it the
+    /// panel is not shown.
+    #[prop(optional)]
+    account: Option<Signal<Option<Vec<Reservation>>>>,
 ) -> impl IntoView {
     let clock = use_clock();
     let tz = use_time_zone();
@@ -107,6 +116,11 @@ pub fn ReservationView(
                 .with_value(|r| needs_action(r, funding.as_ref(), zone(tz.get()), owner))
                 .map(|banner| view! { <div class="banners"><ActionBanner banner/></div> })
         }}
+        {account.filter(|_| runs_workloads(&r.status)).map(|account| {
+            let (detail, nodes) = (StoredValue::new(detail.clone()), use_nodes());
+            let shown = Memo::new(move |_| detail.with_value(|d| detail_at_risk(d, account.get(), nodes, clock.now())));
+            view! { <AtRiskPanel shown=shown.into()/> }
+        })}
         <TermsPanel detail=detail.clone() placements/>
         <div class="grid-2">
             <StoragePanel storage=detail.storage.clone() mismatches=quota_mismatches(&r, &detail.storage)/>

@@ -1,0 +1,213 @@
+//! "What stops when": each deadline ahead (`domain::at_risk`) with its countdown in the
+//! chosen zone and in UTC, the workloads it would stop, and for the owner what would avert
+//! it. Shown on the overview (every reservation, each linking to its detail) and on a
+//! reservation's detail (its own), both lazily loaded pages; the alerts link to it by
+//! [`ANCHOR`].
+
+use crate::api::assumptions::RENEWAL_PAIRING;
+use crate::api::models::{Reservation, ReservationDetail, Timestamp};
+use crate::api::money::Usd;
+use crate::components::money::Money;
+use crate::components::time::zone;
+use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Workloads, ANCHOR};
+use crate::domain::grid::kind_label;
+use crate::domain::time::{format_time, format_utc_date, relative, Zone};
+use crate::domain::words::count;
+use crate::reads::fleet::FleetStore;
+use crate::reads::nodes::NodesStore;
+use crate::state::{use_clock, use_connection, use_time_zone, Role};
+use leptos::prelude::*;
+
+/// One deadline as shown: the risk and, for the owner, what averts it (the overdue sum and
+/// where to pay); `None` for a member, and before the owner's detail is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    pub risk: Risk,
+    pub averted_by: Option<(Usd, &'static str)>,
+}
+
+/// Every reservation's deadlines, from the overview's reads (tracked): `None` before the
+/// list arrives.
+pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
+    let all = store.reservations()?;
+    let details: Vec<Option<ReservationDetail>> = all.iter().map(|r| store.detail(r.id)).collect();
+    let nodes: Vec<_> = all.iter().map(|r| store.read(r.id).latest).collect();
+    let subjects: Vec<Subject> = all
+        .iter()
+        .zip(&details)
+        .zip(&nodes)
+        .map(|((r, d), n)| Subject {
+            reservation: r,
+            amendments: d.as_ref().map(|d| d.amendments.as_slice()),
+            nodes: n.as_ref().map(|f| &*f.value),
+        })
+        .collect();
+    let by_id = |id: i64| details.iter().flatten().find(|d| d.reservation.id == id);
+    Some(
+        at_risk(&subjects, &all, now)
+            .into_iter()
+            .map(|risk| {
+                let averted_by = averted_by(&risk, by_id(risk.reservation).and_then(|d| d.payment.as_ref()));
+                Shown { risk, averted_by }
+            })
+            .collect(),
+    )
+}
+
+/// One reservation's deadlines from its detail, `all` the account's reservations (for its
+/// renewal; `None` while being read) and its nodes in `nodes` (tracked).
+pub fn detail_at_risk(
+    detail: &ReservationDetail,
+    all: Option<Vec<Reservation>>,
+    nodes: NodesStore,
+    now: Timestamp,
+) -> Option<Vec<Shown>> {
+    let all = all?;
+    let latest = nodes.read(detail.reservation.id).latest;
+    let subject = Subject {
+        reservation: &detail.reservation,
+        amendments: Some(&detail.amendments),
+        nodes: latest.as_ref().map(|f| &*f.value),
+    };
+    Some(
+        at_risk(&[subject], &all, now)
+            .into_iter()
+            .map(|risk| Shown { averted_by: averted_by(&risk, detail.payment.as_ref()), risk })
+            .collect(),
+    )
+}
+
+/// The panel. `linked`: each deadline names its reservation with a link to its detail (the
+/// overview's); `None` while what it is drawn from is still being read.
+#[component]
+pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: bool) -> impl IntoView {
+    view! {
+        <section class="panel at-risk" id=ANCHOR aria-labelledby="at-risk-title">
+            <h2 id="at-risk-title">"What stops when"</h2>
+            {move || match shown.get() {
+                None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
+                Some(list) if list.is_empty() => view! {
+                    <p class="muted">"No deadline ahead: no past-due stop, no term ending without a renewal, no amendment lowering nodes."</p>
+                }
+                .into_any(),
+                Some(list) => view! {
+                    <ol class="at-risk-list">
+                        {list.into_iter().map(|item| view! { <RiskItem item linked/> }).collect_view()}
+                    </ol>
+                }
+                .into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
+    let (clock, tz) = (use_clock(), use_time_zone());
+    let owner = use_connection().role() == Role::Owner;
+    let Shown { risk, averted_by } = item;
+    let (id, at) = (risk.reservation, risk.at);
+    let kind = match risk.deadline {
+        Deadline::PastDue => "past-due",
+        Deadline::TermEnds { .. } => "term-ends",
+        Deadline::NodesLowered { .. } => "nodes-lowered",
+    };
+    let countdown = move || {
+        let now = clock.now();
+        if at > now {
+            relative(now, at)
+        } else {
+            format!("was due {}", relative(now, at))
+        }
+    };
+    let when = move || {
+        let chosen = zone(tz.get());
+        match chosen {
+            Zone::Utc => format_time(at, Zone::Utc),
+            _ => format!("{} · {}", format_time(at, chosen), format_time(at, Zone::Utc)),
+        }
+    };
+    let remedy = match (&risk.deadline, averted_by) {
+        (Deadline::PastDue, Some((sum, settle))) => view! {
+            <p class="at-risk-remedy">"Averted by paying the overdue " <Money amount=sum/> ": " {settle} "."</p>
+        }
+        .into_any(),
+        (Deadline::PastDue, None) if owner => {
+            view! { <p class="at-risk-remedy muted">"The overdue sum shows once the reservation's payment is read."</p> }
+                .into_any()
+        }
+        (Deadline::PastDue, None) => {
+            view! { <p class="at-risk-remedy">"Only the account owner can avert it."</p> }
+                .into_any()
+        }
+        (Deadline::TermEnds { .. }, _) => view! {
+            <p class="at-risk-remedy">
+                {format!("Averted by a renewal of the same region and GPU type starting by {}. ", format_utc_date(at))}
+                <span class="assumed" title=RENEWAL_PAIRING>"assumed pairing"</span>
+            </p>
+        }
+        .into_any(),
+        (Deadline::NodesLowered { .. }, _) => ().into_any(),
+    };
+    let assumed = risk.assumed();
+    let scope = risk.scope();
+    let title = risk.title(owner);
+    view! {
+        <li class="at-risk-item" data-deadline=kind>
+            <h3 class="at-risk-title">
+                {linked.then(|| view! { <a href=format!("/reservations/{id}#{ANCHOR}")>{format!("#{id}")}</a> " · " })}
+                {title}
+            </h3>
+            <p class="at-risk-when">
+                <strong class="num">{countdown}</strong>
+                " · "
+                <time class="num" datetime=at.to_rfc3339()>{when}</time>
+            </p>
+            <p class="at-risk-scope">
+                {scope}
+                {assumed.then(|| view! { " " <span class="assumed">"assumed"</span> })}
+            </p>
+            <WorkloadsTable workloads=risk.workloads/>
+            {remedy}
+        </li>
+    }
+}
+
+/// Workloads listed before the rest are counted.
+const LISTED: usize = 8;
+
+#[component]
+fn WorkloadsTable(workloads: Workloads) -> impl IntoView {
+    let known: Vec<Stopping> = match workloads {
+        Workloads::Known(known) | Workloads::Partly { known, .. } => known,
+        Workloads::Unknown(_) => Vec::new(),
+    };
+    let more = known.len().saturating_sub(LISTED);
+    (!known.is_empty()).then(|| {
+        view! {
+            <div class="table-wrap">
+                <table class="data-table at-risk-workloads">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Workload"</th>
+                            <th scope="col">"Kind"</th>
+                            <th scope="col" class="num">"GPUs"</th>
+                            <th scope="col">"Nodes"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {known.into_iter().take(LISTED).map(|w| view! {
+                            <tr>
+                                <th scope="row">{w.name}</th>
+                                <td>{kind_label(&w.kind)}</td>
+                                <td class="num">{w.gpus}</td>
+                                <td>{w.nodes.join(", ")}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            {(more > 0).then(|| view! { <p class="muted">{format!("and {} more", count(more, "workload"))}</p> })}
+        }
+    })
+}
