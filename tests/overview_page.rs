@@ -33,6 +33,15 @@ fn unreachable_nodes() -> NodesResponse {
     .unwrap()
 }
 
+/// One ready node of 8 GPUs, all idle.
+fn idle_node() -> NodesResponse {
+    serde_json::from_value(json!({
+        "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }],
+        "workloads_unknown": false
+    }))
+    .unwrap()
+}
+
 fn detail(id: i64, rate: Option<f64>) -> ReservationDetail {
     let mut d = owner_detail(json!({ "id": id }));
     match rate {
@@ -162,11 +171,7 @@ fn mount_closed(role: Role) -> web_sys::HtmlElement {
             reservation(json!({ "id": 5, "status": "suspended", "node_count": 1, "reserved_gpus": 8 })),
         ];
         store.receive_list(session, Ok(list), now());
-        let idle: NodesResponse = serde_json::from_value(json!({
-            "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }],
-            "workloads_unknown": false
-        }))
-        .unwrap();
+        let idle = idle_node();
         nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
         nodes.receive(session, 8, Ok(Arc::new(idle.clone())), now());
         nodes.receive(session, 5, Ok(Arc::new(idle)), now());
@@ -262,11 +267,7 @@ fn mount_rate_missing(role: Role) -> web_sys::HtmlElement {
             reservation(json!({ "id": 3, "node_count": 1, "reserved_gpus": 8 })),
         ];
         store.receive_list(session, Ok(list), now());
-        let idle: NodesResponse = serde_json::from_value(json!({
-            "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }],
-            "workloads_unknown": false
-        }))
-        .unwrap();
+        let idle = idle_node();
         nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
         nodes.receive(session, 8, Ok(Arc::new(idle.clone())), now());
         nodes.receive(session, 3, Ok(Arc::new(idle)), now());
