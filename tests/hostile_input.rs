@@ -38,8 +38,12 @@ fn long_name() -> String {
     "W".repeat(10_000)
 }
 
-const STYLES: [&str; 3] =
-    [include_str!("../style/main.css"), include_str!("../style/nodes.css"), include_str!("../style/org.css")];
+const STYLES: [&str; 4] = [
+    include_str!("../style/main.css"),
+    include_str!("../style/nodes.css"),
+    include_str!("../style/org.css"),
+    include_str!("../style/overview.css"),
+];
 
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
@@ -468,7 +472,10 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
         settle().await;
         console_fixtures::sleep(50).await;
         let card = all(&host, "article.node-card").into_iter().next().expect("the card");
-        assert_eq!(card.offset_height(), 236, "at {width} px the card keeps the grid's row height");
+        let grid = card.closest(".node-grid").unwrap().unwrap();
+        let row = host.owner_document().unwrap().default_view().unwrap().get_computed_style(&grid).unwrap().unwrap();
+        let row = row.get_property_value("grid-auto-rows").unwrap();
+        assert_eq!(format!("{}px", card.offset_height()), row, "at {width} px the card keeps the grid's row height");
         let body_bottom = rect(&card.query_selector(".node-body").unwrap().unwrap(), "bottom");
         let listed = all(&host, ".node-body > .node-workloads > li");
         assert_eq!(listed.len(), 2, "at {width} px");
@@ -485,7 +492,7 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
         assert!(rest.iter().all(|a| shown_above(a, card_bottom)), "at {width} px an opened workload is cut off");
         let names: Vec<String> = all(&host, "a.workload-name").iter().map(|a| a.text_content().unwrap()).collect();
         assert_eq!(names.len(), 5, "every workload is reachable: {names:?}");
-        assert_eq!(card.offset_height(), 236, "opened, the card keeps its height");
+        assert_eq!(format!("{}px", card.offset_height()), row, "opened, the card keeps its height");
     }
 }
 
@@ -574,6 +581,19 @@ async fn the_reservations_facts_show_an_override_in_its_type_region_and_contract
     assert_override_shown_and_isolated(&host, "reservation", 3);
     let facts = all(&host, ".facts dd bdi").len();
     assert!(facts >= 3, "GPU type, region and contract each isolated in the facts: {facts}");
+}
+
+#[wasm_bindgen_test]
+async fn the_nodes_page_line_shows_an_override_in_its_type_and_region_isolated() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::nodes::ReservationLine;
+    let host = mount_narrow(|| {
+        provide_console(Role::Member);
+        let detail = owner_detail(json!({ "gpu_type": RLO, "region_id": RLO }));
+        view! { <ReservationLine detail/> }
+    });
+    settle().await;
+    assert_override_shown_and_isolated(&host, "nodes page line", 2);
 }
 
 /// The overview's stores for a session of `role`, watching what is read, as the app has them.

@@ -7,6 +7,7 @@
 use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
+use crate::components::api_text::ApiText;
 use crate::components::money::Money;
 use crate::components::time::zone;
 use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Workloads, ANCHOR};
@@ -198,10 +199,10 @@ fn WorkloadsTable(workloads: Workloads) -> impl IntoView {
                     <tbody>
                         {known.into_iter().take(LISTED).map(|w| view! {
                             <tr>
-                                <th scope="row">{w.name}</th>
-                                <td>{kind_label(&w.kind)}</td>
+                                <th scope="row"><ApiText text=w.name/></th>
+                                <td><ApiText text=kind_label(&w.kind)/></td>
                                 <td class="num">{w.gpus}</td>
-                                <td>{w.nodes.join(", ")}</td>
+                                <td><ApiText text=w.nodes.join(", ")/></td>
                             </tr>
                         }).collect_view()}
                     </tbody>

@@ -6,6 +6,7 @@ use crate::api::enums::{Funding, ReservationStatus};
 use crate::api::error::{codes, ApiError, ErrorKind, RateLimit};
 use crate::api::models::Reservation;
 use crate::domain::status::settle_overdue;
+use crate::domain::text::visible_controls;
 use crate::domain::words::{count, figure};
 
 /// What the user reads about a failure.
@@ -100,8 +101,15 @@ fn server_says(message: &str) -> String {
 }
 
 /// Title, explanation and remedy for any failure; the launch codes of seed 004 first, then
-/// the generic statuses.
+/// the generic statuses. What the API sent (its message, a region, a GPU type) is quoted
+/// with its bidirectional and invisible controls shown, never obeyed.
 pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
+    let Explanation { title, explanation, remedy } = explain_as_sent(err, ctx);
+    let shown = |text: String| visible_controls(&text).into_owned();
+    Explanation { title: shown(title), explanation: shown(explanation), remedy: shown(remedy) }
+}
+
+fn explain_as_sent(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     let server_says = match err.message.as_deref() {
         Some(description) if err.described => format!(" {description}"),
         Some(message) => server_says(message),
@@ -372,6 +380,16 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    #[test]
+    fn a_region_or_server_message_with_a_right_to_left_override_is_quoted_with_the_control_shown() {
+        let ctx = ErrorContext { region_id: Some("\u{202e}lta".into()), ..atl_b200() };
+        let told = explain(&error_with_code(409, Some("gpu_capacity"), Some("full \u{202e}llun")), &ctx);
+        for text in [&told.title, &told.explanation, &told.remedy] {
+            assert!(!text.contains('\u{202e}'), "a live override in {text:?}");
+        }
+        assert!(told.explanation.contains("llun"), "the server's words are still quoted: {told:?}");
     }
 
     #[test]

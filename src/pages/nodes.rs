@@ -7,6 +7,7 @@
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
 use crate::browser::timed;
+use crate::components::api_text::ApiText;
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
@@ -167,21 +168,18 @@ fn NodesLive(id: i64) -> impl IntoView {
     }
 }
 
-/// "12 active · atl · 4 nodes × 8 GPUs of NVIDIA-…": what the grid is of.
+/// "12 active · atl · 4 nodes × 8 GPUs of NVIDIA-…": what the grid is of. Public for its test.
 #[component]
-fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
+pub fn ReservationLine(detail: ReservationDetail) -> impl IntoView {
     let r = detail.reservation;
     let status = reservation_status(&r, use_clock().now_untracked());
     view! {
         <p class="subtitle">
             <StatusBadge label=status.label tone=status.tone/>
-            {format!(
-                " {} × {} of {} in region {}",
-                words::count(r.node_count, "node"),
-                words::count(r.gpus_per_node, "GPU"),
-                r.gpu_type,
-                r.region_id
-            )}
+            {format!(" {} × {} of ", words::count(r.node_count, "node"), words::count(r.gpus_per_node, "GPU"))}
+            <ApiText text=r.gpu_type/>
+            " in region "
+            <ApiText text=r.region_id/>
         </p>
     }
 }

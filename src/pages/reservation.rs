@@ -553,7 +553,9 @@ fn LedgerFacts(ledger: Ledger) -> impl IntoView {
                 <div class="totals-total"><dt>"Committed for the term"</dt><dd><Money amount=sums.committed/></dd></div>
             </dl>
             {(!ledger.unrecognised_statuses.is_empty()).then(|| view! {
-                <p class="sub muted">{format!("Unrecognised status as sent: {}.", ledger.unrecognised_statuses.join(", "))}</p>
+                <p class="sub muted">
+                    "Unrecognised status as sent: " <ApiText text=ledger.unrecognised_statuses.join(", ")/> "."
+                </p>
             })}
             {ledger.assumed().map(|text| view! { <p class="sub muted">{text}</p> })}
             {(!ledger.disagreements.is_empty()).then(|| view! {
