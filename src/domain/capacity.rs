@@ -100,7 +100,9 @@ impl Unreadable {
 
 pub fn totals(response: &NodesResponse) -> Totals {
     let gpus = response.nodes.iter().map(|n| n.gpus).sum();
-    if response.workloads_unknown {
+    // No node read: nothing is known to be in use, free or launchable, so nothing is 0.
+    let none_read = response.nodes.is_empty() && !response.unreadable_nodes.is_empty();
+    if response.workloads_unknown || none_read {
         return Totals {
             gpus,
             in_use: None,
@@ -296,6 +298,12 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
     if let Some((_, node)) = best {
         return Prediction::Fits { node: node.display_name.clone() };
     }
+    if !response.unreadable_nodes.is_empty() {
+        return Prediction::Unknown(format!(
+            "No node read has room, and the figures of {} could not be read: one of them may.",
+            super::words::count(response.unreadable_nodes.len(), "node")
+        ));
+    }
     let t = totals(response);
     let (free, largest) = (t.free.unwrap_or(0), t.largest_fit.unwrap_or(0));
     let explanation = if free >= gpus {
@@ -323,6 +331,22 @@ mod tests {
     use super::*;
     use crate::domain::time::tests::seed_reservation;
     use serde_json::json;
+
+    #[test]
+    fn when_no_node_could_be_read_nothing_is_counted_zero() {
+        let answer: NodesResponse = serde_json::from_value(json!({ "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 18446744073709551615u64, "workloads": [] }
+        ], "workloads_unknown": false }))
+        .unwrap();
+        let t = totals(&answer);
+        assert_eq!((t.in_use, t.free, t.unavailable, t.largest_fit), (None, None, None, None), "{t:?}");
+        assert_eq!(t.unreadable.gpus, Some(8));
+        // Nor is a launch predicted to fail: the unread node may have the room.
+        match predict_launch(&seed_reservation(), Some(&answer), 1, false) {
+            Prediction::Unknown(why) => assert!(why.contains("1 node could not be read"), "{why}"),
+            other => panic!("predicted {other:?}"),
+        }
+    }
 
     /// Seed 004's nodes example, plus two ready nodes so a launch has a choice.
     #[test]

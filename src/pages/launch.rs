@@ -244,7 +244,8 @@ pub fn LaunchForm(
         nodes.with(|n| {
             n.as_ref().map(|n| match totals(n).largest_fit {
                 Some(largest) => format!("Largest launch that fits on one node now: {}.", gpus_text(largest)),
-                None => "Free GPUs are unknown: the region cannot be reached.".to_owned(),
+                None if n.workloads_unknown => "Free GPUs are unknown: the region cannot be reached.".to_owned(),
+                None => "Free GPUs are unknown: no node's figures could be read.".to_owned(),
             })
         })
     };

@@ -327,7 +327,8 @@ pub fn NodesBoard(
         {move || has_totals.get().then(|| view! {
             <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since closed/>
         })}
-        {move || match model.read.with(|r| r.latest.as_ref().map(|f| f.value.nodes.is_empty())) {
+        // Nodes whose figures could not be read are nodes all the same (named by the totals).
+        {move || match model.read.with(|r| r.latest.as_ref().map(|f| f.value.nodes.is_empty() && f.value.unreadable_nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
             Some(true) => Some(view! { <p class="panel muted">"No nodes yet: they are listed once EcoLink has assigned them."</p> }),
             Some(false) => None,
@@ -376,7 +377,10 @@ fn TotalsPanel(
                 figure(n)
             )
         }
-        _ => format!("{}; use and free are unknown while the region cannot be reached", words::count(t.gpus, "GPU")),
+        _ if t.unreadable.nodes.is_empty() => {
+            format!("{}; use and free are unknown while the region cannot be reached", words::count(t.gpus, "GPU"))
+        }
+        _ => "Use and free are unknown: no node's figures could be read.".to_owned(),
     };
     // Shown only while the region is unreachable (in use unknown) and it was read before.
     let last = move || {
