@@ -120,7 +120,7 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
         let list = store.reservations()?;
         Some(lanes(&list, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
     });
-    let owner = use_connection().role() == Role::Owner;
+    let state = use_connection();
     view! {
         <section class="capacity-page">
             <div class="page-head">
@@ -137,10 +137,11 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
                 Some(lanes) if lanes.is_empty() => {
                     view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
                 }
+                // Read here, tracked: a role learnt after the page opened redraws the costs.
                 Some(lanes) => lanes
                     .into_iter()
                     .enumerate()
-                    .map(|(index, lane)| view! { <LanePanel lane index store owner/> })
+                    .map(|(index, lane)| view! { <LanePanel lane index store owner={state.role() == Role::Owner}/> })
                     .collect_view()
                     .into_any(),
             }}
