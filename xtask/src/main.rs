@@ -6,6 +6,7 @@
 mod advisories;
 mod bench;
 mod dist;
+mod imports;
 mod precompress;
 mod proc;
 mod serve;

@@ -4,7 +4,7 @@
 //! `--cfg split_pages`, linked with `--emit-relocs`) goes through wasm-split, which writes
 //! the main module, the page chunks and `__wasm_split.js` (their loader). Each page's own
 //! chunk stays a file; the pieces pages share go into one ([`SHARED_BUNDLE`]). The main module
-//! then gets wasm-bindgen's glue and every module wasm-opt, esbuild minifies the glue and
+//! then gets wasm-bindgen's glue (its imports renamed short, [`imports`]) and every module wasm-opt, esbuild minifies the glue and
 //! the loader, and they replace trunk's files under trunk's names, so its `index.html`
 //! (preloads, start-up script) stays as it is but for one more preload, the loader's.
 
@@ -12,6 +12,7 @@ use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
+use crate::imports;
 use crate::proc::{self, command, run};
 use crate::tools::WASM_TARGET;
 use crate::Result;
@@ -44,12 +45,16 @@ pub fn split_pages(dist: &Path) -> Result {
     if let Some(class) = wrapped_stream_class(&main_glue) {
         return Err(format!("the glue hands a {class} to JavaScript: its exports are needed, drop UNUSED_EXPORTS"));
     }
+    let bound = glue.join(format!("{stem}_bg.wasm"));
+    let wasm = fs::read(&bound).map_err(|error| format!("cannot read {}: {error}", bound.display()))?;
+    let (wasm, main_glue) = imports::shortened(&wasm, &main_glue, &format!("./{stem}_bg.js"))?;
+    write(&bound, &wasm)?;
     let wasm_opt_flags = wasm_opt_flags()?;
     let optimise = |from: &Path, to: &Path, passes: &[&str]| {
         run(command("wasm-opt").args(passes).arg("-Oz").args(&wasm_opt_flags).arg(from).arg("-o").arg(to))
     };
     optimise(
-        &glue.join(format!("{stem}_bg.wasm")),
+        &bound,
         &dist.join(format!("{stem}_bg.wasm")),
         &["--remove-exports", &format!("--pass-arg=remove-exports@{UNUSED_EXPORTS}")],
     )?;

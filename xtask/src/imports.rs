@@ -1,0 +1,264 @@
+//! Short names for what the main module imports from its glue.
+//!
+//! wasm-bindgen names each import after the JavaScript it calls and a hash
+//! (`__wbg_new_with_str_and_init_d9f6b5611184e16b`), and writes every name twice: in the
+//! wasm's import section and as a key of the glue's import object. Two hundred of them
+//! weighed 4.3 KB of the first load's brotli (2.3 in the wasm, 2.0 in the glue): hashes
+//! do not compress. Both sides are rewritten here with the same short names (`a`, `b`, …
+//! `ab`), so nothing else changes: the glue still hands the same functions to the same
+//! imports. A name the glue does not hold exactly once as a key fails the build.
+
+use crate::Result;
+
+/// `wasm` and `glue` with every import of `module` (the glue's own, `./<stem>_bg.js`)
+/// renamed to a short name in both.
+pub fn shortened(wasm: &[u8], glue: &str, module: &str) -> Result<(Vec<u8>, String)> {
+    let mut renamed = Vec::new();
+    let wasm = with_import_names(wasm, |import_module, name| {
+        if import_module != module.as_bytes() {
+            return None;
+        }
+        let short = short_name(renamed.len());
+        renamed.push((String::from_utf8_lossy(name).into_owned(), short.clone()));
+        Some(short.into_bytes())
+    })?;
+    let mut glue = glue.to_owned();
+    for (name, short) in &renamed {
+        let key = format!("\n        {name}: function");
+        if glue.matches(&key).count() != 1 || glue.matches(name.as_str()).count() != 1 {
+            return Err(format!("the glue does not hold the import {name} once, as a key: its generator changed"));
+        }
+        glue = glue.replace(&key, &format!("\n        {short}: function"));
+    }
+    Ok((wasm, glue))
+}
+
+/// `a`…`z`, `A`…`Z`, then `ab`, `bb`, …: a JavaScript identifier for each index.
+fn short_name(mut index: usize) -> String {
+    const LETTERS: &[u8; 52] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut name = vec![LETTERS[index % 52]];
+    index /= 52;
+    while index > 0 {
+        name.push(LETTERS[index % 52]);
+        index /= 52;
+    }
+    String::from_utf8(name).expect("ASCII letters")
+}
+
+/// `wasm` with the name of each import that `rename(module, name)` gives a new one for
+/// replaced; every other byte as it was.
+fn with_import_names(wasm: &[u8], mut rename: impl FnMut(&[u8], &[u8]) -> Option<Vec<u8>>) -> Result<Vec<u8>> {
+    const HEADER: &[u8] = b"\0asm\x01\0\0\0";
+    const IMPORTS: u8 = 2;
+    if !wasm.starts_with(HEADER) {
+        return Err("not a wasm module".into());
+    }
+    let mut out = HEADER.to_vec();
+    let mut at = Reader { bytes: wasm, at: HEADER.len() };
+    while at.at < wasm.len() {
+        let id = at.byte()?;
+        let body = at.bytes()?;
+        let body = if id == IMPORTS { imports_renamed(body, &mut rename)? } else { body.to_vec() };
+        out.push(id);
+        write_u32(&mut out, body.len());
+        out.extend_from_slice(&body);
+    }
+    Ok(out)
+}
+
+fn imports_renamed(section: &[u8], rename: &mut impl FnMut(&[u8], &[u8]) -> Option<Vec<u8>>) -> Result<Vec<u8>> {
+    let mut at = Reader { bytes: section, at: 0 };
+    let count = at.u32()?;
+    let mut out = Vec::with_capacity(section.len());
+    write_u32(&mut out, count as usize);
+    for _ in 0..count {
+        let module = at.bytes()?;
+        let name = at.bytes()?;
+        let described = at.at;
+        at.import_description()?;
+        let name = rename(module, name).unwrap_or_else(|| name.to_vec());
+        for text in [module, &name] {
+            write_u32(&mut out, text.len());
+            out.extend_from_slice(text);
+        }
+        out.extend_from_slice(&section[described..at.at]);
+    }
+    Ok(out)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Result<u8> {
+        let byte = *self.bytes.get(self.at).ok_or("the wasm ends inside a section")?;
+        self.at += 1;
+        Ok(byte)
+    }
+
+    /// An unsigned LEB128 number (u32 or u64 alike).
+    fn u64(&mut self) -> Result<u64> {
+        let (mut value, mut shift) = (0u64, 0);
+        loop {
+            let byte = self.byte()?;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Ok(value);
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err("a number in the wasm is too long".into());
+            }
+        }
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        u32::try_from(self.u64()?).map_err(|_| "a count in the wasm is past u32".into())
+    }
+
+    /// A length-prefixed run of bytes (a name, a section's body).
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let len = self.u32()? as usize;
+        let bytes = self.bytes.get(self.at..self.at + len).ok_or("the wasm ends inside a name")?;
+        self.at += len;
+        Ok(bytes)
+    }
+
+    /// Skips what an import is: a function's type, a table, a memory, a global or a tag.
+    fn import_description(&mut self) -> Result {
+        match self.byte()? {
+            0 => self.u32().map(drop),
+            1 => {
+                self.byte()?;
+                self.limits()
+            }
+            2 => self.limits(),
+            3 => {
+                self.byte()?;
+                self.byte().map(drop)
+            }
+            4 => {
+                self.byte()?;
+                self.u32().map(drop)
+            }
+            kind => Err(format!("an import of kind {kind}, which this does not read")),
+        }
+    }
+
+    fn limits(&mut self) -> Result {
+        let flags = self.byte()?;
+        self.u64()?;
+        if flags & 1 != 0 {
+            self.u64()?;
+        }
+        if flags & 8 != 0 {
+            self.u32()?;
+        }
+        Ok(())
+    }
+}
+
+fn write_u32(out: &mut Vec<u8>, value: usize) {
+    let mut value = value as u64;
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GLUE_MODULE: &str = "./console_bg.js";
+
+    /// A module importing two functions from the glue, one from elsewhere, and a memory.
+    fn module() -> Vec<u8> {
+        let mut imports = Vec::new();
+        write_u32(&mut imports, 4);
+        let entry = |imports: &mut Vec<u8>, module: &str, name: &str, description: &[u8]| {
+            for text in [module, name] {
+                write_u32(imports, text.len());
+                imports.extend_from_slice(text.as_bytes());
+            }
+            imports.extend_from_slice(description);
+        };
+        entry(&mut imports, GLUE_MODULE, "__wbg_now_043d245551b22f9a", &[0, 1]);
+        entry(&mut imports, "./__wasm_split.js", "__wasm_split_load_nodes", &[0, 0]);
+        entry(&mut imports, GLUE_MODULE, "__wbg_fetch_0123456789abcdef", &[0, 2]);
+        entry(&mut imports, "env", "memory", &[2, 1, 17, 200, 1]);
+        let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+        // A type section before, a custom section after: both kept as they are.
+        wasm.extend_from_slice(&[1, 4, 1, 0x60, 0, 0]);
+        wasm.push(2);
+        write_u32(&mut wasm, imports.len());
+        wasm.extend_from_slice(&imports);
+        wasm.extend_from_slice(&[0, 3, 2, b'h', b'i']);
+        wasm
+    }
+
+    fn glue() -> String {
+        "const import0 = {\n        __wbg_now_043d245551b22f9a: function() {\n            return Date.now();\n        },\
+         \n        __wbg_fetch_0123456789abcdef: function(a) {\n            return fetch(a);\n        },\n    };"
+            .to_owned()
+    }
+
+    fn import_names(wasm: &[u8]) -> Vec<(String, String)> {
+        let mut names = Vec::new();
+        with_import_names(wasm, |module, name| {
+            names.push((String::from_utf8_lossy(module).into_owned(), String::from_utf8_lossy(name).into_owned()));
+            None
+        })
+        .unwrap();
+        names
+    }
+
+    #[test]
+    fn the_glues_imports_get_short_names_in_the_wasm_and_the_glue_alike() {
+        let (wasm, glue) = shortened(&module(), &glue(), GLUE_MODULE).unwrap();
+        let names = import_names(&wasm);
+        assert_eq!(names[0], (GLUE_MODULE.to_owned(), "a".to_owned()));
+        assert_eq!(names[2], (GLUE_MODULE.to_owned(), "b".to_owned()));
+        assert!(glue.contains("\n        a: function() {\n            return Date.now();"), "{glue}");
+        assert!(glue.contains("\n        b: function(a) {\n            return fetch(a);"), "{glue}");
+        assert!(!glue.contains("__wbg_"), "{glue}");
+    }
+
+    #[test]
+    fn other_modules_imports_and_every_other_byte_stay_as_they_were() {
+        let before = module();
+        let (after, _) = shortened(&before, &glue(), GLUE_MODULE).unwrap();
+        let names = import_names(&after);
+        assert_eq!(names[1], ("./__wasm_split.js".to_owned(), "__wasm_split_load_nodes".to_owned()));
+        assert_eq!(names[3], ("env".to_owned(), "memory".to_owned()));
+        assert_eq!(&after[..14], &before[..14], "header and type section");
+        assert!(after.ends_with(&[0, 3, 2, b'h', b'i']), "the custom section after");
+        // Renaming nothing gives the module back byte for byte.
+        assert_eq!(with_import_names(&before, |_, _| None).unwrap(), before);
+    }
+
+    #[test]
+    fn an_import_the_glue_does_not_hold_once_as_a_key_fails_the_build() {
+        let missing = glue().replace("__wbg_fetch_0123456789abcdef: function", "fetch_0123: function");
+        let error = shortened(&module(), &missing, GLUE_MODULE).unwrap_err();
+        assert!(error.contains("__wbg_fetch_0123456789abcdef"), "{error}");
+        let twice = format!("{}\nwasm.__wbg_now_043d245551b22f9a();", glue());
+        assert!(shortened(&module(), &twice, GLUE_MODULE).is_err());
+    }
+
+    #[test]
+    fn short_names_are_distinct_identifiers() {
+        let names: Vec<String> = (0..3000).map(short_name).collect();
+        let distinct: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len());
+        assert_eq!((names[0].as_str(), names[51].as_str(), names[52].as_str()), ("a", "Z", "ab"));
+        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_alphabetic())));
+    }
+}
