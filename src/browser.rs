@@ -1,6 +1,6 @@
 //! What the console asks of the browser beyond the DOM a view draws: the clock polls are
 //! scheduled by, the tab's visibility, the user's activity, timers, frames, User Timing and
-//! the channel the console's tabs talk on. A leaf: it imports nothing of the console, so every floor may use it and none
+//! the channel the console's tabs talk on, code that arrives after the first load. A leaf: it imports nothing of the console, so every floor may use it and none
 //! reads these browser facts another way.
 
 use leptos::prelude::{set_timeout, window_event_listener_untyped, WindowListenerHandle};
@@ -148,5 +148,17 @@ impl Drop for Channel {
     fn drop(&mut self) {
         self.channel.set_onmessage(None);
         self.channel.close();
+    }
+}
+
+/// Code that arrives after the first load (a page's, or a panel's) could not be fetched:
+/// the network dropped, or a new release replaced the files this tab was started from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkUnavailable;
+
+#[cfg(split_pages)]
+impl From<wasm_split_helpers::SplitLoaderError> for ChunkUnavailable {
+    fn from(_: wasm_split_helpers::SplitLoaderError) -> Self {
+        ChunkUnavailable
     }
 }

@@ -351,16 +351,25 @@ impl ConnectionState {
         });
         Box::pin(async move {
             let (session, request) = sent.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
-            // Within this tab's share of the key's limit, whatever page sends it.
-            let wait = state.tab_share().book();
-            if !wait.is_zero() {
-                sleep(wait).await;
-            }
+            state.turn().await;
             let result = request.await;
             if let Err(error) = &result {
                 state.end_if_unauthorized(session, error);
             }
             result
+        })
+    }
+
+    /// Waits for this tab's turn within its share of the key's limit, whatever page sends.
+    /// Boxed and kept out of line: every answer type's request future then holds a pointer
+    /// to the one wait, not a copy of its code.
+    #[inline(never)]
+    fn turn(&self) -> Pin<Box<dyn Future<Output = ()>>> {
+        let wait = self.tab_share().book();
+        Box::pin(async move {
+            if !wait.is_zero() {
+                sleep(wait).await;
+            }
         })
     }
 

@@ -7,7 +7,8 @@ mod console_fixtures;
 
 use console_fixtures::{mount, settle, sleep, text};
 use leptos::prelude::*;
-use reservations_console::components::lazy_page::{lazy, lazy_within, page_style, ChunkUnavailable};
+use reservations_console::browser::ChunkUnavailable;
+use reservations_console::components::lazy_page::{lazy, lazy_within, page_style};
 use std::cell::RefCell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -378,6 +378,16 @@ struct PaymentShown {
     payment: Option<serde::de::IgnoredAny>,
 }
 
+/// Sends `GET path` of the compute API ahead ([`super::first_read`]): the page opened next
+/// takes its answer as its own first read. Nothing is sent where the page's policy would
+/// block it (the page's own read then explains why).
+pub fn send_ahead(conn: &Connection, path: &str) {
+    let url = conn.url(Api::Compute, path);
+    if page_policy_refusal(&url).is_none() {
+        super::first_read::send_ahead(&url, &conn.authorization());
+    }
+}
+
 /// `GET /gpu-reservations/{id}/nodes`, read live from the region. Its decoding is timed as
 /// [`NODES_DECODE`] (a 10,000-node answer is ~2.7 MB).
 pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {

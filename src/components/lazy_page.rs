@@ -11,22 +11,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::browser::poll_once;
+use crate::browser::{poll_once, ChunkUnavailable};
 use crate::reads::generation::Generation;
 
 use leptos::prelude::*;
-
-/// A page's code could not be fetched: the network dropped, or a new release replaced
-/// the files this tab was started from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkUnavailable;
-
-#[cfg(split_pages)]
-impl From<wasm_split_helpers::SplitLoaderError> for ChunkUnavailable {
-    fn from(_: wasm_split_helpers::SplitLoaderError) -> Self {
-        ChunkUnavailable
-    }
-}
 
 /// How long a page's code and stylesheet may take before the fetch counts as failed and a
 /// Retry is offered: a connection that stalls must not leave "Loading the page…" forever.
@@ -43,7 +31,8 @@ macro_rules! lazy_page {
         mod $chunk {
             use super::$page;
             use ::leptos::prelude::{AnyView, IntoAny};
-            use $crate::components::lazy_page::{page_style, ChunkUnavailable};
+            use $crate::browser::ChunkUnavailable;
+            use $crate::components::lazy_page::page_style;
 
             #[cfg(split_pages)]
             #[wasm_split_helpers::wasm_split($chunk, fallible, preload(code))]

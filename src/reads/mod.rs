@@ -11,20 +11,23 @@ pub mod placements;
 pub mod remote;
 pub mod session;
 
+use crate::api::client;
 use crate::router::Route;
-use crate::state::{ConnectionState, Lifetime};
+use crate::state::ConnectionState;
 
-/// Starts the first read of `route` as it is opened, beside the fetch of its page's code
+/// Sends the first read of `route` as it is opened, beside the fetch of its page's code
 /// rather than after it: on a large reservation the two take about as long, and one after
-/// the other they made the first grid of 10,000 nodes wait for both. It is sent even when
-/// the page left behind was reading the same nodes (the page shows that answer at once,
-/// with its age, and this read brings it up to date). Its answer lands in the store the
-/// page reads; the page, once here, takes it as its first poll. A fresh load's first read
-/// is sent earlier still, by `index.html`, for the same addresses ([`Route::first_read`]).
+/// the other they made the first grid of 10,000 nodes wait for both. The answer arrives as
+/// text ([`client::send_ahead`]): the page, once here, takes it as its first poll and
+/// decodes it, so the first load does not carry the `/nodes` decoding. Not sent when the
+/// store holds an answer of the last second, which the page shows without a read. A fresh
+/// load's first read is sent earlier still, by `index.html`, for the same addresses
+/// ([`Route::first_read`]).
 pub fn read_ahead(route: &Route, state: ConnectionState, nodes: nodes::NodesStore) {
-    if let Route::Nodes(raw_id) = route {
-        if let (Ok(id), true) = (raw_id.parse::<i64>(), state.is_connected_untracked()) {
-            drop(nodes.fetch_new(id, Lifetime::Page));
-        }
+    let (Route::Nodes(_), Some(id), Some(path)) = (route, route.reservation_number(), route.first_read()) else {
+        return;
+    };
+    if let (Some(connection), false) = (state.connection_untracked(), nodes.has_fresh(id)) {
+        client::send_ahead(&connection, &path);
     }
 }

@@ -237,15 +237,26 @@ impl NodesStore {
         })
     }
 
-    /// [`Self::fetch`], unless an answer arrived within [`FRESH_MS`]: then that one, with
-    /// no request (a page opened right after another read its nodes).
-    pub fn fetch_fresh(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
-        let fresh = self.state.session_id_untracked().filter(|s| self.session.owns(*s)).and_then(|_| {
+    /// The answer that arrived within [`FRESH_MS`], if any (this session's).
+    fn fresh(&self, id: i64) -> Option<Arc<NodesResponse>> {
+        self.state.session_id_untracked().filter(|s| self.session.owns(*s)).and_then(|_| {
             self.reads.with_value(|r| r.get(&id).copied()).and_then(|e| e.with_untracked(|r| r.fresh(Utc::now())))
-        });
-        match fresh {
+        })
+    }
+
+    /// Whether an answer for `id` arrived within [`FRESH_MS`]: a page opened now shows it
+    /// without a read.
+    pub fn has_fresh(&self, id: i64) -> bool {
+        self.fresh(id).is_some()
+    }
+
+    /// The answer that arrived within [`FRESH_MS`], with no request (a page opened right
+    /// after another read its nodes); else a read of its own, which takes the one sent
+    /// ahead as the page was opened ([`super::read_ahead`]), if any.
+    pub fn fetch_fresh(&self, id: i64, lifetime: Lifetime) -> Sent<Arc<NodesResponse>> {
+        match self.fresh(id) {
             Some(response) => Box::pin(async move { Ok(response) }),
-            None => self.fetch(id, lifetime),
+            None => self.fetch_new(id, lifetime),
         }
     }
 

@@ -1,11 +1,11 @@
 //! GPUs in use per reservation, read once from each reservation's `/nodes` when a list or
 //! detail is shown (through the [`NodesStore`], which keeps every answer for the session).
 
-use super::generation::Generation;
+use super::generation::{Generation, Ticket};
 use super::nodes::{use_nodes, NodesStore};
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation};
-use crate::browser::{after_first_paint, sleep};
+use crate::browser::{after_first_paint, sleep, ChunkUnavailable};
 use crate::domain::capacity::{runs_workloads, InUseOfReserved};
 use crate::domain::fleet_poll::request_gap;
 use crate::domain::polling;
@@ -14,6 +14,8 @@ use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 /// One reservation's placement read, for its GPUs-in-use figure.
@@ -96,23 +98,61 @@ impl Placements {
                 // The table paints first: decoding a large reservation's placement (270 KB
                 // for 1,000 nodes) would hold the frame that shows it.
                 after_first_paint().await;
-                let mut pause = Duration::ZERO;
-                for r in wanted {
-                    if !pause.is_zero() {
-                        sleep(pause).await;
+                match read_each(self, ticket, wanted.clone()).await {
+                    Ok(reads) => reads.await,
+                    // The reads' code did not arrive: each figure says why, none is left loading.
+                    Err(ChunkUnavailable) if ticket.current() => {
+                        let error = ApiError::network(CODE_UNAVAILABLE);
+                        wanted.iter().for_each(|r| self.receive(r, Err(error.clone())));
                     }
-                    if !ticket.current() {
-                        return;
-                    }
-                    let result = self.nodes.fetch(r.id, Lifetime::Page).await;
-                    if !ticket.current() {
-                        return;
-                    }
-                    let asked = result.as_ref().err().and_then(ApiError::retry_after);
-                    pause = asked.map_or(request_gap(), |wait| polling::server_wait(wait).max(request_gap()));
-                    self.receive(&r, result.as_deref().map_err(Clone::clone));
+                    Err(ChunkUnavailable) => {}
                 }
             });
         });
     }
 }
+
+/// Why a figure could not be read when the code that reads it could not be fetched.
+const CODE_UNAVAILABLE: &str = "The console's code that reads GPUs in use could not be fetched (the network \
+     dropped, or a new release replaced this tab's files); reload the page to read them.";
+
+/// The reads of `wanted`, one at a time: each at least [`request_gap`] after the previous
+/// one ended, and after a 429 or 503 none before its `retry-after`.
+async fn reads(placements: Placements, ticket: Ticket, wanted: Vec<Reservation>) {
+    let mut pause = Duration::ZERO;
+    for r in wanted {
+        if !pause.is_zero() {
+            sleep(pause).await;
+        }
+        if !ticket.current() {
+            return;
+        }
+        let result = placements.nodes.fetch(r.id, Lifetime::Page).await;
+        if !ticket.current() {
+            return;
+        }
+        let asked = result.as_ref().err().and_then(ApiError::retry_after);
+        pause = asked.map_or(request_gap(), |wait| polling::server_wait(wait).max(request_gap()));
+        placements.receive(&r, result.as_deref().map_err(Clone::clone));
+    }
+}
+
+/// [`reads`], whose code (the `/nodes` request and its decode) arrives in the release
+/// build as a chunk of its own once the list is on screen: the first load carries the
+/// table, not the reading of its GPUs-in-use column.
+#[cfg(split_pages)]
+#[wasm_split_helpers::wasm_split(placement_reads, fallible)]
+fn read_each(placements: Placements, ticket: Ticket, wanted: Vec<Reservation>) -> Result<Reads, ChunkUnavailable> {
+    Ok(Box::pin(reads(placements, ticket, wanted)))
+}
+
+#[cfg(not(split_pages))]
+async fn read_each(
+    placements: Placements,
+    ticket: Ticket,
+    wanted: Vec<Reservation>,
+) -> Result<Reads, ChunkUnavailable> {
+    Ok(Box::pin(reads(placements, ticket, wanted)))
+}
+
+type Reads = Pin<Box<dyn Future<Output = ()>>>;
