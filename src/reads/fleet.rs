@@ -333,12 +333,12 @@ pub fn fleet_page(title: &str) -> FleetStore {
 
 /// Starts the overview's reads for as long as the calling page is shown: the list, then
 /// each reservation's `/nodes` on [`Schedule`] (one request in flight for the whole page,
-/// at most 100 a minute), and each reservation's detail once, after the first round of
-/// nodes. Every request starts at least [`request_gap`] after the previous one ended.
+/// at most 100 a minute; the first round skips those the session read within the interval),
+/// and each reservation's detail once, after the first round of nodes. Every request starts at least [`request_gap`] after the previous one ended.
 fn start_reads(store: FleetStore, base: Interval) {
     let state = use_connection();
     let clock = use_clock();
-    let Some(session) = state.session().map(|s| s.id) else { return };
+    let Some(session) = state.session_id_untracked() else { return };
     store.begin(session);
     store.watch();
     let Some(ticket) = store.loops.next_for(state) else { return };
@@ -403,7 +403,7 @@ impl Reader {
             list.iter().filter(|r| r.status != ReservationStatus::Ended).map(|r| r.id).rev().collect();
         let mut schedule = Schedule::new(wanted.len(), base, now_ms());
         self.store.interval.set(Some(schedule.interval()));
-        let mut nodes_read = 0usize;
+        let mut nodes_read = self.read_already(&mut schedule, &wanted);
         // Details that failed, read again once per later round of nodes.
         let mut failed: Vec<i64> = Vec::new();
         let mut retried_round = 1;
@@ -483,6 +483,23 @@ impl Reader {
             schedule.finished(index, now_ms(), outcome, js_sys::Math::random());
             nodes_read += 1;
         }
+    }
+
+    /// Counts in `schedule` the reservations of `wanted` whose nodes this session read
+    /// within its interval (the list's GPUs-in-use reads, a Nodes page): they are shown
+    /// already, so the first round reads only the others. Returns how many.
+    fn read_already(&self, schedule: &mut Schedule, wanted: &[i64]) -> usize {
+        // The store stamps its answers with the system clock.
+        let (ms, now) = (now_ms(), Utc::now());
+        let mut counted = 0;
+        for (index, id) in wanted.iter().enumerate() {
+            let at = untrack(|| self.store.nodes.with(*id, |read| read.at().filter(|_| read.error.is_none())));
+            let ago = at.and_then(|at| (now - at).to_std().ok());
+            if ago.is_some_and(|ago| schedule.read_before(index, ago, ms, js_sys::Math::random())) {
+                counted += 1;
+            }
+        }
+        counted
     }
 
     /// The reservations, retried while the failure is transient.
