@@ -5,10 +5,12 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, now, provide_console, reservation, seed_nodes, settle, text};
+use console_fixtures::{
+    answer_requests, mount_with, now, provide_console, requests_sent, reservation, seed_nodes, settle, sleep, text,
+};
 use leptos::prelude::*;
 use reservations_console::api::models::NodesResponse;
-use reservations_console::pages::fit::FitBoard;
+use reservations_console::pages::fit::{FitBoard, FitPage};
 use reservations_console::reads::fleet::FleetStore;
 use reservations_console::reads::nodes::use_nodes;
 use reservations_console::router::Router;
@@ -199,4 +201,36 @@ async fn the_form_writes_the_question_into_the_address_and_the_verdicts_follow()
     assert!(asked_nothing);
     assert_eq!(address, "?tz=utc&gpus=2&region=atl", "the question is in the address, other keys kept");
     assert!(seed.contains("1 replica of 2 GPUs fit now, on 1 ready node."), "{seed}");
+}
+
+#[wasm_bindgen_test]
+async fn right_after_connect_the_nodes_the_session_holds_are_judged_at_once_and_not_read_again() {
+    // The reservations list (right after Connect) read #12's nodes just now; #3 and #7 not.
+    let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 3 })), reservation(json!({ "id": 7 }))];
+    let nodes = json!({ "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }], "workloads_unknown": false });
+    answer_requests(&list, &nodes);
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
+    let (host, ()) = mount_with(|| {
+        provide_console(Role::Member);
+        let held = use_nodes();
+        let session = held.begin_current().unwrap();
+        held.receive(session, 12, Ok(Arc::new(ready_nodes(&[0, 4]))), chrono::Utc::now());
+        provide_context(FleetStore::new());
+        ((), view! { <Router><FitPage/></Router> })
+    });
+    settle().await;
+    let at_once = verdicts(&host);
+    // The first round of nodes, one request each at the 600 ms gap, then the details.
+    sleep(2_500).await;
+    let sent = requests_sent();
+    restore(&before);
+    assert_eq!(at_once.iter().find(|row| row.0 == "#12").map(|row| row.1.as_str()), Some("Fits now"), "{at_once:?}");
+    let nodes_read: Vec<&str> = sent.iter().map(String::as_str).filter(|path| path.ends_with("/nodes")).collect();
+    assert_eq!(
+        nodes_read,
+        ["/api/gpu-reservations/3/nodes", "/api/gpu-reservations/7/nodes"],
+        "the first round reads only the nodes the session does not hold: {sent:?}"
+    );
 }

@@ -194,6 +194,19 @@ async fn totals_add_up_and_name_the_largest_launch_on_one_node() {
 }
 
 #[wasm_bindgen_test]
+async fn when_no_node_could_be_read_its_gpus_are_unknown_with_why_never_zero() {
+    let set_apart = nodes(json!({
+        "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 18446744073709551615u64, "workloads": [] }],
+        "workloads_unknown": false
+    }));
+    let host = board(vec![set_apart]).await;
+    let page = text(&host);
+    assert_eq!(fact(&host, "GPUs"), "unknown");
+    assert!(page.contains("GPUs, use and free are unknown: no node's figures could be read."), "{page}");
+    assert!(page.contains("could not be read: its 8 GPUs are unknown"), "{page}");
+}
+
+#[wasm_bindgen_test]
 async fn a_reservation_closed_to_launches_says_so_in_the_capacity_panel_beside_the_free_figures() {
     let closed = closed_capacity_note(launch_access(&ReservationStatus::PastDue));
     assert!(closed.is_some());

@@ -92,6 +92,14 @@ pub const INSTANCE_LIFETIME: TimeDelta = TimeDelta::minutes(5);
 /// `workloads_unknown: true`.
 pub const UNREACHABLE_REGION: &str = "ams";
 
+/// **decision** (issue 30: the demo shows a fragmented reservation): the lanes (½, ¼, ¼ of a
+/// node's GPUs, [`crate::placement`]) of a reservation with `steady_lanes` are busy or empty
+/// by this, whatever the tick, and a busy one fills its lane: on nodes of 8 GPUs, 6 in use and
+/// 2 free on every ready node. Reservation 23 (3 such nodes) so has 6 GPUs free in total and
+/// never 4 on one node, by construction: `/fit?gpus=4` judges it fragmented. A launch takes
+/// capacity first, as everywhere, so it only makes the nodes fuller.
+pub const STEADY_LANES: [bool; 3] = [true, true, false];
+
 /// Which nodes a reservation shows, and whether workloads run on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodePresence {

@@ -8,10 +8,12 @@
 //! reservation always have their lanes busy, so every kind is on show at every tick. A GPU
 //! cluster's epochs are shared by the reservation's nodes, so one cluster appears on several
 //! nodes under one id, its replicas on each node listed once with their GPUs added up.
+//! A reservation with steady lanes ([`STEADY_LANES`]) has the same lanes busy at full size
+//! at every tick: the demo's fragmented reservation.
 //! Launched instances take capacity first; a lane that no longer fits is left empty, so
 //! `gpus_in_use` (the sum of the workloads) never exceeds the node's GPUs.
 
-use crate::assumptions::{node_presence, NodePresence};
+use crate::assumptions::{node_presence, NodePresence, STEADY_LANES};
 use crate::hash::mix;
 use crate::reservation::{NodeState, Reservation};
 use crate::Config;
@@ -154,8 +156,9 @@ impl<'a> Placement<'a> {
             let mut free = gpus.saturating_sub(workloads.iter().map(|w| w.gpus).sum());
             let anchor = context.anchors.contains(&index);
             for (lane, cap) in lane_caps(gpus).into_iter().enumerate() {
+                let busy = reservation.spec.steady_lanes.then_some(STEADY_LANES[lane]);
                 if let Some(workload) =
-                    self.lane(reservation.spec.id, index, lane, cap, anchor).filter(|w| w.gpus <= free)
+                    self.lane(reservation.spec.id, index, lane, cap, anchor, busy).filter(|w| w.gpus <= free)
                 {
                     free -= workload.gpus;
                     workloads.push(workload);
@@ -165,8 +168,17 @@ impl<'a> Placement<'a> {
         NodeNow { state, gpus, workloads }
     }
 
-    /// The occupant of one lane at this tick, if any.
-    fn lane(&self, reservation_id: u64, node: usize, lane: usize, cap: u32, anchor: bool) -> Option<Workload> {
+    /// The occupant of one lane at this tick, if any. `steady`: busy (at the lane's full size)
+    /// or empty whatever the tick.
+    fn lane(
+        &self,
+        reservation_id: u64,
+        node: usize,
+        lane: usize,
+        cap: u32,
+        anchor: bool,
+        steady: Option<bool>,
+    ) -> Option<Workload> {
         let kind = LANE_KINDS[(node + lane) % LANE_KINDS.len()];
         let key = if kind == Kind::GpuCluster {
             mix(&[self.seed, reservation_id, CLUSTER_TAG])
@@ -178,11 +190,12 @@ impl<'a> Placement<'a> {
         let epoch = (self.tick + phase as i64).div_euclid(len as i64);
         let churn = self.churn.get(&(reservation_id, node)).copied().unwrap_or(0);
         let h = mix(&[key, epoch as u64, churn.into()]);
-        if cap == 0 || !(anchor || h % 100 < 65) {
+        if cap == 0 || !steady.unwrap_or(anchor || h % 100 < 65) {
             return None;
         }
         let cap = u64::from(cap);
         let gpus = match kind {
+            _ if steady.is_some() => cap,
             // Replicas of 1–2 GPUs, at least two of them when they fit.
             Kind::GpuCluster => (2 * (1 + (h >> 16) % (cap / 2).max(1))).min(cap),
             _ => 1 + (h >> 16) % cap,

@@ -114,6 +114,9 @@ pub struct Spec {
     pub ended_at: Option<DateTime<Utc>>,
     /// State of each node while the reservation runs (see `assumptions::node_presence`).
     pub node_states: Vec<NodeState>,
+    /// Its lanes run steady workloads ([`STEADY_LANES`](crate::assumptions::STEADY_LANES))
+    /// instead of churning: the demo's fragmented reservation.
+    pub steady_lanes: bool,
 }
 
 impl Default for Spec {
@@ -141,6 +144,7 @@ impl Default for Spec {
             stops_at: None,
             ended_at: None,
             node_states: Vec::new(),
+            steady_lanes: false,
         }
     }
 }

@@ -19,6 +19,8 @@
 //!   first invoice not issued yet
 //! - 21 scheduled, ams, H100: the renewal of 6, a week after 6 ends (a gap) · 22 scheduled,
 //!   lax, RTX PRO 6000: the renewal of 15, a month before 15 ends (an overlap)
+//! - 23 active, sjc, 3×8 H100, wallet: fragmented by construction (steady lanes, 2 GPUs
+//!   free on every node: 6 free, never 4 together; `assumptions::STEADY_LANES`)
 //!
 //! One live reservation per region, plus scheduled renewals that start after their
 //! predecessor (seed 004: "one per region, and a renewal is a new reservation").
@@ -298,6 +300,20 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             contract_ref: "MSA-2026-023-R1 (renewal of reservation 15)".into(),
             rate: Usd(125),
             initial: terms(2, 1000, 5000),
+            ..Spec::default()
+        },
+        // Issue 30: where k GPUs fit. Enough free for 4 in total, never 4 on one node.
+        Spec {
+            id: 23,
+            region_id: "sjc",
+            gpu_type: H100,
+            starts_at: Some(month(-1)),
+            contract_ref: "MSA-2026-040".into(),
+            rate: Usd(205),
+            initial: terms(3, 1000, 4000),
+            storage_used: (250, 1200),
+            node_states: vec![Ready, Ready, Ready],
+            steady_lanes: true,
             ..Spec::default()
         },
     ]

@@ -394,3 +394,30 @@ async fn the_huge_scenario_serves_ten_thousand_nodes_whose_figures_add_up_and_wh
     let small = sim.get("/api/gpu-reservations", Some(OWNER)).await.json();
     assert!(small.as_array().unwrap().iter().any(|r| r["id"] == 12), "the demo data is still there");
 }
+
+/// Issue 30's demo: reservation 23 is fragmented for 4 GPUs at every tick (enough free in
+/// total, never 4 on one node), by construction; 7 is a wallet-funded past-due reservation
+/// with an amendment lowering its nodes.
+#[tokio::test]
+async fn the_demo_has_a_reservation_fragmented_for_four_gpus_at_every_tick() {
+    let sim = sim().await;
+    sim.freeze().await;
+    for tick in 0..40 {
+        let nodes = sim.read("/api/gpu-reservations/23/nodes").await;
+        assert_consistent(&nodes);
+        let free: Vec<u64> = nodes["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["state"] == "ready")
+            .map(|n| n["gpus"].as_u64().unwrap() - n["gpus_in_use"].as_u64().unwrap())
+            .collect();
+        assert!(free.iter().sum::<u64>() >= 4, "tick {tick}: 4 free in total: {free:?}");
+        assert!(free.iter().all(|f| *f < 4), "tick {tick}: no node with 4 free: {free:?}");
+        sim.advance(4.0).await;
+    }
+    let seven = sim.read_as("/api/gpu-reservations/7", OWNER).await;
+    assert_eq!((&seven["status"], &seven["payment"]["funding"]), (&json!("past_due"), &json!("wallet")));
+    let lowered = &seven["amendments"][0];
+    assert!(lowered["node_count_after"].as_u64() < lowered["node_count_before"].as_u64(), "{lowered}");
+}

@@ -1,7 +1,8 @@
 //! What stops when: for each reservation that runs workloads and has a deadline ahead of
 //! it, the workloads running there now that the deadline would stop. Three deadlines:
 //! past due (`stops_at`: every workload stops unless the overdue payment is made), the
-//! term's end (`ends_at`) with no renewal starting by then ([`renewal_of`]), and an
+//! term's end (`ends_at`) that its renewal does not cover
+//! ([`covers_the_end`](crate::domain::capacity_timeline::Handover::covers_the_end)), and an
 //! amendment lowering `node_count` (`effective_at`: which workloads go is not documented,
 //! see [`NODES_LOWERED_WHICH`]).
 //!
@@ -13,7 +14,7 @@ use crate::api::enums::{ChargeStatus, ReservationStatus, WorkloadKind};
 use crate::api::models::{Amendment, NodesResponse, Payment, Reservation, Timestamp};
 use crate::api::money::Usd;
 use crate::domain::capacity::runs_workloads;
-use crate::domain::renewal::renewal_of;
+use crate::domain::capacity_timeline::{renewal, Renewal};
 use crate::domain::status::settle_overdue;
 use crate::domain::words::count;
 
@@ -115,12 +116,20 @@ pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<
         .collect()
 }
 
-/// `r`'s term end ahead of `now` when no renewal starts by then ([`renewal_of`] among `all`),
-/// with the renewal starting later, if any.
+/// `r`'s term end ahead of `now` when its renewal among `all` ([`renewal`]) does not cover
+/// it ([`Handover::covers_the_end`]), with the renewal starting later, if any. A renewal
+/// whose start is not set yet (awaiting payment) covers nothing: the workloads stop at the
+/// end unless it is paid.
+///
+/// [`Handover::covers_the_end`]: crate::domain::capacity_timeline::Handover::covers_the_end
 pub fn unrenewed_end(r: &Reservation, all: &[Reservation], now: Timestamp) -> Option<(Timestamp, Deadline)> {
     let end = r.ends_at.filter(|end| *end > now)?;
-    let renewal = renewal_of(r, all).and_then(|n| Some((n.id, n.starts_at?)));
-    renewal.is_none_or(|(_, start)| start > end).then_some((end, Deadline::TermEnds { renewal }))
+    let later = match renewal(r, all) {
+        Renewal::Next { handover: Some(handover), .. } if handover.covers_the_end() => return None,
+        Renewal::Next { renewal, .. } => renewal.starts_at.map(|start| (renewal.id, start)),
+        Renewal::None | Renewal::Unknown => None,
+    };
+    Some((end, Deadline::TermEnds { renewal: later }))
 }
 
 /// The workloads running on `nodes` now, gathered by kind and id, in the order first seen.
@@ -364,6 +373,29 @@ mod tests {
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: Some((14, at("2027-03-01T00:00:00Z"))) });
         assert_eq!(risks[0].title(true), "The term ends before its renewal #14 starts");
+    }
+
+    #[test]
+    fn what_stops_when_the_timeline_and_the_alert_agree_on_which_renewal_covers_the_end() {
+        use crate::domain::alerts::term_ending_unrenewed;
+        use crate::domain::capacity_timeline::Handover;
+        let r = term(12, "2026-01-31T00:00:00Z", "2027-02-28T00:00:00Z");
+        let nodes = placed();
+        for (start, handover) in [
+            ("2027-02-28T00:00:00Z", Handover::AtEnd),
+            ("2027-02-28T01:00:00Z", Handover::Gap { hours: 1, gpus: 16 }),
+            ("2027-02-27T00:00:00Z", Handover::Overlap { hours: 24, gpus: 16 }),
+        ] {
+            let all = [r.clone(), term(14, start, "2028-02-29T00:00:00Z")];
+            let Renewal::Next { handover: Some(read), .. } = renewal(&r, &all) else {
+                panic!("starting {start}, #14 renews #12");
+            };
+            assert_eq!(read, handover, "the timeline, starting {start}");
+            let stops = !at_risk(&[subject(&r, Some(&nodes))], &all, now()).is_empty();
+            assert_eq!(stops, !handover.covers_the_end(), "what stops when, starting {start}");
+            let alerted = term_ending_unrenewed(&r, &all, now()).is_some();
+            assert_eq!(alerted, !handover.covers_the_end(), "the alert, starting {start}");
+        }
     }
 
     #[test]

@@ -56,7 +56,9 @@ pub fn gpus_text(n: i64) -> String {
 /// node is inconsistent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Totals {
-    pub gpus: i64,
+    /// The GPUs of the nodes read; `None` when no node's figures could be read: unknown,
+    /// never 0.
+    pub gpus: Option<i64>,
     pub in_use: Option<i64>,
     /// Free GPUs on ready nodes.
     pub free: Option<i64>,
@@ -99,9 +101,9 @@ impl Unreadable {
 }
 
 pub fn totals(response: &NodesResponse) -> Totals {
-    let gpus = response.nodes.iter().map(|n| n.gpus).sum();
-    // No node read: nothing is known to be in use, free or launchable, so nothing is 0.
+    // No node read: nothing is known to be there, in use, free or launchable, so nothing is 0.
     let none_read = response.nodes.is_empty() && !response.unreadable_nodes.is_empty();
+    let gpus = (!none_read).then(|| response.nodes.iter().map(|n| n.gpus).sum());
     if response.workloads_unknown || none_read {
         return Totals {
             gpus,
@@ -339,7 +341,7 @@ mod tests {
         ], "workloads_unknown": false }))
         .unwrap();
         let t = totals(&answer);
-        assert_eq!((t.in_use, t.free, t.unavailable, t.largest_fit), (None, None, None, None), "{t:?}");
+        assert_eq!((t.gpus, t.in_use, t.free, t.unavailable, t.largest_fit), (None, None, None, None, None), "{t:?}");
         assert_eq!(t.unreadable.gpus, Some(8));
         // Nor is a launch predicted to fail: the unread node may have the room.
         match predict_launch(&seed_reservation(), Some(&answer), 1, false) {
@@ -395,7 +397,7 @@ mod tests {
         assert_eq!(
             t,
             Totals {
-                gpus: 32,
+                gpus: Some(32),
                 in_use: Some(9),
                 free: Some(7),
                 unavailable: Some(16),
@@ -404,7 +406,7 @@ mod tests {
                 unreadable: Unreadable::default()
             }
         );
-        assert_eq!(t.gpus, t.in_use.unwrap() + t.free.unwrap() + t.unavailable.unwrap());
+        assert_eq!(t.gpus, Some(t.in_use.unwrap() + t.free.unwrap() + t.unavailable.unwrap()));
     }
 
     #[test]
@@ -414,7 +416,7 @@ mod tests {
         assert_eq!(
             totals(&n),
             Totals {
-                gpus: 32,
+                gpus: Some(32),
                 in_use: None,
                 free: None,
                 unavailable: None,
@@ -574,7 +576,7 @@ mod tests {
         ],"workloads_unknown":false}"#;
         let answer: NodesResponse = serde_json::from_str(body).expect("the sane node is read");
         let t = totals(&answer);
-        assert_eq!((t.gpus, t.in_use, t.free), (8, Some(6), Some(2)), "the sane node's figures");
+        assert_eq!((t.gpus, t.in_use, t.free), (Some(8), Some(6), Some(2)), "the sane node's figures");
         assert_eq!(
             t.inconsistent_text().as_deref(),
             Some(

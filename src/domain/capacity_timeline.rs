@@ -43,6 +43,13 @@ impl Handover {
         })
     }
 
+    /// Whether the renewal takes over with no hour uncovered (at the end or overlapping):
+    /// the one rule by which the alerts, the timeline and "what stops when" say a term's
+    /// end is renewed.
+    pub fn covers_the_end(&self) -> bool {
+        !matches!(self, Handover::Gap { .. })
+    }
+
     /// The GPU-hours without reservation (a gap) or reserved twice (an overlap).
     pub fn gpu_hours(&self) -> i64 {
         match *self {

@@ -170,6 +170,19 @@ impl Schedule {
         }
     }
 
+    /// Counts `index` as read successfully `ago` before `now_ms`, by another page of the
+    /// session (its answer is in the store), when that is within the refresh interval: the
+    /// first round then reads only the others, and this one when its interval is up. An
+    /// older answer changes nothing (it is due at once). Returns whether it counted.
+    pub fn read_before(&mut self, index: usize, ago: Duration, now_ms: f64, random: f64) -> bool {
+        let Some(slot) = self.slots.get_mut(index).filter(|_| ago <= self.interval.get()) else {
+            return false;
+        };
+        let at = now_ms - ago.as_secs_f64() * 1000.0;
+        *slot = Slot { ended_ms: Some(at), last_success_ms: Some(at), failures: 0, retry_after: None, random };
+        true
+    }
+
     /// Time since `index` was last read successfully; `None` before its first success.
     pub fn updated_ago(&self, index: usize, now_ms: f64) -> Option<Duration> {
         let at = self.slots.get(index)?.last_success_ms?;
@@ -250,6 +263,19 @@ mod tests {
         assert_eq!(s.updated_ago(1, 3_800.0), Some(Duration::from_secs(3)));
         assert!(!s.is_stale(1, 10_800.0));
         assert!(s.is_stale(1, 10_801.0));
+    }
+
+    #[test]
+    fn a_reservation_read_within_the_interval_by_another_page_waits_its_turn_and_the_others_go_first() {
+        let mut s = Schedule::new(3, Interval::default(), 10_000.0);
+        assert!(s.read_before(1, Duration::from_secs(1), 10_000.0, 0.0));
+        assert!(!s.read_before(2, Duration::from_millis(5_001), 10_000.0, 0.0), "older than the 5 s interval");
+        assert_eq!(s.updated_ago(1, 10_000.0), Some(Duration::from_secs(1)));
+        assert_eq!(read(s.next(seen(10_000.0))), (0, Duration::ZERO));
+        s.finished(0, 10_100.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(10_100.0))), (2, Duration::from_millis(600)), "back to back at the gap");
+        s.finished(2, 10_800.0, Outcome::Ok, 0.0);
+        assert_eq!(read(s.next(seen(10_800.0))), (1, Duration::from_millis(3_200)), "5 s after it was read");
     }
 
     #[test]

@@ -6,24 +6,20 @@
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Reservation, Timestamp};
-use crate::components::header::set_page_title;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
 use crate::domain::capacity_timeline::{lanes, overlap_cost, Handover, Lane, Renewal, Stretch};
 use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
-use crate::reads::fleet::{start_reads, use_fleet, FleetStore};
-use crate::reads::live::page_interval;
+use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
 use leptos::prelude::*;
 
 #[component]
 pub fn CapacityPage() -> impl IntoView {
-    set_page_title("Capacity over the coming terms");
-    let store = use_fleet();
-    start_reads(store, page_interval());
+    let store = fleet_page("Capacity over the coming terms");
     view! { <CapacityBoard store/> }
 }
 

@@ -3,14 +3,12 @@
 //! nodes it was judged from (`domain::fit`). It reads what the overview reads (the same
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
-use crate::components::header::set_page_title;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::fit::{judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
 use crate::domain::status::Tone;
 use crate::domain::time::updated_ago;
-use crate::reads::fleet::{start_reads, use_fleet, FleetStore};
-use crate::reads::live::page_interval;
+use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
 use crate::state::use_clock;
 use leptos::prelude::*;
@@ -18,9 +16,7 @@ use std::collections::BTreeSet;
 
 #[component]
 pub fn FitPage() -> impl IntoView {
-    set_page_title("Where GPUs fit");
-    let store = use_fleet();
-    start_reads(store, page_interval());
+    let store = fleet_page("Where GPUs fit");
     view! { <FitBoard store/> }
 }
 

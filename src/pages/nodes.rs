@@ -351,7 +351,7 @@ pub fn NodesBoard(
 /// Nodes above which the grid starts as cells only.
 const COMPACT_ABOVE: usize = 48;
 
-/// A figure, or "unknown" (never zero) when the region could not be read.
+/// A figure, or "unknown" (never zero) when the region or the nodes could not be read.
 fn known(value: Option<i64>) -> String {
     value.map_or_else(|| "unknown".to_owned(), figure)
 }
@@ -367,20 +367,20 @@ fn TotalsPanel(
     closed: Signal<Option<String>>,
 ) -> impl IntoView {
     let read = move |field: fn(&Totals) -> String| move || totals.with(|t| t.as_ref().map(field).unwrap_or_default());
-    let sum = move |t: &Totals| match (t.in_use, t.free, t.unavailable) {
-        (Some(u), Some(f), Some(n)) => {
+    let sum = move |t: &Totals| match (t.gpus, t.in_use, t.free, t.unavailable) {
+        (Some(gpus), Some(u), Some(f), Some(n)) => {
             format!(
                 "{} = {} in use + {} free + {} not available",
-                words::count(t.gpus, "GPU"),
+                words::count(gpus, "GPU"),
                 figure(u),
                 figure(f),
                 figure(n)
             )
         }
-        _ if t.unreadable.nodes.is_empty() => {
-            format!("{}; use and free are unknown while the region cannot be reached", words::count(t.gpus, "GPU"))
+        (Some(gpus), ..) if t.unreadable.nodes.is_empty() => {
+            format!("{}; use and free are unknown while the region cannot be reached", words::count(gpus, "GPU"))
         }
-        _ => "Use and free are unknown: no node's figures could be read.".to_owned(),
+        _ => "GPUs, use and free are unknown: no node's figures could be read.".to_owned(),
     };
     // Shown only while the region is unreachable (in use unknown) and it was read before.
     let last = move || {
@@ -409,7 +409,7 @@ fn TotalsPanel(
                 </p>
             })}
             <dl class="facts compact-facts">
-                <div><dt>"GPUs"</dt><dd class="num">{read(|t| figure(t.gpus))}</dd></div>
+                <div><dt>"GPUs"</dt><dd class="num">{read(|t| known(t.gpus))}</dd></div>
                 <div><dt>"In use"</dt><dd class="num">{read(|t| known(t.in_use))}</dd></div>
                 <div><dt>"Free on ready nodes"</dt><dd class="num">{read(|t| known(t.free))}</dd></div>
                 <div>

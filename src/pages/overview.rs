@@ -11,7 +11,6 @@ use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
 use crate::components::csv_button::CsvButton;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::header::set_page_title;
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
@@ -22,8 +21,7 @@ use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_
 use crate::domain::status::reservation_status;
 use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
-use crate::reads::fleet::{start_reads, use_fleet, FleetStore, ReadStatus};
-use crate::reads::live::page_interval;
+use crate::reads::fleet::{fleet_page, FleetStore, ReadStatus};
 use crate::reads::nodes::NodesRead;
 use crate::state::{use_clock, use_connection, Role};
 use leptos::prelude::*;
@@ -32,9 +30,7 @@ use std::time::Duration;
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
-    set_page_title("Overview");
-    let store = use_fleet();
-    start_reads(store, page_interval());
+    let store = fleet_page("Overview");
     view! { <OverviewBoard store/> }
 }
 

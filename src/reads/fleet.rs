@@ -1,12 +1,14 @@
 //! The overview's reads, kept for the whole tab (the header's alerts read them on every
 //! page): the reservations and each one's detail (rates, amendments, first invoice); each
-//! one's latest `/nodes` goes to the one [`NodesStore`]. Only the overview page runs the
-//! loop that reads them ([`start_reads`]); leaving it stops the loop and keeps what was read.
+//! one's latest `/nodes` goes to the one [`NodesStore`]. Only the pages that show them (the
+//! overview, `/fit`, `/capacity`) run the loop that reads them ([`fleet_page`]); leaving the
+//! page stops the loop and keeps what was read.
 //!
 //! Everything belongs to one session: a new key (another connect) starts empty, so an
 //! owner's rates can never be shown under a member's key.
 
 use super::generation::{Generation, Ticket};
+use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
 use super::remote::Fetched;
 use super::session::SessionMark;
@@ -15,6 +17,7 @@ use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
 use crate::browser::{hidden, now_ms, on_activity, sleep};
+use crate::components::header::set_page_title;
 use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
 use crate::domain::fleet::{has_nodes, Entry, Fleet, GpuSplit};
 use crate::domain::fleet_history::History;
@@ -318,14 +321,24 @@ const LOOK_AGAIN: Duration = Duration::from_secs(1);
 /// A list read that failed waits this long before the next attempt (or the `retry-after`).
 const LIST_RETRY: Duration = Duration::from_secs(10);
 
+/// What the pages that show the overview's reads (the overview, `/fit`, `/capacity`) do as
+/// they open: name the page `title` and read for as long as it is shown, on the page's
+/// refresh interval ([`page_interval`]). Returns the store they show.
+pub fn fleet_page(title: &str) -> FleetStore {
+    set_page_title(title);
+    let store = use_fleet();
+    start_reads(store, page_interval());
+    store
+}
+
 /// Starts the overview's reads for as long as the calling page is shown: the list, then
 /// each reservation's `/nodes` on [`Schedule`] (one request in flight for the whole page,
-/// at most 100 a minute), and each reservation's detail once, after the first round of
-/// nodes. Every request starts at least [`request_gap`] after the previous one ended.
-pub fn start_reads(store: FleetStore, base: Interval) {
+/// at most 100 a minute; the first round skips those the session read within the interval),
+/// and each reservation's detail once, after the first round of nodes. Every request starts at least [`request_gap`] after the previous one ended.
+fn start_reads(store: FleetStore, base: Interval) {
     let state = use_connection();
     let clock = use_clock();
-    let Some(session) = state.session().map(|s| s.id) else { return };
+    let Some(session) = state.session_id_untracked() else { return };
     store.begin(session);
     store.watch();
     let Some(ticket) = store.loops.next_for(state) else { return };
@@ -390,7 +403,7 @@ impl Reader {
             list.iter().filter(|r| r.status != ReservationStatus::Ended).map(|r| r.id).rev().collect();
         let mut schedule = Schedule::new(wanted.len(), base, now_ms());
         self.store.interval.set(Some(schedule.interval()));
-        let mut nodes_read = 0usize;
+        let mut nodes_read = self.read_already(&mut schedule, &wanted);
         // Details that failed, read again once per later round of nodes.
         let mut failed: Vec<i64> = Vec::new();
         let mut retried_round = 1;
@@ -470,6 +483,23 @@ impl Reader {
             schedule.finished(index, now_ms(), outcome, js_sys::Math::random());
             nodes_read += 1;
         }
+    }
+
+    /// Counts in `schedule` the reservations of `wanted` whose nodes this session read
+    /// within its interval (the list's GPUs-in-use reads, a Nodes page): they are shown
+    /// already, so the first round reads only the others. Returns how many.
+    fn read_already(&self, schedule: &mut Schedule, wanted: &[i64]) -> usize {
+        // The store stamps its answers with the system clock.
+        let (ms, now) = (now_ms(), Utc::now());
+        let mut counted = 0;
+        for (index, id) in wanted.iter().enumerate() {
+            let at = untrack(|| self.store.nodes.with(*id, |read| read.at().filter(|_| read.error.is_none())));
+            let ago = at.and_then(|at| (now - at).to_std().ok());
+            if ago.is_some_and(|ago| schedule.read_before(index, ago, ms, js_sys::Math::random())) {
+                counted += 1;
+            }
+        }
+        counted
     }
 
     /// The reservations, retried while the failure is transient.

@@ -172,7 +172,22 @@ pub fn record_requests() {
         window.__sent.push(u.pathname + u.search); return new Promise(() => {}); };");
 }
 
-/// What was asked of `fetch` since [`record_requests`], which it puts back.
+/// [`record_requests`], answering the reservations list with `list` and every `/nodes`
+/// with `nodes`; any other request is never answered.
+pub fn answer_requests(list: &[Reservation], nodes: &serde_json::Value) {
+    let list = serde_json::to_string(list).unwrap();
+    js(&format!(
+        "window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
+         window.fetch = (url) => {{ const u = new URL(url.url || url, location.href); \
+         window.__sent.push(u.pathname + u.search); \
+         const body = u.pathname.endsWith('/gpu-reservations') ? {list} : u.pathname.endsWith('/nodes') ? {nodes} : null; \
+         if (body === null) {{ return new Promise(() => {{}}); }} \
+         return Promise.resolve(new Response(JSON.stringify(body), \
+             {{ status: 200, headers: {{ 'content-type': 'application/json' }} }})); }};"
+    ));
+}
+
+/// What was asked of `fetch` since [`record_requests`] or [`answer_requests`], which it puts back.
 pub fn requests_sent() -> Vec<String> {
     let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
     js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
