@@ -128,7 +128,7 @@ async fn a_member_reads_each_reservation_verdict_best_first_with_a_launch_link_o
     assert!(fits.contains("3 replicas of 4 GPUs fit now, on 2 ready nodes."), "{fits}");
     assert!(fits.contains("node-2: 4 free · node-1: 8 free"), "{fits}");
     assert!(fits.contains("updated 0 s ago"), "{fits}");
-    assert!(fragmented.contains("6 GPUs are free in total, but only 0 replicas of 4 GPUs can be placed: the largest block on one node is 3 GPUs"), "{fragmented}");
+    assert!(fragmented.contains("6 GPUs are free in total, but no ready node has 4 GPUs free together: the largest block on one node is 3 GPUs"), "{fragmented}");
     assert!(full.contains("Full: 2 GPUs free on ready nodes, 4 needed"), "{full}");
     assert!(unread.contains("The nodes have not been read yet.") && unread.contains("not read yet"), "{unread}");
     assert!(unreachable.contains("The region cannot be reached right now"), "{unreachable}");

@@ -179,9 +179,12 @@ impl Verdict {
                 if rooms.len() == 1 { "node" } else { "nodes" }
             ),
             Verdict::Fragmented { free, replicas, largest, stranded, gpus_per_node } => format!(
-                "{free} GPUs are free in total, but only {} of {k} can be placed: the largest block on one node is {}, \
-                 and {} left over between nodes.{}",
-                replicas_text(*replicas),
+                "{free} GPUs are free in total, but {}: the largest block on one node is {}, and {} left over \
+                 between nodes.{}",
+                match replicas {
+                    0 => format!("no ready node has {k} free together"),
+                    n => format!("only {} of {k} can be placed", replicas_text(*n)),
+                },
                 gpus_text(to_i64(*largest)),
                 stranded_text(*stranded),
                 per_node(*gpus_per_node)
@@ -384,8 +387,8 @@ mod tests {
         assert_eq!(verdict, Verdict::Fragmented { free: 6, replicas: 0, largest: 3, stranded: 6, gpus_per_node: 8 });
         assert_eq!(
             verdict.reason(&ask(4, 1)),
-            "6 GPUs are free in total, but only 0 replicas of 4 GPUs can be placed: the largest block on one node \
-             is 3 GPUs, and 6 GPUs are left over between nodes."
+            "6 GPUs are free in total, but no ready node has 4 GPUs free together: the largest block on one node is 3 \
+             GPUs, and 6 GPUs are left over between nodes."
         );
     }
 
