@@ -11,6 +11,13 @@ use std::time::Duration;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
+/// Names the page in the browser's tab and history: "Reservation #12 · Reserved GPUs".
+pub fn set_page_title(page: &str) {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(&format!("{page} · Reserved GPUs"));
+    }
+}
+
 /// Now on `performance.now()`'s clock, in ms: the clock every poll is scheduled by (it
 /// never jumps with the wall clock). 0 without a window.
 pub fn now_ms() -> f64 {

@@ -45,13 +45,6 @@ pub fn Header() -> impl IntoView {
     }
 }
 
-/// Names the page in the browser's tab and history: "Reservation #12 · Reserved GPUs".
-pub fn set_page_title(page: &str) {
-    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-        document.set_title(&format!("{page} · Reserved GPUs"));
-    }
-}
-
 /// Radio buttons, so arrow keys move between the two choices.
 #[component]
 fn TimeZoneSwitch() -> impl IntoView {

@@ -5,8 +5,8 @@
 //! prints as a statement (style/overview.css) and downloads as CSV.
 
 use crate::api::client;
+use crate::browser::set_page_title;
 use crate::components::csv_button::CsvButton;
-use crate::components::header::set_page_title;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusBadge;

@@ -3,9 +3,9 @@
 
 use crate::api::client;
 use crate::api::models::{Reservation, Timestamp};
+use crate::browser::set_page_title;
 use crate::components::banner::ActionBanner;
 use crate::components::flag::write_flag;
-use crate::components::header::set_page_title;
 use crate::components::html::Html;
 use crate::components::placements::write_in_use;
 use crate::components::remote::RemoteStatus;

@@ -5,9 +5,9 @@
 use crate::api::assumptions::provider_console_path;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
+use crate::browser::set_page_title;
 use crate::components::api_text::ApiText;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::header::set_page_title;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::capacity::gpus_text;
 use crate::domain::explain::ErrorContext;
