@@ -10,12 +10,14 @@ use leptos::prelude::{Get, Memo, RwSignal, Update};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::Timestamp;
 use reservations_console::api::models::{NodesResponse, ReservationDetail};
-use reservations_console::components::alerts_bell::AlertsBell;
+use reservations_console::components::alerts_bell::{AlertsBell, BellSlot};
+use reservations_console::components::header::Header;
 use reservations_console::components::notify::NotifyChoice;
 use reservations_console::domain::alerts::{Alert, Severity};
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::reads::fleet::FleetStore;
 use reservations_console::reads::nodes::{use_nodes, NodesStore};
+use reservations_console::router::Router;
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::Arc;
@@ -481,4 +483,32 @@ async fn once_the_overview_is_left_the_bell_says_how_old_its_node_alerts_are() {
         text(&age.unchecked_into()),
         "Node and use alerts are from reads up to 10 min ago; the overview keeps them current."
     );
+}
+
+/// Before a page that reads the alerts has been opened, the header's bell is a link to the
+/// overview with no count (none was read, so none is shown as zero); once one has, it is
+/// the bell with its count.
+#[wasm_bindgen_test]
+async fn the_header_links_to_the_overview_until_the_alerts_are_read_then_counts_them() {
+    let (host, slot) = mount_with(|| {
+        let Fleet { store, session, .. } = fleet(Role::Member);
+        let stops = (now() + chrono::TimeDelta::hours(5)).to_rfc3339();
+        store.receive_list(
+            session,
+            Ok(vec![reservation(json!({ "id": 8, "status": "past_due", "stops_at": stops }))]),
+            now(),
+        );
+        let slot = BellSlot::new();
+        leptos::prelude::provide_context(slot);
+        (slot, leptos::view! { <Router><Header/></Router> })
+    });
+    settle().await;
+    let link = host.query_selector(".alerts-bell a.alerts-summary").unwrap().expect("the bell links to the overview");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("/overview"));
+    assert_eq!(link.get_attribute("aria-label").as_deref(), Some("Alerts: not read yet; the overview reads them"));
+    assert!(host.query_selector(".alerts-count").unwrap().is_none(), "no count before any page read the alerts");
+    slot.install();
+    settle().await;
+    assert!(host.query_selector(".alerts-bell a").unwrap().is_none(), "the link gives way to the bell");
+    assert_eq!(text(&host.query_selector(".alerts-count").unwrap().unwrap().unchecked_into()), "1");
 }

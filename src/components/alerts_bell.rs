@@ -4,6 +4,7 @@
 //! overview is left, the panel says how old the oldest of those reads is.
 
 use crate::components::api_text::ApiText;
+use crate::components::header::BellIcon;
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
@@ -25,9 +26,46 @@ fn tone(severity: Severity) -> &'static str {
 #[derive(Clone, Copy)]
 struct BellAlerts(Memo<Vec<Alert>>);
 
+/// Where the header draws the bell. Empty until a page that reads the alerts (the overview,
+/// `/fit`, `/capacity`) [`install`]s it: the bell and its code come with those pages, and
+/// before them the header links to the overview rather than count alerts nobody has read.
+#[derive(Clone, Copy)]
+pub struct BellSlot(RwSignal<Option<fn() -> AnyView>>);
+
+impl BellSlot {
+    pub fn new() -> Self {
+        BellSlot(RwSignal::new(None))
+    }
+
+    /// The bell, once installed (tracked).
+    pub fn bell(&self) -> Option<fn() -> AnyView> {
+        self.0.get()
+    }
+
+    /// Shows the bell in the header from now on.
+    pub fn install(&self) {
+        if self.0.get_untracked().is_none() {
+            self.0.set(Some(|| view! { <AlertsBell/> }.into_any()));
+        }
+    }
+}
+
+impl Default for BellSlot {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`BellSlot::install`] on the app's slot (none in a page mounted alone in a test).
+pub fn install() {
+    if let Some(slot) = use_context::<BellSlot>() {
+        slot.install();
+    }
+}
+
 /// The count, always; the panel's code (the list and the notifications choice) arrives the
-/// first time the bell is opened, so the first load carries the count alone. Nothing where
-/// the app's [`FleetStore`] is not provided (a header mounted alone in a test).
+/// first time the bell is opened. Nothing where the app's [`FleetStore`] is not provided (a
+/// header mounted alone in a test).
 #[component]
 pub fn AlertsBell() -> impl IntoView {
     let Some(store) = use_context::<FleetStore>() else { return ().into_any() };
@@ -47,9 +85,7 @@ pub fn AlertsBell() -> impl IntoView {
     view! {
         <details class="alerts-bell" on:toggle=move |_| opened.set(true)>
             <summary class="alerts-summary" class:critical=critical aria-label=label title=label>
-                <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-                    <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
-                </svg>
+                <BellIcon/>
                 <span class="alerts-count num">{count}</span>
             </summary>
             <div class="alerts-panel">

@@ -1,7 +1,7 @@
 //! The app header: where you are, which key is connected and what its role may see, and
 //! the UTC/local switch for every time on screen.
 
-use crate::components::alerts_bell::AlertsBell;
+use crate::components::alerts_bell::BellSlot;
 use crate::domain::explain::requests_left;
 use crate::router::{use_location, NavLink, Navigation};
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
@@ -35,7 +35,7 @@ pub fn Header() -> impl IntoView {
                 </Show>
                 <div class="header-tools">
                     <Show when=move || state.is_connected()>
-                        <AlertsBell/>
+                        <Bell/>
                     </Show>
                     <TimeZoneSwitch/>
                     <SessionInfo/>
@@ -107,5 +107,34 @@ fn SessionInfo() -> impl IntoView {
                 </div>
             }
         })
+    }
+}
+
+/// The bell once a page that reads the alerts has installed it ([`BellSlot`]); before that a
+/// link to the overview, which reads them: no count is shown where none was read.
+#[component]
+fn Bell() -> impl IntoView {
+    let slot = use_context::<BellSlot>();
+    move || match slot.and_then(|slot| slot.bell()) {
+        Some(bell) => bell(),
+        None => view! {
+            <div class="alerts-bell">
+                <a class="alerts-summary" href="/overview" aria-label=UNREAD title=UNREAD>
+                    <BellIcon/>
+                </a>
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+const UNREAD: &str = "Alerts: not read yet; the overview reads them";
+
+#[component]
+pub fn BellIcon() -> impl IntoView {
+    view! {
+        <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
+        </svg>
     }
 }

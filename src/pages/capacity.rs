@@ -6,6 +6,7 @@
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Reservation, Timestamp};
+use crate::components::alerts_bell;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
@@ -20,6 +21,7 @@ use leptos::prelude::*;
 #[component]
 pub fn CapacityPage() -> impl IntoView {
     let store = fleet_page("Capacity over the coming terms");
+    alerts_bell::install();
     view! { <CapacityBoard store/> }
 }
 

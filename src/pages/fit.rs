@@ -3,6 +3,7 @@
 //! nodes it was judged from (`domain::fit`). It reads what the overview reads (the same
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
+use crate::components::alerts_bell;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::fit::{judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
@@ -17,6 +18,7 @@ use std::collections::BTreeSet;
 #[component]
 pub fn FitPage() -> impl IntoView {
     let store = fleet_page("Where GPUs fit");
+    alerts_bell::install();
     view! { <FitBoard store/> }
 }
 

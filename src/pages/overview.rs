@@ -7,6 +7,7 @@ use crate::api::assumptions::SUSPENDED_ACCRUES;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::money::Usd;
+use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
 use crate::components::csv_button::CsvButton;
@@ -31,6 +32,7 @@ use std::time::Duration;
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     let store = fleet_page("Overview");
+    alerts_bell::install();
     view! { <OverviewBoard store/> }
 }
 
