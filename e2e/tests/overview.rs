@@ -210,3 +210,31 @@ async fn the_overview_leads_to_where_four_gpus_fit_and_on_to_a_prefilled_launch_
     console.screenshots("fit-member").await;
     console.assert_no_console_errors(&[]).await;
 }
+
+/// A tab reopened on the list, its key kept, has read no alert: the header's bell is a link
+/// to the overview without a count, never "0". Opening the overview brings the bell with its
+/// count, and it stays on the pages after it. Owner and member alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_opened_before_the_overview_shows_the_bell_as_a_link_to_it_not_a_count() {
+    let console = Console::start().await;
+    for (who, key) in [("owner", OWNER_KEY), ("member", MEMBER_KEY)] {
+        console.connect_keeping_key(key).await;
+        console.open("/reservations").await;
+        let browser = &console.browser;
+        browser.wait_for("table.reservations-table tbody tr").await;
+        let link = browser.wait_for("header .alerts-bell a.alerts-summary[href='/overview']").await;
+        let label = link.attr("aria-label").await.expect("the link's label").unwrap_or_default();
+        assert_eq!(label, "Alerts: not read yet; the overview reads them", "{who}");
+        assert!(!browser.exists("header .alerts-count").await, "{who}: no count before any alert was read");
+        console.screenshots(&format!("{who}-bell-unread")).await;
+        browser.click("header .alerts-bell a.alerts-summary").await;
+        browser.wait_for("table.fleet-table").await;
+        browser.wait_for("header summary.alerts-summary .alerts-count").await;
+        console.navigate("/reservations").await;
+        browser.wait_for("header summary.alerts-summary .alerts-count").await;
+        console.screenshots(&format!("{who}-bell-read")).await;
+        browser.click("header .session button").await;
+        browser.wait_for("#api-key").await;
+    }
+    console.assert_no_console_errors(&[]).await;
+}
