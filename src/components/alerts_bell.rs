@@ -96,7 +96,7 @@ pub fn AlertsBell() -> impl IntoView {
     .into_any()
 }
 
-lazy_page!(alerts_panel, AlertsPanel);
+lazy_page!(alerts_panel, AlertsPanel, style = "style-overview");
 
 /// The list, most severe first, and the notifications choice.
 #[component]
