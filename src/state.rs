@@ -11,15 +11,15 @@ use crate::browser::{now_ms, sleep, Channel};
 use crate::domain::tab_share::{share_per_minute, Budget, Tabs, ANNOUNCE_EVERY};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
+use wasm_bindgen::JsValue;
 
 /// What the key may see. Seed 004: `payment` is present only for the account owner.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Role {
     Owner,
     Member,
@@ -29,6 +29,20 @@ pub enum Role {
 }
 
 impl Role {
+    /// Its name in the kept entry ([`Kept`]).
+    fn name(self) -> &'static str {
+        match self {
+            Role::Owner => "Owner",
+            Role::Member => "Member",
+            Role::Unknown => "Unknown",
+        }
+    }
+
+    /// The role [`Self::name`] names; any other text is `Unknown` (probed again).
+    fn named(name: &str) -> Role {
+        [Role::Owner, Role::Member].into_iter().find(|role| role.name() == name).unwrap_or(Role::Unknown)
+    }
+
     /// The role a detail read reveals.
     pub fn of(detail: &ReservationDetail) -> Role {
         Role::seeing_payment(detail.payment.is_some())
@@ -194,32 +208,36 @@ pub const KEPT_CONNECTION: &str = "reservations-console.connection";
 /// The role is kept beside the key, so that a reload shows it at once instead of reading
 /// the list a second time beside the page's own read; every detail read corrects it
 /// ([`ConnectionState::learn_role`]). An entry without one (or `Unknown`) is probed again.
-#[derive(Serialize, Deserialize)]
+///
+/// The entry is a JSON object that `index.html`'s inline script reads too (`key`,
+/// `base_url`), written and read with the browser's own JSON: it is one small object, and
+/// serde's code for it weighed more on the first load than the object ever will.
 struct Kept {
     base_url: String,
     key: String,
-    #[serde(default)]
     role: Role,
     /// Kept like `base_url`; absent in an entry from before it existed (then the same).
-    #[serde(default)]
     org_base_url: String,
-    #[serde(default)]
     console_origin: String,
-    #[serde(default)]
     simulator: bool,
 }
 
 impl Kept {
     fn write(connection: &Connection, role: Role) {
-        let kept = Kept {
-            base_url: connection.base_url().to_owned(),
-            key: connection.expose_key().to_owned(),
-            role,
-            org_base_url: connection.org_base_url().to_owned(),
-            console_origin: connection.console_origin().unwrap_or_default().to_owned(),
-            simulator: connection.is_simulator(),
-        };
-        if let (Some(storage), Ok(json)) = (session_storage(), serde_json::to_string(&kept)) {
+        let entry = js_sys::Object::new();
+        let fields = [
+            ("base_url", JsValue::from_str(connection.base_url())),
+            ("key", JsValue::from_str(connection.expose_key())),
+            ("role", JsValue::from_str(role.name())),
+            ("org_base_url", JsValue::from_str(connection.org_base_url())),
+            ("console_origin", JsValue::from_str(connection.console_origin().unwrap_or_default())),
+            ("simulator", JsValue::from_bool(connection.is_simulator())),
+        ];
+        for (name, value) in fields {
+            let _ = js_sys::Reflect::set(&entry, &JsValue::from_str(name), &value);
+        }
+        let json = js_sys::JSON::stringify(&entry).ok().and_then(|json| json.as_string());
+        if let (Some(storage), Some(json)) = (session_storage(), json) {
             // A full or blocked storage only means the key is not kept.
             let _ = storage.set_item(KEPT_CONNECTION, &json);
         }
@@ -231,9 +249,20 @@ impl Kept {
         }
     }
 
+    /// The entry, if it holds a key and a base URL; the other fields default when absent.
     fn read() -> Option<Kept> {
         let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
-        serde_json::from_str(&json).ok()
+        let entry = js_sys::JSON::parse(&json).ok()?;
+        let field = |name: &str| js_sys::Reflect::get(&entry, &JsValue::from_str(name)).ok();
+        let text = |name: &str| field(name).and_then(|value| value.as_string());
+        Some(Kept {
+            base_url: text("base_url")?,
+            key: text("key")?,
+            role: text("role").map_or(Role::Unknown, |name| Role::named(&name)),
+            org_base_url: text("org_base_url").unwrap_or_default(),
+            console_origin: text("console_origin").unwrap_or_default(),
+            simulator: field("simulator").and_then(|value| value.as_bool()).unwrap_or(false),
+        })
     }
 
     fn connection(&self) -> Connection {

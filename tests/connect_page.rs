@@ -321,6 +321,23 @@ fn an_entry_kept_before_roles_were_kept_restores_the_key_with_the_role_unknown()
     session.remove_item(KEPT).unwrap();
 }
 
+/// The entry as the releases before wrote it (serde's field names and role names): a tab
+/// reloaded onto this release keeps its key, its role, its org API and its simulator mark.
+#[wasm_bindgen_test]
+fn an_entry_written_by_an_earlier_release_restores_every_field() {
+    let session = web_sys::window().unwrap().session_storage().unwrap().unwrap();
+    let entry = r#"{"base_url":"/api","key":"eco_earlier","role":"Owner","org_base_url":"/org-api","console_origin":"","simulator":true}"#;
+    session.set_item(KEPT, entry).unwrap();
+    mount(|| {
+        disconnected();
+        let restored = ConnectionState::restore();
+        let expected = Connection::new("/api", "eco_earlier").with_org_base_url("/org-api").with_simulator(true);
+        assert_eq!(restored.connection(), Some(expected));
+        assert_eq!(restored.role(), Role::Owner);
+    });
+    session.remove_item(KEPT).unwrap();
+}
+
 #[wasm_bindgen_test]
 fn the_header_names_the_role_and_what_it_sees() {
     let owner = mount(|| {
