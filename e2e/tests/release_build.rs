@@ -58,14 +58,17 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.navigate("/reservations").await;
     console.browser.wait_for("table.reservations-table tbody tr").await;
     // The reads start once the table is on screen: their chunk follows the first paint.
-    let mut main: Vec<String> = fetched_wasm(&console).await;
-    for _ in 0..100 {
-        if main.len() > landed.len() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        main = fetched_wasm(&console).await;
-    }
+    let main: Vec<String> = console
+        .browser
+        .eventually("the list's GPUs-in-use reads to fetch their code", || async {
+            let fetched = fetched_wasm(&console).await;
+            if fetched.len() > landed.len() {
+                Ok(fetched)
+            } else {
+                Err(format!("{fetched:?}"))
+            }
+        })
+        .await;
     let listed: Vec<&String> = main.iter().filter(|url| !landed.contains(url)).collect();
     // The table is the main module's; the reading of its GPUs-in-use column comes after.
     assert!(
