@@ -526,20 +526,11 @@ mod tests {
 
     /// Seed 004's detail as owner, with `amendments` and `charges` supplied.
     fn detail(amendments: serde_json::Value, charges: serde_json::Value) -> (ReservationDetail, Payment) {
-        let d: ReservationDetail = serde_json::from_value(json!({
-            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
-            "starts_at": "2026-11-01T00:00:00Z", "ends_at": "2027-11-01T00:00:00Z",
-            "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-            "storage": { "drive_used_gib": 1200, "drive_quota_gib": 5000, "fs_used_gib": 8000, "fs_quota_gib": 20000 },
-            "amendments": amendments,
-            "payment": {
-                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0, "fs_rate_usd_per_gib_month": 0,
-                "funding": "invoice", "advance_usd": 29200, "advance_remaining_usd": 29200,
-                "next_charge": null, "charges": charges
-            }
-        }))
-        .unwrap();
+        let mut seed: serde_json::Value = serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
+        seed["amendments"] = amendments;
+        seed["payment"]["next_charge"] = serde_json::Value::Null;
+        seed["payment"]["charges"] = charges;
+        let d: ReservationDetail = serde_json::from_value(seed).unwrap();
         let p = d.payment.clone().unwrap();
         (d, p)
     }

@@ -224,25 +224,18 @@ mod tests {
     #[test]
     fn the_ledger_is_one_line_per_reservation_and_one_for_the_account_unknown_never_zero() {
         use crate::domain::ledger::{ledger, Missing, Row};
-        let detail: crate::api::models::ReservationDetail = serde_json::from_value(json!({
-            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "RTX-PRO-6000",
-            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
-            "starts_at": "2026-11-01T00:00:00Z", "ends_at": "2027-11-01T00:00:00Z",
-            "drive_quota_gib": 0, "fs_quota_gib": 0,
-            "storage": { "drive_used_gib": 0, "drive_quota_gib": 0, "fs_used_gib": 0, "fs_quota_gib": 0 },
-            "payment": {
-                "rate_usd_per_gpu_hour": 1.25, "funding": "invoice", "advance_usd": 29200, "advance_remaining_usd": 29200,
-                "charges": [
-                    { "period_index": 0, "period_start": "2026-11-01T00:00:00Z", "period_end": "2026-12-01T00:00:00Z",
-                      "gpu_amount_usd": 28800, "storage_amount_usd": 0, "amount_usd": 28800, "advance_applied_usd": 0, "status": "paid" },
-                    { "period_index": 1, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
-                      "gpu_amount_usd": 29760.004, "storage_amount_usd": 0, "amount_usd": 29760.004, "advance_applied_usd": 0, "status": "past_due" },
-                    { "period_index": 2, "period_start": "2027-01-01T00:00:00Z", "period_end": "2027-02-01T00:00:00Z",
-                      "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760, "advance_applied_usd": 0, "status": "waived" }
-                ]
-            }
-        }))
-        .unwrap();
+        let mut seed: serde_json::Value = serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
+        // A short GPU type keeps the expected lines readable.
+        seed["gpu_type"] = "RTX-PRO-6000".into();
+        seed["payment"]["charges"] = json!([
+            { "period_index": 0, "period_start": "2026-11-01T00:00:00Z", "period_end": "2026-12-01T00:00:00Z",
+              "gpu_amount_usd": 28800, "storage_amount_usd": 0, "amount_usd": 28800, "advance_applied_usd": 0, "status": "paid" },
+            { "period_index": 1, "period_start": "2026-12-01T00:00:00Z", "period_end": "2027-01-01T00:00:00Z",
+              "gpu_amount_usd": 29760.004, "storage_amount_usd": 0, "amount_usd": 29760.004, "advance_applied_usd": 0, "status": "past_due" },
+            { "period_index": 2, "period_start": "2027-01-01T00:00:00Z", "period_end": "2027-02-01T00:00:00Z",
+              "gpu_amount_usd": 29760, "storage_amount_usd": 0, "amount_usd": 29760, "advance_applied_usd": 0, "status": "waived" }
+        ]);
+        let detail: crate::api::models::ReservationDetail = serde_json::from_value(seed).unwrap();
         let mut awaiting = detail.reservation.clone();
         awaiting.id = 3;
         let account = Account::of(vec![

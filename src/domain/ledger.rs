@@ -275,6 +275,7 @@ impl Account {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::models::tests::SEED_DETAIL;
     use serde_json::json;
 
     fn usd(cents: i64) -> Usd {
@@ -293,19 +294,11 @@ mod tests {
 
     /// Seed 004's detail with this schedule and advance.
     fn detail(charges: serde_json::Value, advance: f64, remaining: f64) -> ReservationDetail {
-        serde_json::from_value(json!({
-            "id": 12, "status": "active", "region_id": "atl", "gpu_type": "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
-            "node_count": 4, "gpus_per_node": 8, "reserved_gpus": 32, "term_months": 12, "billing_period": "monthly",
-            "starts_at": "2027-01-01T00:00:00Z", "ends_at": "2028-01-01T00:00:00Z",
-            "drive_quota_gib": 5000, "fs_quota_gib": 20000,
-            "storage": { "drive_used_gib": 0, "drive_quota_gib": 5000, "fs_used_gib": 0, "fs_quota_gib": 20000 },
-            "payment": {
-                "rate_usd_per_gpu_hour": 1.25, "drive_rate_usd_per_gib_month": 0, "fs_rate_usd_per_gib_month": 0,
-                "funding": "invoice", "advance_usd": advance, "advance_remaining_usd": remaining,
-                "next_charge": null, "charges": charges
-            }
-        }))
-        .unwrap()
+        let mut d: serde_json::Value = serde_json::from_str(SEED_DETAIL).unwrap();
+        d["payment"]["charges"] = charges;
+        d["payment"]["advance_usd"] = advance.into();
+        d["payment"]["advance_remaining_usd"] = remaining.into();
+        serde_json::from_value(d).unwrap()
     }
 
     #[test]
