@@ -253,8 +253,8 @@ async fn run(options: &Options, root: &Path) -> Report {
              is the console's alone: the baseline's would only be a comparison. Requests in flight: \
              over the long run and {window} s at the default interval. Lighthouse (npm's, its \
              default mobile preset with simulated throttling) in Chromium on Connect and on the \
-             reservations list connected (the key kept for the tab), dist/ served by a simulator of the demo \
-             scenario as `cargo xtask serve` does.{only}",
+             reservations list connected (the key kept for the tab), {lighthouse_runs} consecutive audits \
+             of each page, dist/ served by a simulator of the demo scenario as `cargo xtask serve` does.{only}",
             runs = options.runs,
             first_render_runs = options.first_render_runs(),
             polls = plan.polls,
@@ -264,6 +264,7 @@ async fn run(options: &Options, root: &Path) -> Report {
             first = plan.first_reading,
             cap = plan.max_duration.as_secs(),
             window = DEFAULT_INTERVAL_WINDOW.as_secs(),
+            lighthouse_runs = lighthouse::RUNS,
             only = match options.only {
                 Some(Part::Lighthouse) => " Only Lighthouse was run (--only lighthouse).",
                 Some(Part::FirstRender) => " Only the first render was measured (--only first-render).",
@@ -275,12 +276,14 @@ async fn run(options: &Options, root: &Path) -> Report {
     progress.say(format!("fit judgement over 10,000 nodes, {} runs", options.runs));
     report.fit10k_ms = fit::judge_10k(options.runs);
     if options.measures(Part::Lighthouse) {
-        progress.say("Lighthouse on Connect and on the reservations list");
+        progress.say(format!("Lighthouse on Connect and on the reservations list, {} runs each", lighthouse::RUNS));
+        let started = Instant::now();
         let audits = match &options.node_modules {
             Some(modules) => lighthouse::run(modules, &options.dist, KEY, &options.out).await,
             None => Err("no --node-modules (`cargo xtask bench` installs lighthouse and passes it)".into()),
         };
         report.lighthouse = keep(&mut report.missing, "Lighthouse", audits).unwrap_or_default();
+        report.lighthouse_seconds = Some(started.elapsed().as_secs_f64());
     }
     if !options.measures(Part::FirstRender) {
         return report;
@@ -315,7 +318,7 @@ async fn run(options: &Options, root: &Path) -> Report {
     let mut expected: Vec<(&Page, Expected)> = match expected.into_iter().collect() {
         Ok(expected) => expected,
         Err(reason) => {
-            missing.push(format!("everything after the weight: {reason}"));
+            missing.push(format!("{}: {reason}", report::STOPPED_EARLY));
             return report;
         }
     };
