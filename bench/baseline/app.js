@@ -1,5 +1,5 @@
-// The benchmark's baseline: the console's reservations table and node grid written by hand
-// in plain JavaScript, the limit `cargo xtask bench` measures the console against.
+// The benchmark's baseline: the console's reservations table, node grid and overview written
+// by hand in plain JavaScript, the limit `cargo xtask bench` measures the console against.
 // It takes no shortcut the console could not take: the same endpoints and key handling
 // (memory, or sessionStorage when the user opts in), the same poll rules (CONTRACT.md),
 // keyed in-place updates of the grid. It exposes the console's benchmark hook: the nodes
@@ -103,6 +103,7 @@ function route() {
   if (!connection) connectPage(path === "/" ? "/reservations" : path + location.search);
   else if (path === "/") go("/reservations");
   else if (path === "/reservations") reservationsPage();
+  else if (path === "/overview") overviewPage();
   else if (nodes) nodesPage(nodes[1]);
   else main.replaceChildren(el("h1", {}, "Page not found"));
 }
@@ -556,6 +557,246 @@ function nodesPage(id) {
     removeEventListener("keydown", active);
   };
   poll();
+}
+
+/** Requests a minute the overview may send (half of the key's 200), as the console's. */
+const OVERVIEW_PER_MINUTE = 100;
+const REQUEST_GAP_MS = 60000 / OVERVIEW_PER_MINUTE;
+/** Statuses whose reservations have nodes to read: all but assigning and ended (and an unknown one). */
+const hasNodes = (r) => r.status !== "assigning" && r.status !== "ended";
+/** Statuses open to launches: the free GPUs of the others are idle behind closed launches. */
+const OPEN = new Set(["active"]);
+const MICROS = 1000000;
+
+/** `$1,234.50`, `$0.0125`: an amount held in whole micro-dollars, exactly. */
+function usd(micros) {
+  const abs = Math.abs(micros);
+  let frac = String(abs % MICROS).padStart(6, "0");
+  while (frac.length > 2 && frac.endsWith("0")) frac = frac.slice(0, -1);
+  return `${micros < 0 ? "-" : ""}$${Math.floor(abs / MICROS).toLocaleString("en")}.${frac}`;
+}
+
+/** One reservation's GPUs by what they do, from its latest `/nodes` (all unknown before it). */
+function split(r, answer) {
+  const s = { inUse: 0, free: 0, idleClosed: 0, notAvailable: 0, unknown: 0 };
+  if (!answer) {
+    s.unknown = Math.max(0, r.reserved_gpus);
+    return s;
+  }
+  for (const node of answer.unreadable_nodes ?? []) s.unknown += Math.max(0, node.gpus ?? 0);
+  for (const node of answer.nodes) {
+    const gpus = Math.max(0, node.gpus);
+    if (node.state !== "ready") s.notAvailable += gpus;
+    else if (answer.workloads_unknown) s.unknown += gpus;
+    else {
+      const used = Math.min(gpus, Math.max(0, node.gpus_in_use ?? node.workloads.reduce((n, w) => n + w.gpus, 0)));
+      s.inUse += used;
+      s.free += gpus - used;
+    }
+  }
+  if (!OPEN.has(r.status)) [s.idleClosed, s.free] = [s.free, 0];
+  return s;
+}
+
+const PARTS = ["inUse", "free", "idleClosed", "notAvailable", "unknown"];
+const reservedOf = (s) => PARTS.reduce((n, part) => n + s[part], 0);
+const add = (a, b) => Object.fromEntries(PARTS.map((part) => [part, a[part] + b[part]]));
+const figure = (n) => n.toLocaleString("en");
+
+/** The split's cells, in the console's columns: reserved, in use, free, idle closed, not available, unknown. */
+function splitCells(s) {
+  return [reservedOf(s), ...PARTS.map((part) => s[part])].map((n) => el("td", { className: "num" }, figure(n)));
+}
+
+/** A small line of the share of GPUs in use at each read since the page opened, with min, mean and max. */
+function useLine(history) {
+  if (history.length < 2) return [el("span", { className: "muted" }, "no figures yet")];
+  const [first, last] = [history[0].t, history[history.length - 1].t];
+  const points = history.map(({ t, share }) => `${(((t - first) / (last - first || 1)) * 120).toFixed(1)},${((1 - share) * 28).toFixed(1)}`);
+  const shares = history.map((h) => h.share);
+  const percent = (x) => `${Math.round(x * 100)} %`;
+  const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+  const box = el("span", { className: "spark-box" });
+  box.innerHTML = `<svg class="spark" viewBox="0 0 120 28" preserveAspectRatio="none" role="img"><polyline class="spark-line" points="${points.join(" ")}"></polyline></svg>`;
+  return [box, el("span", { className: "cell-sub num" }, `min ${percent(Math.min(...shares))} · avg ${percent(mean)} · max ${percent(Math.max(...shares))}`)];
+}
+
+/** What the console's overview does (src/reads/fleet.rs, src/pages/overview.rs): the list,
+ * drawn at once with every figure unknown, then each reservation's `/nodes` one request at a
+ * time (a gap of 60 s / 100 after each), then each one's detail (all but the ended) for its
+ * rate, then the nodes again, each reservation every 5 s or n × the gap, whichever is longer.
+ * Every answer redraws the sums and the rows it concerns; each row's age is redrawn every
+ * second. Left out: the at-risk panel and the CSV button. */
+async function overviewPage() {
+  let current = true;
+  let tick = 0;
+  leave = () => {
+    current = false;
+    clearInterval(tick);
+  };
+  const readLine = el("p", { className: "overview-reads muted" }, "Reading the reservations… ");
+  main.replaceChildren(
+    el("section", { className: "overview-page" },
+      el("h1", {}, "Overview"),
+      el("p", { className: "subtitle" }, "Every reserved GPU of the account: what is working, what sits idle, what is unknown."),
+      readLine),
+  );
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  let list;
+  try {
+    list = await api("/gpu-reservations");
+  } catch (error) {
+    if (current && !rejected(error)) readLine.textContent = error.message;
+    return;
+  }
+  if (!current) return;
+  const wanted = list.filter(hasNodes);
+  const interval = Math.max(DEFAULT_POLL_MS, REQUEST_GAP_MS * wanted.length);
+  readLine.textContent = `Each reservation's nodes are read every ${interval / 1000} s, one request at a time for the whole page: at most ${OVERVIEW_PER_MINUTE} requests a minute.`;
+  const reads = new Map();
+  /** Reservations whose latest `/nodes` read failed: their figures are kept, marked stale. */
+  const failed = new Set();
+  const rates = new Map();
+  const histories = new Map(wanted.map((r) => [r.id, []]));
+
+  const sumLine = el("p", { className: "fleet-sum-line num" });
+  const idleLine = el("p", { className: "idle-cost panel" });
+  const splitTable = (caption, id, heading) => {
+    const body = el("tbody");
+    const foot = el("tfoot");
+    const headings = [heading, "Reserved", "In use", "Free to launch on", "Idle, launches closed", "Not available", "Unknown"];
+    const table = el("table", { className: "data-table split-table", id }, el("caption", {}, caption),
+      el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))), body, foot);
+    return { table, body, foot };
+  };
+  const byRegion = splitTable("By region", "by-region", "Region");
+  const byType = splitTable("By GPU type", "by-gpu-type", "GPU type");
+  const rows = new Map(wanted.map((r) => {
+    const freshness = el("span", { className: "cell-sub freshness" }, el("span", { className: "muted" }, "not read yet"));
+    const [label, tone] = STATUSES[r.status] ?? [`${r.status} (unrecognised)`, "unknown"];
+    const head = el("td", {}, el("a", { className: "row-link", href: `/reservations/${r.id}` }, `#${r.id}`), " ",
+      el("span", { className: `badge tone-${tone}` }, label), el("span", { className: "cell-sub" }, `${r.region_id} · ${r.gpu_type}`), freshness);
+    const row = el("tr", {});
+    row.dataset.reservation = String(r.id);
+    return [r.id, { r, row, head, freshness }];
+  }));
+
+  /** "updated 4 s ago", or the stale mark and why, as the console's rows say it. */
+  function showFreshness({ r, freshness }) {
+    const read = reads.get(r.id);
+    if (!read && !failed.has(r.id)) return;
+    const seconds = read ? Math.round((Date.now() - read.at) / 1000) : 0;
+    const why = !read
+      ? "not read: the read failed."
+      : failed.has(r.id)
+        ? "the latest read failed."
+        : read.answer.workloads_unknown
+          ? "region unreachable"
+          : seconds * 1000 > interval * 2
+            ? "older than two refreshes"
+            : "";
+    const text = read ? `updated ${seconds} s ago${why ? ` — ${why}` : ""}` : why;
+    if (freshness.shown === text) return;
+    freshness.shown = text;
+    freshness.replaceChildren(...(why ? [el("span", { className: "stale-mark" }, "Stale"), " "] : []), el("span", { className: "num" }, text));
+  }
+
+  /** The sums, the idle cost and every row, from what has been read so far. */
+  function draw(only) {
+    const splits = new Map(wanted.map((r) => [r.id, split(r, reads.get(r.id)?.answer)]));
+    const zero = split({ reserved_gpus: 0, status: "active" }, null);
+    const total = [...splits.values()].reduce(add, zero);
+    sumLine.textContent = `${figure(reservedOf(total))} GPUs = ${figure(total.inUse)} in use + ${figure(total.free)} free to launch on + ${figure(total.idleClosed)} idle, launches closed + ${figure(total.notAvailable)} not available + ${figure(total.unknown)} unknown`;
+    for (const [table, field] of [[byRegion, "region_id"], [byType, "gpu_type"]]) {
+      const groups = new Map();
+      for (const r of wanted) groups.set(r[field], add(groups.get(r[field]) ?? zero, splits.get(r.id)));
+      table.body.replaceChildren(...[...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, s]) => el("tr", {}, el("th", { scope: "row" }, name), ...splitCells(s))));
+      table.foot.replaceChildren(el("tr", { className: "sum-row" }, el("th", { scope: "row" }, "All"), ...splitCells(total)));
+    }
+    let idle = 0;
+    const notCounted = [];
+    const costs = new Map();
+    for (const r of wanted) {
+      const s = splits.get(r.id);
+      const rate = rates.get(r.id);
+      if (rate === undefined || s.unknown > 0) {
+        notCounted.push(`#${r.id}`);
+        continue;
+      }
+      costs.set(r.id, rate * (s.free + s.idleClosed));
+      idle += rate * s.free;
+    }
+    idleLine.textContent = `${usd(idle)}/h of reserved capacity is idle and open to launches (${usd(idle * 24)} a day).` +
+      (notCounted.length ? ` Not counted: ${notCounted.join(", ")}, whose use or rate is not read yet.` : "");
+    for (const view of only ? [rows.get(only)] : rows.values()) {
+      const { r, row, head } = view;
+      showFreshness(view);
+      const cost = costs.get(r.id);
+      const costCell = el("td", { className: "num idle-cost-cell" },
+        cost === undefined ? el("span", { className: "muted" }, rates.has(r.id) ? "unknown" : "rate not read") : `${usd(cost)}/h`,
+        ...(cost === undefined ? [] : [el("span", { className: "cell-sub" }, `${usd(cost * 24)}/day`)]));
+      row.replaceChildren(head, ...splitCells(splits.get(r.id)), costCell, el("td", {}, ...useLine(histories.get(r.id))));
+    }
+  }
+
+  const headings = ["Reservation", "Reserved", "In use", "Free", "Idle, closed", "Not available", "Unknown", "Idle cost", "Use since opened"];
+  readLine.after(
+    idleLine,
+    el("section", { className: "panel fleet-sums" }, el("h2", {}, "Reserved GPUs"), sumLine, byRegion.table, byType.table),
+    el("section", { className: "panel" }, el("h2", {}, "By reservation"),
+      el("table", { className: "data-table fleet-table" },
+        el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, ...[...rows.values()].map(({ row }) => row)))),
+  );
+  draw();
+  tick = setInterval(() => rows.forEach(showFreshness), 1000);
+
+  /** One read, at least the gap after the previous one ended. */
+  let lastEnd = performance.now();
+  async function paced(path) {
+    await pause(Math.max(0, lastEnd + REQUEST_GAP_MS - performance.now()));
+    if (!current) throw new Error("left");
+    try {
+      return await api(path);
+    } finally {
+      lastEnd = performance.now();
+    }
+  }
+  async function readNodes(r) {
+    try {
+      const answer = await paced(`/gpu-reservations/${encodeURIComponent(r.id)}/nodes`);
+      if (!current) return;
+      reads.set(r.id, { answer, at: Date.now() });
+      failed.delete(r.id);
+      const s = split(r, answer);
+      const reserved = reservedOf(s);
+      if (s.unknown === 0 && reserved > 0) histories.get(r.id).push({ t: Date.now(), share: s.inUse / reserved });
+    } catch (error) {
+      if (!current || rejected(error)) return;
+      failed.add(r.id);
+    }
+    draw(r.id);
+  }
+  try {
+    for (const r of wanted) await readNodes(r);
+    for (const r of list.filter((r) => r.status !== "ended")) {
+      try {
+        const detail = await paced(`/gpu-reservations/${encodeURIComponent(r.id)}`);
+        const rate = detail.payment?.rate_usd_per_gpu_hour;
+        if (typeof rate === "number") rates.set(r.id, Math.round(rate * MICROS));
+      } catch (error) {
+        if (!current || rejected(error)) return;
+      }
+      draw();
+    }
+    for (let i = 0; current && wanted.length; i = (i + 1) % wanted.length) {
+      const due = (reads.get(wanted[i].id)?.at ?? 0) + interval - Date.now();
+      await pause(Math.max(0, due));
+      if (current) await readNodes(wanted[i]);
+    }
+  } catch {
+    // Left the page: nothing more to read.
+  }
 }
 
 // Links inside the page navigate without reloading, as the console's router does.

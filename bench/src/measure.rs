@@ -19,7 +19,7 @@ const PAGE_WAIT_MS: u64 = 25_000;
 /// What the watches count, the same on both pages: a row per reservation in the table,
 /// a cell per GPU in the grid.
 const TABLE_ROW: &str = "table.reservations-table tbody tr";
-/// A row per reservation with nodes in the overview's table (the console's alone).
+/// A row per reservation with nodes in the overview's table.
 const OVERVIEW_ROW: &str = "table.fleet-table tbody tr";
 const GPU_CELL: &str = ".gpu-cell";
 /// Both grids are windowed: the grid is drawn when every card in the DOM has its cells.
@@ -218,8 +218,9 @@ pub async fn first_render(browser: &Browser, page: &Page) -> Result<f64, String>
     time_to(browser, &page.url("/reservations"), TABLE).await
 }
 
-/// Navigation start → the overview (where Connect lands) painted with a row for every
-/// reservation that has nodes. The console's alone: the baseline has no overview.
+/// Navigation start → the overview (where the console's Connect lands) painted with a row
+/// for every reservation that has nodes: after the list read, as both pages draw the rows
+/// at once and fill their figures in as each reservation's `/nodes` arrives.
 pub async fn overview_first_render(browser: &Browser, page: &Page) -> Result<f64, String> {
     time_to(browser, &page.url("/overview"), OVERVIEW).await
 }
