@@ -40,8 +40,8 @@ usage: bench [--dist DIR] [--runs N] [--polls N] [--long-run-secs N] [--out DIR]
   --out DIR         where report.md and report.json go (default: target/bench/)
   --node-modules DIR where npm installed `lighthouse` (cargo xtask bench passes it);
                     without it the Lighthouse figures are not measured
-  --only PART       measure this part alone: `lighthouse` (both pages' audits, about a
-                    minute) or `first-render` (the reservations table, console and baseline)
+  --only PART       measure this part alone: `lighthouse` (five audits of each page,
+                    about a minute and a half) or `first-render` (the reservations table, console and baseline)
   --leak-case DIR   instead, measure the reduced case of Leptos's keyed <For> built in
                     DIR ((cd bench/for-leak && trunk build --release --offline) builds
                     it into target/for-leak/dist) into for-leak.md and for-leak.json";
