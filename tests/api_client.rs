@@ -62,7 +62,7 @@ async fn read_with_fault(conn: &Connection, fault: serde_json::Value, read: Read
     arm(conn, fault, &path).await;
     let result = match read {
         Read::Detail => client::reservation(conn, r.id).await.map(drop),
-        Read::Nodes => client::nodes(conn, r.id).await.map(drop),
+        Read::Nodes => client::nodes(conn, r.id, None).await.map(drop),
     };
     result.expect_err("the armed fault")
 }
@@ -140,7 +140,7 @@ async fn a_member_gets_no_payment_and_no_rates() {
 async fn nodes_of_an_active_reservation() {
     let conn = simulator(OWNER);
     let r = active_reservation(&conn).await;
-    let nodes = client::nodes(&conn, r.id).await.expect("the nodes");
+    let (nodes, _) = client::nodes(&conn, r.id, None).await.expect("the nodes");
     assert_eq!(nodes.nodes.len() as i64, r.node_count);
     assert_eq!(nodes.nodes.iter().map(|n| n.gpus).sum::<i64>(), r.reserved_gpus);
 }
@@ -260,7 +260,7 @@ async fn slow_read_then(
     let state = owner.with(ConnectionState::new);
     state.connect(conn, false, Role::Owner);
     let started = js_sys::Date::now();
-    let read = state.send_for(lifetime, move |c| async move { client::nodes(&c, r.id).await.map(drop) });
+    let read = state.send_for(lifetime, move |c| async move { client::nodes(&c, r.id, None).await.map(drop) });
     leptos::prelude::set_timeout(move || leave(state), std::time::Duration::from_millis(200));
     let result = read.await;
     (result, (js_sys::Date::now() - started) / 1000.0)
@@ -334,20 +334,22 @@ fn asked() -> Vec<String> {
 async fn a_read_sent_ahead_by_the_page_is_taken_by_the_same_url_and_key_once() {
     send_ahead();
     let other_key = Connection::new("http://ahead.invalid/api", "other");
-    let error =
-        client::nodes(&other_key, 12).await.expect_err("another key's read is its own, and the host does not exist");
+    let error = client::nodes(&other_key, 12, None)
+        .await
+        .expect_err("another key's read is its own, and the host does not exist");
     assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
 
     let conn = Connection::new("http://ahead.invalid/api", "k");
     let error = client::reservation(&conn, 12).await.expect_err("another URL's read is its own");
     assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
 
-    let nodes = client::nodes(&conn, 12).await.expect("the answer sent ahead");
+    let (nodes, _) = client::nodes(&conn, 12, None).await.expect("the answer sent ahead");
     let names: Vec<_> = nodes.nodes.iter().map(|n| n.display_name.as_str()).collect();
     assert_eq!(names, ["node-sent-ahead"]);
 
-    let error =
-        client::nodes(&conn, 12).await.expect_err("taken once: the next read is sent, to a host that does not exist");
+    let error = client::nodes(&conn, 12, None)
+        .await
+        .expect_err("taken once: the next read is sent, to a host that does not exist");
     assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
     assert_eq!(
         asked(),

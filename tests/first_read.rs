@@ -82,7 +82,7 @@ async fn a_read_the_console_sends_ahead_leaves_through_the_script_and_is_taken_o
     let conn = Connection::new("http://ahead.invalid/api", "k");
     client::send_ahead(&conn, &client::nodes_path(12));
     assert_eq!(js("return window.__sent.length").as_f64(), Some(1.0), "the read left as it was sent ahead");
-    let nodes = client::nodes(&conn, 12).await.expect("the answer sent ahead");
+    let (nodes, _) = client::nodes(&conn, 12, None).await.expect("the answer sent ahead");
     assert_eq!(nodes.nodes[0].display_name, "node-sent-ahead");
     assert_eq!(requests_sent(), vec!["/api/gpu-reservations/12/nodes"], "one request, taken by the page");
     js(&format!("delete window.{GLOBAL}; delete window.{SEND_AHEAD};"));

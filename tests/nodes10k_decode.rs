@@ -1,5 +1,6 @@
-//! How long a 10,000-node `/nodes` answer (~2.7 MB) takes to decode and to filter, printed
-//! (not asserted: timings depend on the machine and the profile). Run with `--nocapture`.
+//! How long a 10,000-node `/nodes` answer (~2.7 MB) takes to decode and to filter, and a
+//! poll's answer read after it, printed (not asserted: timings depend on the machine and the
+//! profile). Run with `--nocapture`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use reservations_console::api::client::decode;
@@ -56,4 +57,30 @@ fn decoding_and_filtering_ten_thousand_nodes_is_timed() {
         body.len(),
         shown.len()
     );
+}
+
+#[test]
+fn a_poll_that_changes_a_hundred_of_ten_thousand_nodes_reads_those_hundred_and_keeps_the_rest() {
+    let first = answer();
+    let started = Instant::now();
+    let before = NodesResponse::read_after(first.clone(), None).expect("the first answer reads");
+    let whole = started.elapsed();
+    // Nodes 0, 100, 200, … lose their instance (notebook-0, notebook-100, …).
+    let mut polled = first;
+    for i in (0..10_000).step_by(100) {
+        let instance = format!(
+            r#",
+                        {{"kind":"gpu_instance","id":{},"name":"notebook-{i}","gpus":2,"billing":"reserved"}}"#,
+            100_000 + i
+        );
+        polled = polled.replacen(&instance, "", 1);
+    }
+    let started = Instant::now();
+    let (after, text) = NodesResponse::read_after(polled.clone(), Some((&before.0, &before.1))).expect("reads");
+    let poll = started.elapsed();
+    assert_eq!(text.read_anew(), 100);
+    assert_eq!(after, serde_json::from_str::<NodesResponse>(&polled).unwrap(), "the answer the text holds");
+    assert_eq!(after.nodes[100].workloads.len(), 1);
+    assert_eq!(after.nodes[101].workloads.len(), 2);
+    println!("nodes10k: first answer read whole {whole:?}; a poll changing 100 nodes {poll:?}");
 }

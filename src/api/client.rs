@@ -14,7 +14,9 @@
 use super::assumptions::{self, CHANGE_TIMEOUT, DEFAULT_BASE_URL, LAUNCH_PATH, MAX_BODY_BYTES, REQUEST_TIMEOUT};
 use super::error::{parse_rate_limit, ApiError, RateLimit, ResponseHeaders};
 use super::escape::percent_encoded;
-use super::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation, ReservationDetail};
+use super::models::{
+    LaunchRequest, LaunchedInstance, NodesKept, NodesResponse, NodesText, Reservation, ReservationDetail,
+};
 use super::org::{OrgReservation, ReclaimRequest};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
@@ -270,13 +272,20 @@ pub fn decode<T: DeserializeOwned>(
     body: &str,
     now: DateTime<Utc>,
 ) -> Result<T, ApiError> {
+    readable(status, headers, body, now)?;
+    serde_json::from_str(body).map_err(|e| undecodable(status, headers, body, &e))
+}
+
+/// The error of an answer whose body is not to be read as the value asked for: too large,
+/// or not a 2xx. Not generic, so the wasm holds it once however many answer types there are.
+fn readable(status: u16, headers: &ResponseHeaders, body: &str, now: DateTime<Utc>) -> Result<(), ApiError> {
     if let Some(refused) = too_large(status, headers, body.len(), now) {
         return Err(refused);
     }
     if !(200..300).contains(&status) {
         return Err(ApiError::from_response(status, headers, body, now));
     }
-    serde_json::from_str(body).map_err(|e| undecodable(status, headers, body, &e))
+    Ok(())
 }
 
 /// The error for an answer of `len` bytes past [`super::limits::MAX_BODY_BYTES`], or `None`
@@ -388,12 +397,23 @@ pub fn send_ahead(conn: &Connection, path: &str) {
     }
 }
 
-/// `GET /gpu-reservations/{id}/nodes`, read live from the region. Its decoding is timed as
-/// [`NODES_DECODE`] (a 10,000-node answer is ~2.7 MB).
-pub async fn nodes(conn: &Connection, id: i64) -> Result<NodesResponse, ApiError> {
+/// `GET /gpu-reservations/{id}/nodes`, read live from the region, with the text it was read
+/// from; the nodes sent as in `before` (the answer before, and its text) are taken from it
+/// ([`NodesResponse::read_after`]). Its decoding is timed as [`NODES_DECODE`] (a
+/// 10,000-node answer is ~2.7 MB).
+pub async fn nodes(
+    conn: &Connection,
+    id: i64,
+    before: Option<NodesKept>,
+) -> Result<(NodesResponse, NodesText), ApiError> {
     let path = nodes_path(id);
     answered(conn, Api::Compute, Method::Get, &path, Ok(None), |answer| {
-        crate::browser::timed(NODES_DECODE, || decode(answer.status, &answer.headers, &answer.text, Utc::now()))
+        let before = before.as_ref().map(|(answer, text)| (&**answer, &**text));
+        let Answer { status, headers, text } = answer;
+        crate::browser::timed(NODES_DECODE, || {
+            readable(status, &headers, &text, Utc::now())?;
+            NodesResponse::read_after(text, before).map_err(|(e, text)| undecodable(status, &headers, &text, &e))
+        })
     })
     .await
 }
@@ -465,13 +485,13 @@ async fn answered<T>(
     method: Method,
     path: &str,
     body: Result<Option<String>, ApiError>,
-    read: impl FnOnce(&Answer) -> Result<T, ApiError>,
+    read: impl FnOnce(Answer) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let answer = match body {
         Ok(body) => exchange(conn, api, method, path, body).await,
         Err(unbuilt) => Err(unbuilt),
     };
-    answer.and_then(|answer| read(&answer)).map_err(|e| e.redact(&conn.key.0))
+    answer.and_then(read).map_err(|e| e.redact(&conn.key.0))
 }
 
 /// The body could not be serialised, or the browser refused the request as built.

@@ -11,7 +11,7 @@ use super::remote::Fetched;
 use super::session::SessionMark;
 use crate::api::client;
 use crate::api::error::ApiError;
-use crate::api::models::NodesResponse;
+use crate::api::models::{NodesKept, NodesResponse};
 use crate::browser::poll_once;
 use crate::state::{use_connection, ConnectionState, Lifetime, Sent};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -101,6 +101,9 @@ pub struct NodesStore {
     waiting: StoredValue<HashMap<(u64, i64), Flight>, LocalStorage>,
     /// Reads sent so far: each flight's number.
     sent: StoredValue<u64>,
+    /// The latest answer each reservation's reads received, with the text it was read
+    /// from: the next read takes the nodes sent as before from it.
+    texts: StoredValue<HashMap<i64, NodesKept>, LocalStorage>,
     /// Shown every answer with the one before it, once installed. Installed by the overview
     /// (its code comes with its page, so the first load carries none of it).
     observer: StoredValue<Option<Observer>, LocalStorage>,
@@ -126,6 +129,7 @@ impl NodesStore {
             reads: StoredValue::new(HashMap::new()),
             waiting: StoredValue::new_local(HashMap::new()),
             sent: StoredValue::new(0),
+            texts: StoredValue::new_local(HashMap::new()),
             observer: StoredValue::new_local(None),
         }
     }
@@ -135,6 +139,7 @@ impl NodesStore {
         if !self.session.claim(session) {
             return;
         }
+        self.texts.update_value(HashMap::clear);
         let dropped = self.reads.try_update_value(std::mem::take).unwrap_or_default();
         dropped.into_values().for_each(RwSignal::dispose);
     }
@@ -211,9 +216,18 @@ impl NodesStore {
         });
         if let Some(Some((number, readers))) = joined {
             let store = *self;
-            let sent = self.state.send_for(lifetime, move |c| async move { client::nodes(&c, id).await });
+            let before = self.texts.with_value(|texts| texts.get(&id).cloned());
+            let sent = self.state.send_for(lifetime, move |c| async move { client::nodes(&c, id, before).await });
             let read = Box::pin(async move {
-                let result = sent.await.map(Arc::new);
+                let result = sent.await.map(|(response, text)| {
+                    let response = Arc::new(response);
+                    if store.session.owns(session) {
+                        store.texts.update_value(|texts| {
+                            texts.insert(id, (Arc::clone(&response), Rc::new(text)));
+                        });
+                    }
+                    response
+                });
                 store.receive(session, id, result.clone(), Utc::now());
                 store.waiting.try_update_value(|w| {
                     if w.get(&(session, id)).is_some_and(|f| f.number == number) {
