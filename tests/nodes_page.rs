@@ -607,6 +607,25 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
 }
 
 #[wasm_bindgen_test]
+async fn polls_that_change_nothing_leave_the_live_bar_and_its_announcements_as_they_were() {
+    let (live, host, page) = live_page(|| async { Ok(seed_nodes()) });
+    polled(&live, 1).await;
+    settle().await;
+    let state = host.query_selector(".live-state").unwrap().expect("the live region");
+    let button = host.query_selector(".live-bar button").unwrap().expect("the Pause button");
+    let recorder = Recorder::start(&state);
+    let polls = live.polls();
+    polled(&live, polls + 3).await;
+    settle().await;
+    let touched = recorder.take();
+    recorder.observer.disconnect();
+    assert_eq!(touched.len(), 0, "{} changes to the live region after polls that changed nothing", touched.len());
+    let now = host.query_selector(".live-bar button").unwrap().unwrap();
+    assert!(now.is_same_node(Some(&button)), "the Pause button is kept, not drawn again at every poll");
+    drop(page);
+}
+
+#[wasm_bindgen_test]
 async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() {
     let api = fake_api();
     let (live, page) = poll_fake(&api, 40, Ok(seed_nodes()));
