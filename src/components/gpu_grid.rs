@@ -419,7 +419,8 @@ fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
 }
 
 /// One card of the window: the node whose place in the window is this slot's modulo the
-/// slots ([`Window::item_in_slot`]), none (hidden) when the window draws fewer. Slots are
+/// slots ([`Window::item_in_slot`]), none when the window draws fewer: then it is an empty
+/// `hidden` element, not a `node-card` (what counts the cards counts nodes). Slots are
 /// made for as many cards as any window holds, so scrolling creates no card and no
 /// reactive node (each created and removed would keep wasm memory, see the module's note):
 /// it rewrites the HTML of the slots whose node changed. A poll still touches only the
@@ -457,7 +458,7 @@ fn NodeSlot(
     });
     view! {
         <article
-            class="node-card"
+            class:node-card=move || position.with(Option::is_some)
             node_ref=article
             hidden=move || position.with(Option::is_none)
             aria-posinset=move || position.get().map(|p| p.to_string())
