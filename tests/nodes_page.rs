@@ -426,8 +426,9 @@ fn attr_of(element: &web_sys::Element, name: &str) -> String {
     element.get_attribute(name).unwrap_or_default()
 }
 
-#[wasm_bindgen_test]
-async fn a_thousand_nodes_draw_only_the_rows_on_screen_and_a_scroll_brings_the_others_in() {
+/// A thousand ready nodes in the windowed layout ([`WINDOWED_CSS`]), laid out; the style
+/// element to remove at the end.
+async fn windowed_board() -> (web_sys::HtmlElement, web_sys::Element) {
     let document = web_sys::window().unwrap().document().unwrap();
     let style = document.create_element("style").unwrap();
     style.set_text_content(Some(WINDOWED_CSS));
@@ -441,27 +442,83 @@ async fn a_thousand_nodes_draw_only_the_rows_on_screen_and_a_scroll_brings_the_o
     host.set_class_name("windowed");
     settle().await;
     sleep(50).await;
-    // 4 rows on screen and 2 below: 12 cards, each saying where it is among all.
-    let names = card_names(&host);
-    assert_eq!(names.len(), 12, "{names:?}");
-    assert_eq!(names.first().map(String::as_str), Some("node-1"));
+    (host, style)
+}
+
+fn node_names(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
+    range.map(|i| format!("node-{i}")).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_thousand_nodes_draw_only_the_rows_on_screen_and_a_scroll_brings_the_others_in() {
+    let (host, style) = windowed_board().await;
+    // 4 rows on screen and 2 below: 12 cards, each saying where it is among all; the slots
+    // for the rows above, empty at the top, are no cards and are hidden.
+    assert_eq!(card_names(&host), node_names(1..=12));
+    assert_eq!(host.query_selector_all(".node-card").unwrap().length(), 12);
+    let empty = host.query_selector_all(".node-grid > article:not(.node-card)").unwrap();
+    let empty: Vec<(bool, u32)> = (0..empty.length())
+        .map(|i| empty.item(i).unwrap().unchecked_into::<web_sys::Element>())
+        .map(|slot| (slot.has_attribute("hidden"), slot.child_element_count()))
+        .collect();
+    assert_eq!(empty, [(true, 0); 6], "hidden, and nothing in them");
     let first = host.query_selector(".node-card").unwrap().unwrap();
     assert_eq!((attr_of(&first, "aria-posinset"), attr_of(&first, "aria-setsize")), ("1".into(), "1000".into()));
     let scroller = host.query_selector(".node-scroll").unwrap().unwrap();
     assert_eq!(attr_of(&scroller, "tabindex"), "0", "the keyboard scrolls the grid");
     assert_eq!(scroller.scroll_height(), 500 * 100, "the rows not drawn keep their height");
 
-    let before = host.query_selector_all(".node-card").unwrap().item(0).unwrap();
+    let slots = |host: &web_sys::HtmlElement| {
+        let all = host.query_selector_all(".node-grid > article").unwrap();
+        (0..all.length()).map(|i| all.item(i).unwrap()).collect::<Vec<_>>()
+    };
+    let before = slots(&host);
     scroller.set_scroll_top(30_000);
     sleep(100).await;
-    let names = card_names(&host);
-    // Row 300 is first on screen: rows 298 to 305 are drawn, nodes 597 to 612.
-    assert_eq!(names.len(), 16, "{names:?}");
-    assert_eq!((names[0].as_str(), names[15].as_str()), ("node-597", "node-612"));
+    // Row 300 is first on screen: rows 298 to 305 are drawn, nodes 597 to 612, in order.
+    assert_eq!(card_names(&host), node_names(597..=612));
     let first = host.query_selector(".node-card").unwrap().unwrap();
     assert_eq!(attr_of(&first, "aria-posinset"), "597");
-    assert!(first.is_same_node(Some(&before)), "the cards are reused as the grid scrolls, not made anew");
+    let after = slots(&host);
+    assert_eq!(after.len(), before.len());
+    assert!(
+        after.iter().all(|card| before.iter().any(|old| card.is_same_node(Some(old)))),
+        "the cards are reused as the grid scrolls, not made anew"
+    );
     assert_eq!(scroller.scroll_height(), 500 * 100);
+    // Back up a row, and a jump to the end: the cards stay in the nodes' order.
+    scroller.set_scroll_top(29_900);
+    sleep(100).await;
+    assert_eq!(card_names(&host), node_names(595..=610));
+    scroller.set_scroll_top(90_000);
+    sleep(100).await;
+    assert_eq!(card_names(&host), node_names(989..=1_000), "at the end, the last rows and the margin above");
+    style.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_scroll_by_one_row_rewrites_only_the_cards_of_the_row_that_came_in() {
+    let (host, style) = windowed_board().await;
+    let scroller = host.query_selector(".node-scroll").unwrap().unwrap();
+    scroller.set_scroll_top(30_000);
+    sleep(100).await;
+    let grid = host.query_selector(".node-grid").unwrap().unwrap();
+    let recorder = Recorder::start(&grid);
+    scroller.set_scroll_top(30_100);
+    sleep(100).await;
+    assert_eq!(card_names(&host), node_names(599..=614));
+    let cards = host.query_selector_all(".node-card").unwrap();
+    let came_in: Vec<web_sys::Node> = (14..16).map(|i| cards.item(i).unwrap().unchecked_into()).collect();
+    let touched = recorder.take();
+    recorder.observer.disconnect();
+    for target in &touched {
+        let in_a_card = (0..cards.length()).any(|i| cards.item(i).unwrap().contains(Some(target)));
+        assert!(
+            !in_a_card || came_in.iter().any(|card| card.contains(Some(target))),
+            "a card that stayed was touched: {:?}",
+            target.text_content()
+        );
+    }
     style.remove();
 }
 

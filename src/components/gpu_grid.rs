@@ -8,6 +8,9 @@
 //! Windowed (`domain::window`): only the cards on screen and a margin are in the DOM, in
 //! slots made once and reused as the grid scrolls (a card created and removed would keep
 //! ~85 bytes of wasm memory in Leptos 0.8, which a scroll through 10,000 nodes multiplies).
+//! Node `i` is in slot `i % slots`: a scroll rewrites only the slots of the rows that came
+//! in, and moves those to the other end, where rewriting every slot made a scroll redraw
+//! and lay out every card drawn (issue 32: most of a frame of a scroll through 10,000).
 //!
 //! A card (name, badge, utilization line, use, cells, workloads, flags) has no reactivity
 //! of its own: it is written as one piece of HTML, the API's text escaped, and set whole
@@ -27,7 +30,7 @@ use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::fleet_history::{node_capacity, percent, History};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
-use crate::domain::window::{columns_of, px, window, Viewport, Window, MARGIN_ROWS};
+use crate::domain::window::{columns_of, px, slots, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
 use chrono::TimeDelta;
 use leptos::prelude::*;
@@ -415,11 +418,13 @@ fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
     html.into_string()
 }
 
-/// One card of the window: whichever node is at its place in the window now. Slots are
-/// made for as many cards as the window holds and show another node as the grid scrolls,
-/// so scrolling creates no card and no reactive node (each created and removed would keep
-/// wasm memory, see the module's note): it rewrites a slot's HTML. A poll still touches
-/// only the slots whose node changed: each reads its node's signals only.
+/// One card of the window: the node whose place in the window is this slot's modulo the
+/// slots ([`Window::item_in_slot`]), none when the window draws fewer: then it is an empty
+/// `hidden` element, not a `node-card` (what counts the cards counts nodes). Slots are
+/// made for as many cards as any window holds, so scrolling creates no card and no
+/// reactive node (each created and removed would keep wasm memory, see the module's note):
+/// it rewrites the HTML of the slots whose node changed. A poll still touches only the
+/// slots whose node changed: each reads its node's signals only.
 #[component]
 fn NodeSlot(
     reservation: i64,
@@ -428,10 +433,13 @@ fn NodeSlot(
     lines: Trigger,
     /// Cells only: the body leaves out the workloads.
     compact: Signal<bool>,
-    /// 1-based place among the nodes shown, and how many are shown: what a screen reader
-    /// says of the card ("37 of 10,000"), the rest of the grid not being in the DOM.
-    position: Signal<usize>,
+    /// 1-based place among the nodes shown (none when the slot shows nothing), and how many
+    /// are shown: what a screen reader says of the card ("37 of 10,000"), the rest of the
+    /// grid not being in the DOM.
+    position: Memo<Option<usize>>,
     of: Signal<usize>,
+    /// Which slot this is: [`arrange`] reads it from the element to put it in its place.
+    number: usize,
 ) -> impl IntoView {
     // Set whole when the node shown or any of its fields changes: one mutation, where
     // patching field by field cost one call out of wasm per text and attribute (~20 for a
@@ -443,13 +451,65 @@ fn NodeSlot(
         let listed = !compact.get();
         row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card(reservation, r, listed)))
     };
+    let article = NodeRef::<leptos::html::Article>::new();
+    article.on_load(move |element| {
+        // Best effort: an element refusing a property is left where For put it.
+        let _ = js_sys::Reflect::set(&element, &SLOT_PROPERTY.into(), &(number as f64).into());
+    });
     view! {
         <article
-            class="node-card"
-            aria-posinset=move || position.get().to_string()
+            class:node-card=move || position.with(Option::is_some)
+            node_ref=article
+            hidden=move || position.with(Option::is_none)
+            aria-posinset=move || position.get().map(|p| p.to_string())
             aria-setsize=move || of.get().to_string()
             prop:innerHTML=card
         ></article>
+    }
+}
+
+/// The property of a slot's element (not an attribute: nothing for the page) that says
+/// which slot it is.
+const SLOT_PROPERTY: &str = "nodeSlot";
+
+/// Puts the slots' elements in `grid` in the window's order (the order of the nodes they
+/// show, which the reading order and the tab order follow). As the window moves the order
+/// turns: the slots of the rows that left one end go to the other, and only those are
+/// moved (moving an element lays it out anew); anything else (slots just made or removed)
+/// is put in order whole.
+fn arrange(grid: &web_sys::Element, window: &Window, slots: usize) {
+    let mut cards = Vec::with_capacity(slots);
+    let mut next = grid.first_element_child();
+    while let Some(element) = next {
+        next = element.next_element_sibling();
+        let slot = js_sys::Reflect::get(&element, &SLOT_PROPERTY.into()).ok().and_then(|v| v.as_f64());
+        let rank = slot.map_or(usize::MAX, |slot| window.rank_of_slot(slot as usize, slots));
+        cards.push((rank, element));
+    }
+    let Some(turn) = cards.iter().enumerate().min_by_key(|(_, (rank, _))| *rank).map(|(at, _)| at) else { return };
+    let turned = cards[turn..].iter().chain(&cards[..turn]).map(|(rank, _)| rank);
+    let is_turn = turned.clone().zip(turned.skip(1)).all(|(a, b)| a < b);
+    let Some(end) = cards.last().map(|(_, last)| last.next_sibling()) else { return };
+    let to_end = |moved: &[(usize, web_sys::Element)]| {
+        for (_, element) in moved {
+            let _ = grid.insert_before(element, end.as_ref());
+        }
+    };
+    if turn == 0 && is_turn {
+        return;
+    }
+    if !is_turn {
+        let mut sorted = cards;
+        sorted.sort_by_key(|(rank, _)| *rank);
+        return to_end(&sorted);
+    }
+    if turn <= cards.len() / 2 {
+        to_end(&cards[..turn]);
+    } else {
+        let first = &cards[0].1;
+        for (_, element) in &cards[turn..] {
+            let _ = grid.insert_before(element, Some(first));
+        }
     }
 }
 
@@ -532,6 +592,19 @@ pub fn GpuGrid(
         let count = count.get();
         viewport.get().map_or_else(|| Window::unmeasured(count), |v| window(count, v, MARGIN_ROWS))
     });
+    let slot_count = Memo::new(move |_| {
+        let count = count.get();
+        viewport.with(|v| v.map_or(0, |v| slots(count, v, MARGIN_ROWS)))
+    });
+    // After every move of the window, and once slots are made (their elements tell it).
+    let made = Trigger::new();
+    Effect::new(move || {
+        made.track();
+        let slots = slot_count.get();
+        if let Some(grid) = grid.get() {
+            drawn.with(|w| arrange(&grid, w, slots));
+        }
+    });
     view! {
         <div class="node-scroll" node_ref=scroller tabindex="0" role="region" aria-label="Node cards" on:scroll=on_scroll>
             <div
@@ -542,15 +615,22 @@ pub fn GpuGrid(
                 style:padding-top=move || format!("{}px", drawn.with(|w| w.before_px))
                 style:padding-bottom=move || format!("{}px", drawn.with(|w| w.after_px))
             >
-                <For each=move || 0..drawn.with(Window::len) key=|slot| *slot let(slot)>
-                    <NodeSlot
-                        reservation
-                        row=Memo::new(move |_| row_at(drawn.with(|w| w.start) + slot))
-                        lines=store.lines
-                        compact
-                        position=Signal::derive(move || drawn.with(|w| w.start) + slot + 1)
-                        of=count
-                    />
+                <For each=move || 0..slot_count.get() key=|slot| *slot let(slot)>
+                    {
+                        let item = Memo::new(move |_| drawn.with(|w| w.item_in_slot(slot, slot_count.get())));
+                        made.notify();
+                        view! {
+                            <NodeSlot
+                                reservation
+                                row=Memo::new(move |_| item.get().and_then(row_at))
+                                lines=store.lines
+                                compact
+                                position=Memo::new(move |_| item.get().map(|i| i + 1))
+                                of=count
+                                number=slot
+                            />
+                        }
+                    }
                 </For>
             </div>
         </div>

@@ -56,28 +56,70 @@ impl Window {
     }
 }
 
-/// The window over `items` for `viewport`, with `margin_rows` drawn beyond each edge. A
-/// layout that makes no sense (no columns, rows of no height, a negative or NaN size) is
-/// taken as [`Viewport::UNMEASURED`]'s, so the grid never divides by zero nor draws nothing
-/// when something is there; a scroll past the end draws the last rows.
-pub fn window(items: usize, viewport: Viewport, margin_rows: usize) -> Window {
+/// The layout made safe: columns, pitch, screen height and scroll. A layout that makes no
+/// sense (no columns, rows of no height, a negative or NaN size) is taken as
+/// [`Viewport::UNMEASURED`]'s, so the grid never divides by zero nor draws nothing when
+/// something is there.
+fn sane(viewport: Viewport) -> (usize, f64, f64, f64) {
     let sane = |value: f64, fallback: f64| if value.is_finite() && value > 0.0 { value } else { fallback };
     let columns = if viewport.columns == 0 { 1 } else { viewport.columns };
     let pitch = sane(viewport.pitch_px, Viewport::UNMEASURED.pitch_px);
     let view = sane(viewport.view_px, Viewport::UNMEASURED.view_px);
     let scroll = if viewport.scroll_px.is_finite() { viewport.scroll_px.max(0.0) } else { 0.0 };
+    (columns, pitch, view, scroll)
+}
+
+/// The most rows a screen of `view` px shows in part or whole: one more than it holds,
+/// when scrolled part-way into a row.
+fn rows_on_screen(view: f64, pitch: f64) -> usize {
+    (view / pitch).ceil() as usize + 1
+}
+
+/// The window over `items` for `viewport`, with `margin_rows` drawn beyond each edge (see
+/// [`sane`] for a layout that makes no sense); a scroll past the end draws the last rows.
+pub fn window(items: usize, viewport: Viewport, margin_rows: usize) -> Window {
+    let (columns, pitch, view, scroll) = sane(viewport);
     let rows = items.div_ceil(columns);
     // `as` from f64 saturates (and NaN is 0): a huge scroll is the last row, never a wrap.
     let first_visible = ((scroll / pitch) as usize).min(rows.saturating_sub(1));
     let visible = (((scroll + view) / pitch).ceil() as usize).saturating_sub((scroll / pitch) as usize);
+    // Capped so that rounding never draws more than [`slots`] holds.
+    let visible = visible.clamp(1, rows_on_screen(view, pitch));
     let start_row = first_visible.saturating_sub(margin_rows);
-    let end_row = first_visible.saturating_add(visible.max(1)).saturating_add(margin_rows).min(rows);
+    let end_row = first_visible.saturating_add(visible).saturating_add(margin_rows).min(rows);
     let height = |rows: usize| rows as f64 * pitch;
     Window {
         start: (start_row * columns).min(items),
         end: (end_row * columns).min(items),
         before_px: height(start_row),
         after_px: height(rows - end_row.max(start_row)),
+    }
+}
+
+/// How many cards any [`window`] over `items` draws at most for this layout, wherever it is
+/// scrolled: the grid keeps that many slots, each showing the item of its place modulo
+/// the slots ([`Window::item_in_slot`]), so that a scroll redraws only the slots of the
+/// rows that came in and keeps the others as they are.
+pub fn slots(items: usize, viewport: Viewport, margin_rows: usize) -> usize {
+    let (columns, pitch, view, _) = sane(viewport);
+    let rows = rows_on_screen(view, pitch).saturating_add(margin_rows.saturating_mul(2));
+    rows.saturating_mul(columns).min(items)
+}
+
+impl Window {
+    /// Where the item in `slot` (of `slots`, see [`slots`]) comes among the items drawn:
+    /// item `i` is in slot `i % slots`, so the order of the slots on the page turns as the
+    /// window moves.
+    pub fn rank_of_slot(&self, slot: usize, slots: usize) -> usize {
+        if slot >= slots {
+            return usize::MAX;
+        }
+        (slot + slots - self.start % slots) % slots
+    }
+
+    /// The item `slot` shows, if the window draws one there.
+    pub fn item_in_slot(&self, slot: usize, slots: usize) -> Option<usize> {
+        self.start.checked_add(self.rank_of_slot(slot, slots)).filter(|item| *item < self.end)
     }
 }
 
@@ -160,6 +202,40 @@ mod tests {
         assert!(w.is_empty());
         assert_eq!((w.before_px, w.after_px), (0.0, 800_000.0));
         assert_eq!(Window::unmeasured(0).after_px, 0.0);
+    }
+
+    #[test]
+    fn every_window_fits_its_slots_and_each_item_drawn_is_in_exactly_one() {
+        // 675 px of 274 px rows, 6 to a row: 4 rows touch the screen, 2 more each side.
+        for (items, columns, view, pitch) in [(10_000, 6, 675.0, 274.0), (1_000, 2, 400.0, 100.0), (7, 3, 500.0, 100.0)]
+        {
+            let slots = slots(items, at(0.0, view, columns, pitch), MARGIN_ROWS);
+            let mut scroll = 0.0;
+            while scroll < (items.div_ceil(columns) as f64 + 1.0) * pitch {
+                let w = window(items, at(scroll, view, columns, pitch), MARGIN_ROWS);
+                assert!(w.len() <= slots, "{w:?} in {slots} slots");
+                let mut shown: Vec<usize> = (0..slots).filter_map(|slot| w.item_in_slot(slot, slots)).collect();
+                shown.sort_unstable();
+                assert_eq!(shown, (w.start..w.end).collect::<Vec<_>>(), "{w:?}");
+                scroll += 37.0;
+            }
+        }
+        assert_eq!(slots(10_000, at(0.0, 675.0, 6, 274.0), 2), 48);
+        assert_eq!(slots(5, at(0.0, 675.0, 6, 274.0), 2), 5, "never more than the items");
+    }
+
+    #[test]
+    fn a_scroll_by_a_row_draws_only_that_rows_nodes_anew() {
+        let (v, slots) = (at(27_400.0, 675.0, 6, 274.0), 48);
+        let before = window(10_000, v, MARGIN_ROWS);
+        let after = window(10_000, Viewport { scroll_px: v.scroll_px + 274.0, ..v }, MARGIN_ROWS);
+        assert_eq!((before.start, after.start, after.end), (588, 594, 636), "rows 98–104, then 99–105");
+        let drawn_anew: Vec<usize> = (0..slots)
+            .filter_map(|slot| {
+                after.item_in_slot(slot, slots).filter(|item| before.item_in_slot(slot, slots) != Some(*item))
+            })
+            .collect();
+        assert_eq!(drawn_anew, (630..636).collect::<Vec<_>>(), "the other slots keep their node");
     }
 
     #[test]
