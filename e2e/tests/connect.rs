@@ -45,7 +45,18 @@ async fn other_account_key_lists_only_its_own_reservation_and_is_refused_the_dem
     assert_eq!(browser.current_path().await, "/overview", "Connect lands on the overview");
     console.navigate("/reservations").await;
     browser.wait_for("table.reservations-table tbody tr").await;
-    let rows = browser.texts_now("table.reservations-table tbody a.row-link").await;
+    // A row's cells are written again whole when its GPUs in use arrive: a link found just
+    // before is gone when its text is read, and `texts_now` skips it.
+    let rows = browser
+        .eventually("the list's row links to be read", || async {
+            let rows = browser.texts_now("table.reservations-table tbody a.row-link").await;
+            if rows.is_empty() {
+                Err("no row link read".to_owned())
+            } else {
+                Ok(rows)
+            }
+        })
+        .await;
     assert_eq!(rows, ["#11"], "the other account holds reservation 11 only");
 
     console.navigate("/reservations/12").await;
