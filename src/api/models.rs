@@ -290,7 +290,9 @@ impl NodesResponse {
             Ok(raw) => raw,
             Err(e) => return Err((e, text)),
         };
-        let (mut entries, mut spans, mut read_anew) = (Vec::with_capacity(raw.nodes.len()), Vec::new(), 0);
+        let sent_nodes = raw.nodes.len();
+        let (mut entries, mut spans, mut read_anew) =
+            (Vec::with_capacity(sent_nodes), Vec::with_capacity(sent_nodes), 0);
         for (index, node) in raw.nodes.iter().enumerate() {
             let sent = node.get();
             let entry = match was.same_as_before(index, sent, answer) {
@@ -307,7 +309,7 @@ impl NodesResponse {
             entries.push(entry);
             spans.push(span_of(sent, &text));
         }
-        if entries.len() < raw.nodes.len() {
+        if entries.len() < sent_nodes {
             return Self::read_whole(text);
         }
         let (response, placed) = Self::placed(raw.unreadable_nodes, entries, raw.workloads_unknown);
