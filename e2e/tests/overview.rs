@@ -178,7 +178,7 @@ async fn the_overview_leads_to_where_four_gpus_fit_and_on_to_a_prefilled_launch_
     browser.wait_for("#fit-gpus").await;
     browser.type_into("#fit-gpus", "4").await;
     browser.click("form.fit-form button[type=submit]").await;
-    // The placement is the simulator's: whichever reservation has room for 4 on a node.
+    // The demo's #12 has room for 4 on its node-3 at every tick (by construction).
     let fits = browser.wait_for_text("tr[data-verdict='Fits now']", "Launch here").await;
     assert_eq!(browser.current_path().await, "/fit?gpus=4", "the address carries the question: {fits}");
     // The demo's #23 has 6 GPUs free on its 3 nodes, never 4 on one (by construction).

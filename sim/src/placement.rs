@@ -5,7 +5,10 @@
 //! Each ready node has three lanes of capacity (½, ¼ and ¼ of its GPUs). A lane's kind is
 //! fixed by its position; its occupant changes every 2–5 ticks: a lane is busy in an epoch
 //! with 65 % probability, with a fresh id, name and GPU count. The first two ready nodes of a
-//! reservation always have their lanes busy, so every kind is on show at every tick. A GPU
+//! reservation always have their lanes busy, so every kind is on show at every tick; the last
+//! ready node of a reservation with more than two keeps its half lane empty, so half a node
+//! is free there at every tick (launches aside): the demo's `/fit?gpus=4` always finds
+//! room (reservation 12's node-3), as reservation 23 never has it. A GPU
 //! cluster's epochs are shared by the reservation's nodes, so one cluster appears on several
 //! nodes under one id, its replicas on each node listed once with their GPUs added up.
 //! A reservation with steady lanes ([`STEADY_LANES`]) has the same lanes busy at full size
@@ -106,7 +109,10 @@ pub struct Placement<'a> {
 /// What is shared by all nodes of one reservation at one instant.
 struct Context<'a> {
     launched: Vec<&'a Launched>,
+    /// The first two ready nodes: every lane busy.
     anchors: Vec<usize>,
+    /// The last ready node after the anchors: its half lane empty.
+    room: Option<usize>,
 }
 
 impl<'a> Placement<'a> {
@@ -136,11 +142,12 @@ impl<'a> Placement<'a> {
     fn context(&self, reservation: &Reservation) -> Context<'a> {
         let id = reservation.spec.id;
         let launched = self.launched.iter().filter(|l| l.reservation_id == id && l.running_at(self.now)).collect();
-        let anchors = (0..reservation.node_count() as usize)
+        let ready: Vec<usize> = (0..reservation.node_count() as usize)
             .filter(|&i| node_state(reservation, i) == NodeState::Ready)
-            .take(2)
             .collect();
-        Context { launched, anchors }
+        let anchors = ready.iter().copied().take(2).collect();
+        let room = ready.get(2..).and_then(<[usize]>::last).copied();
+        Context { launched, anchors, room }
     }
 
     fn node_with(&self, reservation: &Reservation, index: usize, context: &Context) -> NodeNow {
@@ -156,7 +163,11 @@ impl<'a> Placement<'a> {
             let mut free = gpus.saturating_sub(workloads.iter().map(|w| w.gpus).sum());
             let anchor = context.anchors.contains(&index);
             for (lane, cap) in lane_caps(gpus).into_iter().enumerate() {
-                let busy = reservation.spec.steady_lanes.then_some(STEADY_LANES[lane]);
+                let busy = if reservation.spec.steady_lanes {
+                    Some(STEADY_LANES[lane])
+                } else {
+                    (lane == 0 && context.room == Some(index)).then_some(false)
+                };
                 if let Some(workload) =
                     self.lane(reservation.spec.id, index, lane, cap, anchor, busy).filter(|w| w.gpus <= free)
                 {

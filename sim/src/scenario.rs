@@ -12,7 +12,8 @@
 //! - 9  active, ord, H100, renewal of 4; past amendment 2→3 nodes (prorated adjustment);
 //!   storage billed per GiB-month; drive near its quota; node-3 preparing
 //! - 12 active, atl, 4×8 RTX PRO 6000, 12 months monthly, invoice, MSA-2026-014 (seed 004's
-//!   example); future amendment 4→6 nodes; node-4 under maintenance
+//!   example); future amendment 4→6 nodes; node-4 under maintenance; node-3 has 4 GPUs
+//!   free at every tick (its half lane is kept empty, `placement`): room for `/fit?gpus=4`
 //! - 14 scheduled, atl, RTX PRO 6000: the renewal of 12, starting when 12 ends
 //! - 15 assigning, lax, RTX PRO 6000, quarterly
 //! - 16 awaiting_payment, phx, H100, first invoice issued · 17 awaiting_payment, den, H100,

@@ -421,3 +421,25 @@ async fn the_demo_has_a_reservation_fragmented_for_four_gpus_at_every_tick() {
     let lowered = &seven["amendments"][0];
     assert!(lowered["node_count_after"].as_u64() < lowered["node_count_before"].as_u64(), "{lowered}");
 }
+
+/// The other side of issue 30's demo: reservation 12 has 4 GPUs free on one node at every
+/// tick (its last ready node keeps its half lane empty), so `/fit?gpus=4` finds room whatever
+/// the clock says. It had room only by chance, and a frozen clock sometimes left none.
+#[tokio::test]
+async fn the_demo_has_room_for_four_gpus_on_one_node_at_every_tick() {
+    let sim = sim().await;
+    sim.freeze().await;
+    for tick in 0..40 {
+        let nodes = sim.read("/api/gpu-reservations/12/nodes").await;
+        assert_consistent(&nodes);
+        let free: Vec<u64> = nodes["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["state"] == "ready")
+            .map(|n| n["gpus"].as_u64().unwrap() - n["gpus_in_use"].as_u64().unwrap())
+            .collect();
+        assert!(free.iter().any(|f| *f >= 4), "tick {tick}: a node with 4 free: {free:?}");
+        sim.advance(4.0).await;
+    }
+}
