@@ -671,14 +671,35 @@ async fn polls_that_change_nothing_leave_the_live_bar_and_its_announcements_as_t
     let state = host.query_selector(".live-state").unwrap().expect("the live region");
     let button = host.query_selector(".live-bar button").unwrap().expect("the Pause button");
     let recorder = Recorder::start(&state);
+    let button_recorder = Recorder::start(&button);
+    // Whatever follows the status (its words, the button) runs again only when it changes.
+    let notified = Rc::new(Cell::new(0));
+    let owner = Owner::new();
+    let _effect = owner.with(|| {
+        let notified = Rc::clone(&notified);
+        RenderEffect::new(move |_| {
+            live.status();
+            notified.set(notified.get() + 1);
+        })
+    });
     let polls = live.polls();
     polled(&live, polls + 3).await;
     settle().await;
+    assert_eq!(notified.get(), 1, "the status notified its readers again at polls that did not change it");
+    drop(owner);
     let touched = recorder.take();
     recorder.observer.disconnect();
     assert_eq!(touched.len(), 0, "{} changes to the live region after polls that changed nothing", touched.len());
     let now = host.query_selector(".live-bar button").unwrap().unwrap();
     assert!(now.is_same_node(Some(&button)), "the Pause button is kept, not drawn again at every poll");
+    let rewritten = button_recorder.take();
+    button_recorder.observer.disconnect();
+    assert_eq!(
+        rewritten.len(),
+        0,
+        "the Pause button's attributes or text were written again {} times",
+        rewritten.len()
+    );
     drop(page);
 }
 

@@ -119,6 +119,18 @@ impl Loop {
         self.timing.set(timing);
     }
 
+    /// Sets the status only when it changes: its words and the Pause button follow it, and
+    /// a poll that changes nothing must not write them again.
+    fn show(&self, status: LiveStatus) {
+        self.status.maybe_update(|shown| {
+            let changed = *shown != status;
+            if changed {
+                *shown = status;
+            }
+            changed
+        });
+    }
+
     fn clear_timer(&self) {
         if let Some(handle) = self.timer.borrow_mut().take() {
             handle.clear();
@@ -150,7 +162,7 @@ impl Loop {
             return;
         }
         if hidden() {
-            self.status.set(LiveStatus::Hidden);
+            self.show(LiveStatus::Hidden);
             return;
         }
         self.phase.set(Phase::InFlight { paused: false });
@@ -188,7 +200,7 @@ impl Loop {
         });
         if let Outcome::Failed { transient: false, .. } = outcome {
             self.phase.set(Phase::Stopped);
-            self.status.set(LiveStatus::Failed);
+            self.show(LiveStatus::Failed);
         } else if paused {
             self.phase.set(Phase::Paused);
         } else {
@@ -211,16 +223,16 @@ impl Loop {
         match next_delay(&state, js_sys::Math::random()) {
             PollDecision::Wait(wait) => {
                 self.arm(now_ms + wait.as_secs_f64() * 1000.0);
-                self.status.set(self.running_status());
+                self.show(self.running_status());
             }
             PollDecision::WaitForVisible(wait) => {
                 // Due when the tab shows again, but not before the schedule allows.
                 self.timing(|t| t.due_ms = now_ms + wait.as_secs_f64() * 1000.0);
-                self.status.set(LiveStatus::Hidden);
+                self.show(LiveStatus::Hidden);
             }
             PollDecision::Stop(StopReason::Idle) => {
                 self.phase.set(Phase::Stopped);
-                self.status.set(LiveStatus::Idle);
+                self.show(LiveStatus::Idle);
             }
         }
     }
@@ -232,9 +244,9 @@ impl Loop {
         }
         if hidden() {
             self.clear_timer();
-            self.status.set(LiveStatus::Hidden);
+            self.show(LiveStatus::Hidden);
         } else {
-            self.status.set(self.running_status());
+            self.show(self.running_status());
             self.arm(self.timing.get().due_ms);
         }
     }
@@ -255,7 +267,7 @@ impl Loop {
             t.retry_after = None;
             t.last_activity_ms = now_ms();
         });
-        self.status.set(LiveStatus::Live);
+        self.show(LiveStatus::Live);
         if let Phase::InFlight { .. } = phase {
             self.phase.set(Phase::InFlight { paused: false });
         } else {
@@ -275,7 +287,7 @@ impl Loop {
             _ => self.phase.set(Phase::Paused),
         }
         self.clear_timer();
-        self.status.set(LiveStatus::Paused);
+        self.show(LiveStatus::Paused);
     }
 
     /// The page was left: nothing runs any more.
