@@ -31,12 +31,17 @@ pub fn App() -> impl IntoView {
     provide_context(components::alerts_bell::BellSlot::new());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());
+    // The page is drawn in a task after the header's: the start is two shorter tasks, not
+    // one long one, so the tab can answer input in between. Its first read is already on
+    // its way (index.html sends it).
+    let page_drawn = RwSignal::new(false);
+    set_timeout(move || page_drawn.set(true), std::time::Duration::ZERO);
     view! {
         <Router>
             <a class="skip-link" href="#main">"Skip to content"</a>
             <Header/>
             <main id="main" class="app-main" tabindex="-1">
-                <Pages/>
+                {move || page_drawn.get().then(|| view! { <Pages/> })}
             </main>
         </Router>
     }
