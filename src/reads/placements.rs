@@ -5,7 +5,7 @@ use super::generation::{Generation, Ticket};
 use super::nodes::{use_nodes, NodesStore};
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation};
-use crate::browser::{after_first_paint, sleep, ChunkUnavailable};
+use crate::browser::{after_content_paint, sleep, ChunkUnavailable};
 use crate::domain::capacity::{runs_workloads, InUseOfReserved};
 use crate::domain::fleet_poll::request_gap;
 use crate::domain::polling;
@@ -97,7 +97,7 @@ impl Placements {
             spawn_local(async move {
                 // The table paints first: decoding a large reservation's placement (270 KB
                 // for 1,000 nodes) would hold the frame that shows it.
-                after_first_paint().await;
+                after_content_paint().await;
                 match read_each(self, ticket, wanted.clone()).await {
                     Ok(reads) => reads.await,
                     // The reads' code did not arrive: each figure says why, none is left loading.
