@@ -395,6 +395,19 @@ async fn the_huge_scenario_serves_ten_thousand_nodes_whose_figures_add_up_and_wh
     assert!(small.as_array().unwrap().iter().any(|r| r["id"] == 12), "the demo data is still there");
 }
 
+/// The free GPUs of each ready node of reservation `id`, from a `/nodes` read that adds up.
+async fn free_on_ready_nodes(sim: &Sim, id: u64) -> Vec<u64> {
+    let nodes = sim.read(&format!("/api/gpu-reservations/{id}/nodes")).await;
+    assert_consistent(&nodes);
+    nodes["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["state"] == "ready")
+        .map(|n| n["gpus"].as_u64().unwrap() - n["gpus_in_use"].as_u64().unwrap())
+        .collect()
+}
+
 /// Issue 30's demo: reservation 23 is fragmented for 4 GPUs at every tick (enough free in
 /// total, never 4 on one node), by construction; 7 is a wallet-funded past-due reservation
 /// with an amendment lowering its nodes.
@@ -403,15 +416,7 @@ async fn the_demo_has_a_reservation_fragmented_for_four_gpus_at_every_tick() {
     let sim = sim().await;
     sim.freeze().await;
     for tick in 0..40 {
-        let nodes = sim.read("/api/gpu-reservations/23/nodes").await;
-        assert_consistent(&nodes);
-        let free: Vec<u64> = nodes["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|n| n["state"] == "ready")
-            .map(|n| n["gpus"].as_u64().unwrap() - n["gpus_in_use"].as_u64().unwrap())
-            .collect();
+        let free = free_on_ready_nodes(&sim, 23).await;
         assert!(free.iter().sum::<u64>() >= 4, "tick {tick}: 4 free in total: {free:?}");
         assert!(free.iter().all(|f| *f < 4), "tick {tick}: no node with 4 free: {free:?}");
         sim.advance(4.0).await;
@@ -430,15 +435,7 @@ async fn the_demo_has_room_for_four_gpus_on_one_node_at_every_tick() {
     let sim = sim().await;
     sim.freeze().await;
     for tick in 0..40 {
-        let nodes = sim.read("/api/gpu-reservations/12/nodes").await;
-        assert_consistent(&nodes);
-        let free: Vec<u64> = nodes["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|n| n["state"] == "ready")
-            .map(|n| n["gpus"].as_u64().unwrap() - n["gpus_in_use"].as_u64().unwrap())
-            .collect();
+        let free = free_on_ready_nodes(&sim, 12).await;
         assert!(free.iter().any(|f| *f >= 4), "tick {tick}: a node with 4 free: {free:?}");
         sim.advance(4.0).await;
     }
