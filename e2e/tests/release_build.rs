@@ -2,7 +2,7 @@
 //! in headless Chromium without a console error; and issue 5's split: each page's code
 //! arrives on its first visit.
 
-use e2e::{http, Config, Console, Dist, MEMBER_KEY};
+use e2e::{http, Config, Console, Dist, MEMBER_KEY, OWNER_KEY};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn release_build_loads_without_console_errors() {
@@ -36,6 +36,51 @@ async fn release_build_loads_without_console_errors() {
     let errors = console.browser.console_errors().await;
     assert!(errors.is_empty(), "console errors at start:\n{}", lines(&errors));
     console.screenshots("start-connect").await;
+}
+
+/// A list opened at its address (the key kept for the tab) reads its GPUs-in-use column
+/// only once its own content is on screen: the reads' code and requests start after the
+/// browser presented a largest contentful paint of the page's content (in `main`), not
+/// merely the header's first paint, so that they never compete with that paint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lists_gpus_in_use_reads_start_after_its_content_is_painted() {
+    let console = Console::start().await;
+    console.connect_keeping_key(OWNER_KEY).await;
+    console.open("/reservations").await;
+    console.browser.wait_for("table.reservations-table .in-use:not([aria-busy])").await;
+    console
+        .browser
+        .script(
+            "window.__paints = [];
+             new PerformanceObserver((list) => window.__paints.push(...list.getEntries().map((p) => (
+               { at: p.renderTime || p.startTime, content: !!p.element?.closest('main') }))))
+               .observe({ type: 'largest-contentful-paint', buffered: true });",
+        )
+        .await;
+    let (painted, read) = console
+        .browser
+        .eventually("the page's largest contentful paints", || async {
+            let seen = console
+                .browser
+                .script(
+                    "const reads = performance.getEntriesByType('resource')
+                       .filter((r) => r.name.includes('/split_placement_reads-') || r.name.endsWith('/nodes'))
+                       .map((r) => r.startTime);
+                     const content = window.__paints.filter((p) => p.content).map((p) => p.at);
+                     return { content: content.length ? Math.min(...content) : null,
+                              read: reads.length ? Math.min(...reads) : null };",
+                )
+                .await;
+            match (seen["content"].as_f64(), seen["read"].as_f64()) {
+                (Some(painted), Some(read)) => Ok((painted, read)),
+                _ => Err(seen.to_string()),
+            }
+        })
+        .await;
+    assert!(
+        read >= painted,
+        "the first GPUs-in-use read started at {read} ms, before the content's paint at {painted} ms"
+    );
 }
 
 /// The release build is split: Connect's first load runs the main module alone, the list
