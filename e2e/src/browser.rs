@@ -255,6 +255,14 @@ impl Browser {
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         // A sticky header is drawn where the page is scrolled to: at the top, it is on top.
         self.script("window.scrollTo(0, 0)").await;
+        // What the page skips until it nears the screen (`content-visibility: auto`, the list's
+        // cards on a phone) a capture beyond the viewport would show blank: drawn for it.
+        self.script(
+            "window.__captured = [...document.querySelectorAll('*')]
+               .filter((e) => getComputedStyle(e).contentVisibility === 'auto');
+             for (const e of window.__captured) e.style.contentVisibility = 'visible';",
+        )
+        .await;
         let metrics = self.cdp("Page.getLayoutMetrics", json!({})).await;
         let size = &metrics["cssContentSize"];
         let (width, height) = (size["width"].as_f64(), size["height"].as_f64());
@@ -270,6 +278,8 @@ impl Browser {
                     "clip": { "x": 0, "y": 0, "width": width, "height": height, "scale": 1 },
                 }),
             )
+            .await;
+        self.script("for (const e of window.__captured) e.style.contentVisibility = ''; delete window.__captured;")
             .await;
         let png = base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap_or_default())
