@@ -142,11 +142,12 @@ impl<'a> Placement<'a> {
     fn context(&self, reservation: &Reservation) -> Context<'a> {
         let id = reservation.spec.id;
         let launched = self.launched.iter().filter(|l| l.reservation_id == id && l.running_at(self.now)).collect();
-        let ready: Vec<usize> = (0..reservation.node_count() as usize)
-            .filter(|&i| node_state(reservation, i) == NodeState::Ready)
-            .collect();
-        let anchors = ready.iter().copied().take(2).collect();
-        let room = ready.get(2..).and_then(<[usize]>::last).copied();
+        // From each end, so that `node` (the churn hook's, once per node) does not walk
+        // every node of a 10,000-node reservation.
+        let ready = |i: &usize| node_state(reservation, *i) == NodeState::Ready;
+        let nodes = 0..reservation.node_count() as usize;
+        let anchors: Vec<usize> = nodes.clone().filter(ready).take(2).collect();
+        let room = nodes.rev().find(ready).filter(|last| anchors.get(1).is_some_and(|second| last > second));
         Context { launched, anchors, room }
     }
 
