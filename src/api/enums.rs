@@ -2,6 +2,26 @@
 //! the raw text: a value the provider adds tomorrow is shown as sent (marked unrecognised),
 //! never a decode failure of the whole page.
 
+/// The string as sent, borrowed from the text when it has no escapes: serde's own
+/// `Cow<str>` always copies, and a `/nodes` answer holds three of these per node.
+fn wire_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::borrow::Cow<'de, str>, D::Error> {
+    use std::borrow::Cow;
+    struct Text;
+    impl<'de> serde::de::Visitor<'de> for Text {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+            Ok(Cow::Borrowed(v))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+            Ok(Cow::Owned(v.to_owned()))
+        }
+    }
+    d.deserialize_str(Text)
+}
+
 /// Declares a string enum with its wire names and an `Unknown(String)` fallback.
 macro_rules! api_enum {
     ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal,)+ }) => {
@@ -47,8 +67,7 @@ macro_rules! api_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let raw = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-                Ok($name::from(raw.as_ref()))
+                Ok($name::from(wire_str(d)?.as_ref()))
             }
         }
 
@@ -161,6 +180,14 @@ mod tests {
         assert_eq!(state.as_str(), "hibernating");
         assert!(!state.is_known());
         assert_eq!(serde_json::to_string(&state).unwrap(), "\"hibernating\"");
+    }
+
+    #[test]
+    fn a_value_sent_with_escapes_is_read_as_its_text() {
+        let read = |json: &str| serde_json::from_str::<NodeState>(json).map_err(|e| e.to_string());
+        assert_eq!(read(r#""re\u0061dy""#), Ok(NodeState::Ready));
+        assert_eq!(read(r#""a\"b""#), Ok(NodeState::Unknown("a\"b".into())));
+        assert_eq!(read("5"), Err("invalid type: integer `5`, expected a string at line 1 column 1".into()));
     }
 
     #[test]

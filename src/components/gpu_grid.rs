@@ -37,47 +37,55 @@ use leptos::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// One node's card data. Clones share the signals.
+/// One node's card data. Clones share the signal and the history.
 #[derive(Clone)]
 pub struct NodeRow {
+    /// The node's `display_name`, unless another node earlier in the answer has it too.
     key: String,
-    name: String,
-    /// Another node earlier in the answer has the same `display_name`.
-    repeated: bool,
-    state: ArcRwSignal<NodeState>,
-    gpus: ArcRwSignal<i64>,
-    /// The last known placement; `None` until the region has been read once.
-    placement: ArcRwSignal<Option<Placement>>,
+    /// The `display_name` of a node whose name another node earlier in the answer has (its
+    /// key then has a suffix).
+    repeated: Option<String>,
+    /// What the card shows of the node, in one signal: the card reads all of it at once,
+    /// and a signal each cost three allocations per node on a 10,000-node first read.
+    shown: ArcRwSignal<Shown>,
     /// Utilization since the tab opened (or since the node appeared): not a signal, the
     /// store says when lines are due for a redraw ([`NodeStore::record`]).
     history: Arc<Mutex<History>>,
 }
 
+/// A node as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+struct Shown {
+    state: NodeState,
+    gpus: i64,
+    /// The last known placement; `None` until the region has been read once.
+    placement: Option<Placement>,
+}
+
 /// The same node's row: a row made anew for a node that came back is another.
 impl PartialEq for NodeRow {
     fn eq(&self, other: &Self) -> bool {
-        self.key == other.key && self.placement == other.placement
-    }
-}
-
-/// Sets `signal` only when `value` differs, so that unchanged fields notify nobody.
-fn set_if_changed<T: PartialEq + Send + Sync + 'static>(signal: &ArcRwSignal<T>, value: T) {
-    if signal.with_untracked(|old| *old != value) {
-        signal.set(value);
+        self.key == other.key && self.shown == other.shown
     }
 }
 
 impl NodeRow {
     fn new(key: String, node: &Node, workloads_unknown: bool) -> Self {
         NodeRow {
-            repeated: key != node.display_name,
+            repeated: (key != node.display_name).then(|| node.display_name.clone()),
             key,
-            name: node.display_name.clone(),
-            state: ArcRwSignal::new(node.state.clone()),
-            gpus: ArcRwSignal::new(node.gpus),
-            placement: ArcRwSignal::new((!workloads_unknown).then(|| Placement::of(node))),
+            shown: ArcRwSignal::new(Shown {
+                state: node.state.clone(),
+                gpus: node.gpus,
+                placement: (!workloads_unknown).then(|| Placement::of(node)),
+            }),
             history: Arc::default(),
         }
+    }
+
+    /// The node's `display_name`.
+    fn name(&self) -> &str {
+        self.repeated.as_deref().unwrap_or(&self.key)
     }
 
     /// The history, locked. Wasm runs one thread and a panic ends the app, so the lock is
@@ -95,21 +103,28 @@ impl NodeRow {
         })
     }
 
-    /// While the region is unreachable the placement is left as last known.
+    /// While the region is unreachable the placement is left as last known. The card is
+    /// notified only when something it shows changed.
     fn update(&self, node: &Node, workloads_unknown: bool) {
-        if self.state.with_untracked(|s| *s != node.state) {
-            self.state.set(node.state.clone());
-        }
-        set_if_changed(&self.gpus, node.gpus);
-        if workloads_unknown {
+        let same = self.shown.with_untracked(|shown| {
+            shown.state == node.state
+                && shown.gpus == node.gpus
+                && (workloads_unknown
+                    || shown
+                        .placement
+                        .as_ref()
+                        .is_some_and(|p| p.gpus_in_use == node.gpus_in_use && p.workloads == node.workloads))
+        });
+        if same {
             return;
         }
-        let same = self.placement.with_untracked(|p| {
-            p.as_ref().is_some_and(|p| p.gpus_in_use == node.gpus_in_use && p.workloads == node.workloads)
+        self.shown.update(|shown| {
+            shown.state.clone_from(&node.state);
+            shown.gpus = node.gpus;
+            if !workloads_unknown {
+                shown.placement = Some(Placement::of(node));
+            }
         });
-        if !same {
-            self.placement.set(Some(Placement::of(node)));
-        }
     }
 }
 
@@ -406,14 +421,20 @@ fn write_head(html: &mut Html, name: &str, state: &NodeState) {
 /// signals (so the slot redraws it when any of them changes).
 fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
     let mut html = Html::with_capacity(2048);
-    row.state.with(|state| {
-        write_head(&mut html, &row.name, state);
+    row.shown.with(|Shown { state, gpus, placement }| {
+        write_head(&mut html, row.name(), state);
         html.markup(r#"<div class="node-line">"#).append(row.with_history(|h| node_line(h)));
         html.markup(r#"</div><div class="node-body">"#);
-        let body = row
-            .placement
-            .with(|p| node_body(reservation, &row.name, state, row.gpus.get(), p.as_ref(), row.repeated, listed));
-        html.append(body).markup("</div>");
+        html.append(node_body(
+            reservation,
+            row.name(),
+            state,
+            *gpus,
+            placement.as_ref(),
+            row.repeated.is_some(),
+            listed,
+        ));
+        html.markup("</div>");
     });
     html.into_string()
 }
@@ -835,7 +856,7 @@ mod tests {
             "{html}"
         );
         assert!(html.ends_with("</ol></div>"), "{html}");
-        row.state.set(NodeState::Unknown("drained".into()));
+        row.shown.update(|shown| shown.state = NodeState::Unknown("drained".into()));
         assert!(
             node_card(12, &row, true).contains(
                 r#"<span class="badge tone-unknown" title="drained (unrecognised)"><span class="badge-text">drained (unrecognised)</span></span>"#
