@@ -6,7 +6,7 @@ mod console_fixtures;
 mod page_support;
 
 use chrono::{DateTime, Utc};
-use console_fixtures::{first_text, mount, mount_with, now, provide_console, settle, sleep, text};
+use console_fixtures::{first_text, mount, mount_with, now, provide_console, settle_drawn, sleep, text};
 use leptos::prelude::*;
 use page_support::{fact, titles};
 use reservations_console::api::enums::{NodeState, ReservationStatus};
@@ -129,7 +129,7 @@ async fn board_of(results: Vec<Result<NodesResponse, ApiError>>) -> web_sys::Htm
         }
         view! { <NodesBoard model reservation=12/> }
     });
-    settle().await;
+    settle_drawn().await;
     host
 }
 
@@ -217,7 +217,7 @@ async fn a_reservation_closed_to_launches_says_so_in_the_capacity_panel_beside_t
             model.receive(Ok(seed_nodes()), now());
             view! { <NodesBoard model reservation=12 closed=Signal::derive(move || note.clone())/> }
         });
-        settle().await;
+        settle_drawn().await;
         let panel = host.query_selector(".totals-panel").unwrap().expect("the Capacity panel");
         let said = panel.query_selector(".totals-closed").unwrap().map(|p| p.text_content().unwrap());
         assert_eq!(said.is_some(), shown, "{said:?}");
@@ -330,7 +330,7 @@ async fn a_node_line_appears_after_two_polls_with_min_avg_max_and_time_under_20_
         (model, view! { <NodesBoard model reservation=12/> })
     });
     model.receive(Ok(seed_nodes()), at(2));
-    settle().await;
+    settle_drawn().await;
     assert!(card(&host, "node-1").query_selector(".node-line svg").unwrap().is_none(), "one poll is no line");
 
     // node-1 goes from 6 of 8 GPUs in use to 2 of 8.
@@ -338,7 +338,7 @@ async fn a_node_line_appears_after_two_polls_with_min_avg_max_and_time_under_20_
     second.nodes[0].gpus_in_use = Some(2);
     second.nodes[0].workloads.remove(0);
     model.receive(Ok(second), at(1));
-    settle().await;
+    settle_drawn().await;
     let line_of = |name: &str| {
         card(&host, name)
             .query_selector(".node-line svg.node-spark")
@@ -385,17 +385,17 @@ async fn a_poll_that_changes_one_node_of_fifty_touches_only_that_card() {
         store.apply(&fifty(None));
         view! { <GpuGrid reservation=12 store stale=false/> }
     });
-    settle().await;
+    settle_drawn().await;
     let grid = host.query_selector(".node-grid").unwrap().unwrap();
     let before = card(&host, "node-17");
 
     let recorder = Recorder::start(&grid);
     store.apply(&fifty(None));
-    settle().await;
+    settle_drawn().await;
     assert_eq!(recorder.take().len(), 0, "an unchanged poll must not touch the DOM");
 
     store.apply(&fifty(Some(17)));
-    settle().await;
+    settle_drawn().await;
     let targets = recorder.take();
     recorder.observer.disconnect();
     let changed = card(&host, "node-17");
@@ -440,9 +440,62 @@ async fn windowed_board() -> (web_sys::HtmlElement, web_sys::Element) {
         view! { <GpuGrid reservation=12 store stale=false/> }
     });
     host.set_class_name("windowed");
-    settle().await;
+    settle_drawn().await;
     sleep(50).await;
     (host, style)
+}
+
+/// The page's layout for the first-answer test, on hosts of class `first-answer` only: a
+/// scroller 400 px high, as many 100 px columns as fit (400 px: four), 100 px rows.
+const FIRST_ANSWER_CSS: &str = ".first-answer { width: 400px; }
+    .first-answer .node-scroll { height: 400px; overflow-y: auto; }
+    .first-answer .node-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(100px, 1fr));
+        grid-auto-rows: 100px; gap: 0; }
+    .first-answer .node-card { overflow: hidden; }";
+
+/// The cards (`article` elements) put in and taken out of the grid since the last call.
+fn cards_added_and_removed(recorder: &Recorder) -> (u32, u32) {
+    let mut records: Vec<JsValue> = recorder.seen.borrow_mut().drain(..).collect();
+    records.extend(recorder.observer.take_records().iter());
+    let count = |record: &JsValue, list: &str| {
+        let nodes: web_sys::NodeList = js_sys::Reflect::get(record, &list.into()).unwrap().unchecked_into();
+        (0..nodes.length()).filter(|i| nodes.item(*i).is_some_and(|n| n.node_name() == "ARTICLE")).count() as u32
+    };
+    records
+        .iter()
+        .fold((0, 0), |(added, removed), r| (added + count(r, "addedNodes"), removed + count(r, "removedNodes")))
+}
+
+/// The page shows its grid's panel when the first answer comes; the grid then reads its
+/// layout and makes its cards. Read before the panel was shown, the layout was the
+/// stylesheet's text, not columns: a window of the wrong size was drawn, then redrawn the
+/// frame after. And the cards were all moved as they were made: the window put them in
+/// order before they had their slot's number.
+#[wasm_bindgen_test]
+async fn the_first_answer_makes_each_card_once_and_moves_none() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    style.set_text_content(Some(FIRST_ANSWER_CSS));
+    document.head().unwrap().append_child(&style).unwrap();
+    let (host, model) = mount_with(|| {
+        provide_console(Role::Member);
+        let model = NodesModel::default();
+        (model, view! { <NodesBoard model reservation=12/> })
+    });
+    host.set_class_name("first-answer");
+    settle_drawn().await;
+    let recorder = Recorder::start(&host);
+    model.receive(Ok(ready_nodes(100)), now());
+    settle_drawn().await;
+    sleep(50).await;
+    let slots = host.query_selector_all(".node-grid > article").unwrap().length();
+    let (added, removed) = cards_added_and_removed(&recorder);
+    recorder.observer.disconnect();
+    style.remove();
+    // The rows on screen and 2 below, of as many columns as the scrollbar leaves room for.
+    let names = card_names(&host);
+    assert!(names.len() >= 12 && names[..12] == node_names(1..=12)[..], "{names:?}");
+    assert_eq!((added, removed), (slots, 0), "each slot made once, none moved");
 }
 
 fn node_names(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
@@ -653,7 +706,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
     assert_eq!(age, "last updated 0 s ago");
 
     live.pause();
-    settle().await;
+    settle_drawn().await;
     assert_eq!(live_bar(&host).0, "Paused — the latest poll failed, shown as stale");
 
     failing.set(false);
@@ -667,7 +720,7 @@ async fn the_live_region_announces_changes_of_state_and_failures_but_not_the_tic
 async fn polls_that_change_nothing_leave_the_live_bar_and_its_announcements_as_they_were() {
     let (live, host, page) = live_page(|| async { Ok(seed_nodes()) });
     polled(&live, 1).await;
-    settle().await;
+    settle_drawn().await;
     let state = host.query_selector(".live-state").unwrap().expect("the live region");
     let button = host.query_selector(".live-bar button").unwrap().expect("the Pause button");
     let recorder = Recorder::start(&state);
@@ -684,7 +737,7 @@ async fn polls_that_change_nothing_leave_the_live_bar_and_its_announcements_as_t
     });
     let polls = live.polls();
     polled(&live, polls + 3).await;
-    settle().await;
+    settle_drawn().await;
     assert_eq!(notified.get(), 1, "the status notified its readers again at polls that did not change it");
     drop(owner);
     let touched = recorder.take();
@@ -890,7 +943,7 @@ async fn a_retry_after_of_a_billion_seconds_is_said_and_capped_and_polling_goes_
         async move { Err::<NodesResponse, _>(error) }
     });
     polled(&live, 1).await;
-    settle().await;
+    settle_drawn().await;
     let (region, _) = live_bar(&host);
     assert!(
         region.contains("attempt 1 failed; the server asked to wait 11,574 days; next try at ")
@@ -914,7 +967,7 @@ async fn filtered_board(filter: NodeFilter) -> (web_sys::HtmlElement, RwSignal<N
         model.receive(Ok(seed_nodes()), at(1));
         view! { <NodesBoard model reservation=12 filter=signal/> }
     });
-    settle().await;
+    settle_drawn().await;
     (host, signal)
 }
 
@@ -933,11 +986,11 @@ async fn the_filters_keep_only_matching_cards_and_say_how_many_of_all_are_shown(
     assert_eq!(card_names(&host), ["node-1", "node-2"]);
     assert_eq!(text_of(&host, ".node-count"), "2 nodes");
     filter.update(|f| f.state = Some(NodeState::UnderMaintenance));
-    settle().await;
+    settle_drawn().await;
     assert_eq!(card_names(&host), ["node-2"]);
     assert_eq!(text_of(&host, ".node-count"), "showing 1 of 2 nodes");
     filter.set(NodeFilter { min_free: Some(3), ..NodeFilter::default() });
-    settle().await;
+    settle_drawn().await;
     assert_eq!(card_names(&host), ["node-2"], "node-1 has 2 free");
 }
 

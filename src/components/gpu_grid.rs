@@ -472,15 +472,13 @@ fn NodeSlot(
         let listed = !compact.get();
         row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card(reservation, r, listed)))
     };
-    let article = NodeRef::<leptos::html::Article>::new();
-    article.on_load(move |element| {
-        // Best effort: an element refusing a property is left where For put it.
-        let _ = js_sys::Reflect::set(&element, &SLOT_PROPERTY.into(), &(number as f64).into());
-    });
+    // The slot's number is set as the element is made, not once it is mounted: the window's
+    // first arrangement comes before that, and took every unnumbered card for out of place
+    // (it moved all of them, 66 at 10,000 nodes, as they were made).
     view! {
         <article
             class:node-card=move || position.with(Option::is_some)
-            node_ref=article
+            prop:nodeSlot=number
             hidden=move || position.with(Option::is_none)
             aria-posinset=move || position.get().map(|p| p.to_string())
             aria-setsize=move || of.get().to_string()
@@ -490,7 +488,7 @@ fn NodeSlot(
 }
 
 /// The property of a slot's element (not an attribute: nothing for the page) that says
-/// which slot it is.
+/// which slot it is (set by [`NodeSlot`] as `prop:nodeSlot`).
 const SLOT_PROPERTY: &str = "nodeSlot";
 
 /// Puts the slots' elements in `grid` in the window's order (the order of the nodes they
@@ -597,13 +595,16 @@ pub fn GpuGrid(
         (Some(scroller), Some(layout)) => update(scrolled(&scroller, layout)),
         _ => remeasure(),
     };
-    // The layout is read once there are cards to draw (and again the frame after, laid out
-    // for sure), when the cards change size (cells only) and when the window does.
+    // The layout is read once there are cards to draw, when the cards change size (cells
+    // only) and when the window does. Read at the next frame, not at once: the page shows
+    // the grid's panel and sets its cells-only class in effects of its own, which may not
+    // have run yet; a layout read before them drew a window of the wrong size, laid out
+    // and replaced in the frame after (10,000 nodes: 27 cards drawn for nothing, 190 moved).
+    // The frame's callback still runs before that frame is laid out and painted.
     let has_cards = Memo::new(move |_| count.get() > 0);
     Effect::new(move || {
         compact.track();
         if has_cards.get() && grid.get().is_some() {
-            remeasure();
             request_animation_frame(remeasure);
         }
     });

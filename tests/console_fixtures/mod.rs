@@ -159,6 +159,17 @@ pub async fn settle() {
     }
 }
 
+/// [`settle`], a frame, and [`settle`] again: the node grid reads its layout at the next
+/// frame, after the page's own effects have shown it (`components::gpu_grid`).
+pub async fn settle_drawn() {
+    settle().await;
+    let frame = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().request_animation_frame(&resolve).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
+    settle().await;
+}
+
 /// Runs `code` as a function's body in the page.
 pub fn js(code: &str) -> wasm_bindgen::JsValue {
     js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap()
