@@ -596,15 +596,15 @@ pub fn GpuGrid(
         _ => remeasure(),
     };
     // The layout is read once there are cards to draw, when the cards change size (cells
-    // only) and when the window does. Read at the next frame, not at once: the page shows
-    // the grid's panel and sets its cells-only class in effects of its own, which may not
-    // have run yet; a layout read before them drew a window of the wrong size, laid out
-    // and replaced in the frame after (10,000 nodes: 27 cards drawn for nothing, 190 moved).
-    // The frame's callback still runs before that frame is laid out and painted.
+    // only) and when the window does: after the other effects of the same change, since
+    // the page shows the grid's panel and sets its cells-only class in its own (a layout
+    // read before them was the stylesheet's text, not columns: a window of the wrong size
+    // was drawn, then replaced), and again at the next frame, laid out for sure.
     let has_cards = Memo::new(move |_| count.get() > 0);
     Effect::new(move || {
         compact.track();
         if has_cards.get() && grid.get().is_some() {
+            queue_microtask(remeasure);
             request_animation_frame(remeasure);
         }
     });
