@@ -9,7 +9,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, reservation, settle_drawn, text};
+use console_fixtures::{mount, now, provide_console, reservation, settle, settle_drawn, text};
 use leptos::prelude::*;
 use reservations_console::api::enums::NodeState;
 use reservations_console::api::models::NodesResponse;
@@ -279,7 +279,7 @@ async fn hostile_org_ids_reasons_and_contract_refs_render_as_inert_text_and_extr
         provide_console(Role::Member);
         view! { <OrgView org_id="org_acme".to_owned() reservations=listed on_reclaimed=Callback::new(|_| ())/> }
     });
-    settle_drawn().await;
+    settle().await;
     assert_inert(&host);
     let shown = text(&host);
     for raw in [MARKUP, JS_URL] {
@@ -307,7 +307,7 @@ async fn a_hostile_contract_ref_and_absurd_counts_and_dates_in_the_list_are_show
         provide_console(Role::Owner);
         view! { <ReservationsView reservations=listed/> }
     });
-    settle_drawn().await;
+    settle().await;
     assert_inert(&host);
     let shown = text(&host);
     assert!(shown.contains(MARKUP), "shown as sent: {shown:.600}");
@@ -335,7 +335,7 @@ async fn a_charge_of_a_trillion_dollars_is_shown_exactly_and_flagged_against_the
         provide_console(Role::Owner);
         view! { <ReservationView detail/> }
     });
-    settle_drawn().await;
+    settle().await;
     let shown = text(&host);
     assert!(shown.contains("$1,000,000,000,000.00"), "the amount exactly as sent: {shown:.800}");
     assert!(shown.contains("does not match the terms"), "31 days × 24 h × 32 GPUs × $1.25 is $29,760: flagged");
@@ -415,7 +415,7 @@ async fn long_contract_refs_status_badges_and_check_notes_wrap_from_360_to_1280_
             provide_console(Role::Owner);
             view! { <ReservationView detail/> }
         });
-        settle_drawn().await;
+        settle().await;
         assert!(text(&host).contains(&contract), "the contract ref is shown whole");
         assert!(text(&host).contains(&format!("{status} (unrecognised)")), "the badge is shown whole, not cut");
         assert_nothing_scrolls_sideways(&host, width);
@@ -425,7 +425,7 @@ async fn long_contract_refs_status_badges_and_check_notes_wrap_from_360_to_1280_
             provide_console(Role::Owner);
             view! { <ReservationsView reservations=listed/> }
         });
-        settle_drawn().await;
+        settle().await;
         assert_nothing_scrolls_sideways(&host, width);
     }
 }
@@ -486,7 +486,7 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
         assert!(shown_above(&more, body_bottom), "at {width} px the +3 more is cut off");
 
         more.click();
-        settle_drawn().await;
+        settle().await;
         let card_bottom = rect(&card, "bottom");
         let rest = all(&host, ".workloads-more a.workload-name");
         assert!(rest.iter().all(|a| shown_above(a, card_bottom)), "at {width} px an opened workload is cut off");
@@ -563,7 +563,7 @@ async fn search_results_show_an_override_in_names_kinds_and_nodes_isolated() {
         let found = found_workloads(&override_nodes().nodes, "fdp");
         view! { <FoundWorkloads reservation=12 found=Signal::stored(found)/> }
     });
-    settle_drawn().await;
+    settle().await;
     // Two workloads' names and nodes, and the unknown kind.
     assert_override_shown_and_isolated(&host, "search results", 5);
 }
@@ -577,7 +577,7 @@ async fn the_reservations_facts_show_an_override_in_its_type_region_and_contract
         let detail = owner_detail(json!({ "gpu_type": RLO, "region_id": RLO, "contract_ref": RLO }));
         view! { <ReservationView detail/> }
     });
-    settle_drawn().await;
+    settle().await;
     assert_override_shown_and_isolated(&host, "reservation", 3);
     let facts = all(&host, ".facts dd bdi").len();
     assert!(facts >= 3, "GPU type, region and contract each isolated in the facts: {facts}");
@@ -592,7 +592,7 @@ async fn the_nodes_page_line_shows_an_override_in_its_type_and_region_isolated()
         let detail = owner_detail(json!({ "gpu_type": RLO, "region_id": RLO }));
         view! { <ReservationLine detail/> }
     });
-    settle_drawn().await;
+    settle().await;
     assert_override_shown_and_isolated(&host, "nodes page line", 2);
 }
 
@@ -618,7 +618,7 @@ async fn the_overview_rows_show_an_override_in_regions_and_gpu_types_isolated() 
         nodes.receive(session, 12, Ok(Arc::new(override_nodes())), now());
         view! { <OverviewBoard store/> }
     });
-    settle_drawn().await;
+    settle().await;
     // The row's region and type, and the rows by region and by GPU type.
     assert_override_shown_and_isolated(&host, "overview", 4);
 }
@@ -634,10 +634,10 @@ async fn an_alert_shows_an_override_in_a_node_name_isolated() {
         nodes.receive(session, 12, Ok(Arc::new(maintenance)), now());
         view! { <AlertsBell/> }
     });
-    settle_drawn().await;
+    settle().await;
     host.query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
     console_fixtures::sleep(50).await;
-    settle_drawn().await;
+    settle().await;
     let items: Vec<String> = all(&host, ".alerts-list li").iter().map(|li| li.text_content().unwrap()).collect();
     assert!(items.iter().any(|i| i.contains("fdp.exe of reservation #12 went under maintenance")), "{items:?}");
     assert_override_shown_and_isolated(&host, "alerts", 1);

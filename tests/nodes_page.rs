@@ -69,11 +69,16 @@ impl Recorder {
         Recorder { observer, seen, _callback: callback }
     }
 
-    /// The nodes changed since the last call (for a text node, the node itself).
-    fn take(&self) -> Vec<web_sys::Node> {
+    /// The MutationObserver records since the last call.
+    fn records(&self) -> Vec<JsValue> {
         let mut records: Vec<JsValue> = self.seen.borrow_mut().drain(..).collect();
         records.extend(self.observer.take_records().iter());
         records
+    }
+
+    /// The nodes changed since the last call (for a text node, the node itself).
+    fn take(&self) -> Vec<web_sys::Node> {
+        self.records()
             .iter()
             .map(|r| js_sys::Reflect::get(r, &"target".into()).unwrap().unchecked_into::<web_sys::Node>())
             .collect()
@@ -455,13 +460,12 @@ const FIRST_ANSWER_CSS: &str = ".first-answer { width: 400px; }
 
 /// The cards (`article` elements) put in and taken out of the grid since the last call.
 fn cards_added_and_removed(recorder: &Recorder) -> (u32, u32) {
-    let mut records: Vec<JsValue> = recorder.seen.borrow_mut().drain(..).collect();
-    records.extend(recorder.observer.take_records().iter());
     let count = |record: &JsValue, list: &str| {
         let nodes: web_sys::NodeList = js_sys::Reflect::get(record, &list.into()).unwrap().unchecked_into();
         (0..nodes.length()).filter(|i| nodes.item(*i).is_some_and(|n| n.node_name() == "ARTICLE")).count() as u32
     };
-    records
+    recorder
+        .records()
         .iter()
         .fold((0, 0), |(added, removed), r| (added + count(r, "addedNodes"), removed + count(r, "removedNodes")))
 }

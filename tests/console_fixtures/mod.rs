@@ -159,8 +159,8 @@ pub async fn settle() {
     }
 }
 
-/// [`settle`], a frame, and [`settle`] again: the node grid reads its layout at the next
-/// frame, after the page's own effects have shown it (`components::gpu_grid`).
+/// [`settle`], a frame, and [`settle`] again: the node grid reads its layout again at the
+/// next frame (`components::gpu_grid`), and the cards are final once that read settled.
 pub async fn settle_drawn() {
     settle().await;
     let frame = js_sys::Promise::new(&mut |resolve, _| {
