@@ -64,7 +64,7 @@ fn Pages() -> impl IntoView {
             Route::Fit => connected(|| lazy(fit::preload, fit::load)).into_any(),
             Route::Capacity => connected(|| lazy(capacity::preload, capacity::load)).into_any(),
             Route::Ledger => connected(|| lazy(ledger::preload, ledger::load)).into_any(),
-            Route::Reservations => connected(ReservationsPage).into_any(),
+            Route::Reservations => connected(|| lazy(list::preload, list::load)).into_any(),
             Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
             Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
             Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
@@ -75,8 +75,11 @@ fn Pages() -> impl IntoView {
     }
 }
 
-// Connect and the reservations list are the first load; the rest come on first visit.
+// Connect is the first load; every other page comes on first visit (opened at its own
+// address, the overview, the list, a reservation and its nodes have their code fetched
+// beside the main module: `index.html`).
 lazy_page!(overview, OverviewPage, style = "style-overview");
+lazy_page!(list, ReservationsPage);
 lazy_page!(fit, FitPage, style = "style-overview");
 lazy_page!(capacity, CapacityPage, style = "style-overview");
 lazy_page!(ledger, LedgerPage, style = "style-overview");

@@ -84,8 +84,8 @@ async fn the_lists_gpus_in_use_reads_start_after_its_content_is_painted() {
 }
 
 /// The release build is split: Connect's first load runs the main module alone, the list
-/// adds only the chunk that reads its GPUs-in-use column, and a page's code is fetched on
-/// its first visit, once, from this same build.
+/// adds its own chunk and the one that reads its GPUs-in-use column, and a page's code is
+/// fetched on its first visit, once, from this same build.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let console = Console::start().await;
@@ -98,8 +98,10 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let landed = fetched_wasm(&console).await;
     let overview = landed.iter().any(|url| url.contains("/split_overview-"));
     assert!(overview, "the overview, where Connect lands, is a chunk: {landed:?}");
-    let shared: Vec<&String> = landed.iter().filter(|url| url.contains(SHARED)).collect();
-    assert_eq!(shared.len(), 1, "the code pages share arrives in one file, once: {landed:?}");
+    let mut shared: Vec<&String> = landed.iter().filter(|url| url.contains(SHARED)).collect();
+    assert_eq!(shared.len(), 2, "the code pages share arrives in two files, the list's and the rest: {landed:?}");
+    shared.dedup();
+    assert_eq!(shared.len(), 2, "each file of shared code is fetched once: {landed:?}");
     console.navigate("/reservations").await;
     console.browser.wait_for("table.reservations-table tbody tr").await;
     // The reads start once the table is on screen: their chunk follows the first paint.
@@ -114,11 +116,13 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
             }
         })
         .await;
-    let listed: Vec<&String> = main.iter().filter(|url| !landed.contains(url)).collect();
-    // The table is the main module's; the reading of its GPUs-in-use column comes after.
+    let mut listed: Vec<&String> = main.iter().filter(|url| !landed.contains(url)).collect();
+    listed.sort_by_key(|url| url.contains("/split_placement_reads-"));
+    // The list's shared code came with the overview; the reading of its GPUs-in-use column
+    // comes after its table.
     assert!(
-        listed.len() == 1 && listed[0].contains("/split_placement_reads-"),
-        "the list fetches only its placement reads' chunk: {listed:?}"
+        listed.len() == 2 && listed[0].contains("/split_list-") && listed[1].contains("/split_placement_reads-"),
+        "the list fetches its own chunk and its placement reads' only: {listed:?}"
     );
 
     console.navigate("/reservations/12").await;
@@ -151,9 +155,55 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.assert_no_console_errors(&[]).await;
 }
 
-/// The code pages share comes in one file: a failed fetch of it is not kept, so the page's
+/// A page opened at its address has its code fetched as the chunks' loader starts, before the
+/// main module is even instantiated (the page would otherwise ask for it only once the main
+/// module runs), and each of its files once: its chunk and the list's file of shared code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_opened_at_its_address_fetches_its_code_beside_the_main_module_once() {
+    let console = Console::start().await;
+    console.connect_keeping_key(OWNER_KEY).await;
+    console
+        .browser
+        .cdp(
+            "Page.addScriptToEvaluateOnNewDocument",
+            serde_json::json!({ "source": "const instantiate = WebAssembly.instantiateStreaming;
+                WebAssembly.instantiateStreaming = function (...args) {
+                  const made = instantiate.apply(this, args);
+                  made.then(() => { window.__mainInstantiated ??= performance.now(); });
+                  return made;
+                };" }),
+        )
+        .await;
+    console.open("/reservations").await;
+    console.browser.wait_for("table.reservations-table tbody tr").await;
+    let seen = console
+        .browser
+        .script(
+            "const named = (part) => performance.getEntriesByType('resource').filter((e) => e.name.includes(part));
+             return { main: window.__mainInstantiated ?? null,
+                      chunk: named('/split_list-').map((e) => e.startTime),
+                      shared: named('/__wasm_split_shared-').map((e) => e.name) };",
+        )
+        .await;
+    let chunk: Vec<f64> = seen["chunk"].as_array().unwrap().iter().filter_map(|t| t.as_f64()).collect();
+    let main = seen["main"].as_f64().expect("the main module was instantiated");
+    assert_eq!(chunk.len(), 1, "the list's chunk is fetched once: {seen}");
+    assert!(
+        chunk[0] < main,
+        "the list's chunk left at {} ms, after the main module was instantiated at {main} ms",
+        chunk[0]
+    );
+    assert_eq!(
+        seen["shared"].as_array().unwrap().len(),
+        1,
+        "the list needs one file of shared code, fetched once: {seen}"
+    );
+    console.assert_no_console_errors(&[]).await;
+}
+
+/// The code pages share comes in two files: a failed fetch of one is not kept, so the page's
 /// Retry fetches it again and the page loads (a kept failure would leave every page but
-/// the list unloadable until the tab is reloaded).
+/// Connect unloadable until the tab is reloaded).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_fetch_of_the_shared_code_is_fetched_again_by_retry() {
     let console = Console::start().await;
@@ -246,7 +296,7 @@ async fn the_first_load_arrives_compressed_and_a_second_visit_transfers_only_the
     console.assert_no_console_errors(&[]).await;
 }
 
-/// The file of the code that several pages share (xtask/src/split.rs).
+/// The files of the code that several pages share (xtask/src/split.rs).
 const SHARED: &str = "/__wasm_split_shared-";
 
 /// Every `.wasm` this page load has fetched, and the shared code's file, in order.

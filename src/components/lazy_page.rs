@@ -2,8 +2,8 @@
 //!
 //! The release build (`cargo xtask dist`) compiles with `--cfg split_pages` and runs
 //! wasm-split on the result, so every page declared with [`lazy_page!`] becomes a wasm
-//! chunk of its own and the first load carries only the shell, Connect and the
-//! reservations list. Everywhere else (the tests, `trunk serve`) the same declaration is
+//! chunk of its own and the first load carries only the shell and Connect.
+//! Everywhere else (the tests, `trunk serve`) the same declaration is
 //! a plain call, so a page behaves the same with or without the split.
 
 use std::future::Future;

@@ -59,29 +59,35 @@ pub fn split_pages(dist: &Path) -> Result {
         &dist.join(format!("{stem}_bg.wasm")),
         &["--remove-exports", &format!("--pass-arg=remove-exports@{UNUSED_EXPORTS}")],
     )?;
-    let mut loader = read(&work.join(LOADER))?;
-    let mut shared = Vec::new();
+    let generated = read(&work.join(LOADER))?;
+    let mut loader = generated.clone();
+    let mut bundles: [Vec<u8>; 2] = Default::default();
+    let mut pages = Vec::new();
     for chunk in chunks(&work, &main)? {
         let optimised = chunk.with_extension("opt.wasm");
         optimise(&chunk, &optimised, &[])?;
         let bytes = fs::read(&optimised).map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
         let name = file_name(&chunk);
+        let fetch = format!("fetch(new URL(\"./{name}\", import.meta.url))");
         if name.starts_with(SHARED_PREFIX) {
+            let bundle = bundle_of(&piece_users(&generated, &name)?);
+            let shared = &mut bundles[bundle];
             let (start, end) = (shared.len(), shared.len() + bytes.len());
             shared.extend_from_slice(&bytes);
-            let fetch = format!("fetch(new URL(\"./{name}\", import.meta.url))");
-            loader = replaced(&loader, LOADER, &fetch, &format!("sharedChunk({start}, {end})"))?;
+            loader = replaced(&loader, LOADER, &fetch, &format!("sharedChunk({bundle}, {start}, {end})"))?;
         } else {
             let hashed = hashed_name(&name, &bytes);
-            loader = replaced(&loader, LOADER, &format!("\"./{name}\""), &format!("\"./{hashed}\""))?;
-            write(&dist.join(hashed), &bytes)?;
+            let page = page_name(&name)?;
+            loader = replaced(&loader, LOADER, &fetch, &format!("pageChunk(\"{page}\")"))?;
+            write(&dist.join(&hashed), &bytes)?;
+            pages.push(Page { bundles: page_bundles(&generated, page)?, name: page.to_owned(), file: hashed });
         }
     }
-    if !shared.is_empty() {
-        let bundle = hashed_name(SHARED_BUNDLE, &shared);
-        write(&dist.join(&bundle), &shared)?;
-        loader = format!("{}{loader}", shared_chunk_js(&bundle, &shared));
+    let bundles: Vec<Bundle> = bundles.iter().map(|bytes| Bundle::of(bytes)).collect();
+    for bundle in bundles.iter().filter(|bundle| !bundle.file.is_empty()) {
+        write(&dist.join(&bundle.file), &bundle.bytes)?;
     }
+    loader = format!("{}{loader}", loader_head(&bundles, &pages));
     let loader = minified(&work, LOADER, &loader)?;
     let hashed_loader = hashed_name(LOADER, &loader);
     write(&dist.join(&hashed_loader), &loader)?;
@@ -189,40 +195,135 @@ const LOADER: &str = "__wasm_split.js";
 /// a page's own is `split_nodes.wasm`.
 const SHARED_PREFIX: &str = "chunk_";
 
-/// The shared pieces, all in one file. wasm-split writes one per set of pages sharing
-/// code: 43 here, 25 of them for the Nodes page alone, fetched side by side over six
+/// The shared pieces, in two files. wasm-split writes one piece per set of pages sharing
+/// code: 43 once, 25 of them for the Nodes page alone, fetched side by side over six
 /// HTTP/1.1 connections, and on 2 cores the 10,000-node first grid waited ~100 ms for them
-/// (a median of 410 ms, 319 ms with one file, alternating loads). In one file they compress
-/// to 39 KB brotli, what the Nodes page's 25 weighed alone (all 43: 56 KB), fetched once, by
-/// the first page that needs any.
+/// (a median of 410 ms, 319 ms with one file, alternating loads). A file compresses as a
+/// whole and is fetched once, by the first page that needs any of its pieces. The pieces
+/// the list uses ([`FIRST_BUNDLE_PAGE`]) are one file, the rest the other: the list opened
+/// at its address paints with the main module, its chunk and 40 KB brotli of shared code,
+/// not the 125 KB of all of it.
 const SHARED_BUNDLE: &str = "__wasm_split_shared.bin";
 
-/// Put before the loader: `sharedChunk(start, end)` answers for one piece of the bundle
-/// (the loader's `fetch` of it, replaced), fetching the bundle once. The fetch carries the
-/// bundle's SHA-256 as its `integrity`, so the browser refuses any other body answered with
-/// a 200 (a server's HTML fallback after a redeploy removed the file). A failed fetch is
-/// forgotten, so the page's Retry fetches it again, past the HTTP cache.
-const SHARED_CHUNK_JS: &str = r#"let shared, sharedFailed = false;
-function sharedChunk(start, end) {
-  const bundle = (shared ??= fetch(new URL("./SHARED_BUNDLE", import.meta.url), {
-    integrity: "SHARED_INTEGRITY",
-    cache: sharedFailed ? "reload" : "default",
+/// The page whose shared pieces make the first of the two files.
+const FIRST_BUNDLE_PAGE: &str = "list";
+
+/// The file (0 or 1) of a shared piece used by `users`.
+fn bundle_of(users: &[&str]) -> usize {
+    usize::from(!users.contains(&FIRST_BUNDLE_PAGE))
+}
+
+/// A file of shared pieces: its name (empty when no piece is in it), bytes and integrity.
+struct Bundle {
+    file: String,
+    bytes: Vec<u8>,
+    integrity: String,
+}
+
+impl Bundle {
+    fn of(bytes: &[u8]) -> Bundle {
+        let file = if bytes.is_empty() { String::new() } else { hashed_name(SHARED_BUNDLE, bytes) };
+        let integrity = format!("sha256-{}", xtask::csp::base64(&xtask::csp::sha256(bytes)));
+        Bundle { file, bytes: bytes.to_vec(), integrity }
+    }
+}
+
+/// A page's chunk: its name (`overview`), file and the files of shared pieces it needs.
+struct Page {
+    name: String,
+    file: String,
+    bundles: Vec<usize>,
+}
+
+/// Put before the loader. `sharedChunk(bundle, start, end)` answers for one piece of a file
+/// of shared pieces (the loader's `fetch` of the piece, replaced), fetching the file once.
+/// The fetch carries the file's SHA-256 as its `integrity`, so the browser refuses any other
+/// body answered with a 200 (a server's HTML fallback after a redeploy removed the file).
+/// A failed fetch is forgotten, so the page's Retry fetches it again, past the HTTP cache.
+/// `pageChunk(name)` fetches a page's own chunk. For a page opened at its address
+/// (`index.html` names it in `__openedPage`), the chunk and its files of shared pieces are
+/// fetched as the loader starts, beside the main module, not once that runs and asks.
+const LOADER_HEAD: &str = r#"const bundles = BUNDLES;
+const pages = PAGES;
+const fetched = [], failed = [], sent = new Map();
+function bundle(index) {
+  const [file, integrity] = bundles[index];
+  const whole = (fetched[index] ??= fetch(new URL(file, import.meta.url), {
+    integrity,
+    cache: failed[index] ? "reload" : "default",
   }).then((response) =>
     response.ok ? response.arrayBuffer() : Promise.reject(new Error(`${response.status} ${response.url}`))));
-  bundle.catch(() => {
-    if (shared === bundle) {
-      shared = undefined;
-      sharedFailed = true;
+  whole.catch(() => {
+    if (fetched[index] === whole) {
+      fetched[index] = undefined;
+      failed[index] = true;
     }
   });
-  return bundle.then((bytes) => new Response(bytes.slice(start, end), { headers: { "content-type": "application/wasm" } }));
+  return whole;
+}
+function sharedChunk(index, start, end) {
+  return bundle(index).then((bytes) => new Response(bytes.slice(start, end), { headers: { "content-type": "application/wasm" } }));
+}
+function pageChunk(name) {
+  const early = sent.get(name);
+  sent.delete(name);
+  return early ?? fetch(new URL(pages[name][0], import.meta.url));
+}
+const opened = pages[globalThis.__openedPage];
+if (opened) {
+  const early = fetch(new URL(opened[0], import.meta.url));
+  early.catch(() => {});
+  sent.set(globalThis.__openedPage, early);
+  opened[1].forEach((index) => bundle(index).catch(() => {}));
 }
 "#;
 
-/// [`SHARED_CHUNK_JS`] for the bundle `name` holding `bytes`.
-fn shared_chunk_js(name: &str, bytes: &[u8]) -> String {
-    let integrity = format!("sha256-{}", xtask::csp::base64(&xtask::csp::sha256(bytes)));
-    SHARED_CHUNK_JS.replace("SHARED_BUNDLE", name).replace("SHARED_INTEGRITY", &integrity)
+/// [`LOADER_HEAD`] for `bundles` and `pages`.
+fn loader_head(bundles: &[Bundle], pages: &[Page]) -> String {
+    let bundles: Vec<String> =
+        bundles.iter().map(|bundle| format!("[\"./{}\", \"{}\"]", bundle.file, bundle.integrity)).collect();
+    let pages: Vec<String> =
+        pages.iter().map(|page| format!("{}: [\"./{}\", {:?}]", page.name, page.file, page.bundles)).collect();
+    LOADER_HEAD
+        .replace("BUNDLES", &format!("[{}]", bundles.join(", ")))
+        .replace("PAGES", &format!("{{ {} }}", pages.join(", ")))
+}
+
+/// A page chunk's name as `lazy_page!` gives it (`overview`), from its file (`split_overview.wasm`).
+fn page_name(file: &str) -> Result<&str> {
+    file.strip_prefix("split_")
+        .and_then(|rest| rest.strip_suffix(".wasm"))
+        .ok_or_else(|| format!("wasm-split wrote {file}, neither a page's chunk nor a shared piece"))
+}
+
+/// The pages that use the shared piece `piece` (`chunk_8.wasm`), as the comment wasm-split
+/// writes above the piece's loader lists them.
+fn piece_users<'a>(loader: &'a str, piece: &str) -> Result<Vec<&'a str>> {
+    let variable = piece.strip_suffix(".wasm").unwrap_or(piece);
+    let declared = format!("*/\nconst __{variable} = makeLoad(");
+    let at = loader.find(&declared).ok_or_else(|| format!("{LOADER} declares no loader of {piece}"))?;
+    let comment = loader[..at].rfind("/*").ok_or_else(|| format!("{LOADER} names no page above {piece}"))?;
+    Ok(loader[comment + 2..at].split(',').map(str::trim).collect())
+}
+
+/// The files of shared pieces (their index) the page chunk `page` (`overview`) needs: those
+/// of the pieces its loader waits for.
+fn page_bundles(loader: &str, page: &str) -> Result<Vec<usize>> {
+    let declared = format!("export const __wasm_split_load_{page} = ");
+    let at = loader.find(&declared).ok_or_else(|| format!("{LOADER} has no chunk {page}"))?;
+    let list =
+        loader[at..].find("\n, [").map(|start| at + start + 4).ok_or_else(|| format!("{page}'s loader has no list"))?;
+    let end = loader[list..].find(']').map(|end| list + end).ok_or_else(|| format!("{page}'s list is not closed"))?;
+    let mut bundles = Vec::new();
+    for variable in loader[list..end].split(',').map(str::trim).filter(|variable| !variable.is_empty()) {
+        let piece = format!("{}.wasm", variable.trim_start_matches("__"));
+        let bundle = bundle_of(&piece_users(loader, &piece)?);
+        if !bundles.contains(&bundle) {
+            bundles.push(bundle);
+        }
+    }
+    bundles.sort();
+    Ok(bundles)
 }
 
 /// `name` with its content's hash before the extension, as trunk names its own files,
@@ -380,11 +481,35 @@ mod tests {
     }
 
     #[test]
-    fn the_shared_code_is_fetched_with_its_sha256_as_integrity() {
-        let js = shared_chunk_js("__wasm_split_shared-0123456789abcdef.bin", b"abc");
-        assert!(js.contains(r#"new URL("./__wasm_split_shared-0123456789abcdef.bin", import.meta.url)"#), "{js}");
-        // SHA-256("abc") = ba7816bf…15ad, in base64.
-        assert!(js.contains(r#"integrity: "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=""#), "{js}");
+    fn each_file_of_shared_code_is_fetched_with_its_sha256_as_integrity_and_each_page_names_its_own() {
+        let pages = [Page { name: "list".into(), file: "split_list-1.wasm".into(), bundles: vec![0] }];
+        let js = loader_head(&[Bundle::of(b"abc"), Bundle::of(b"")], &pages);
+        let abc = hashed_name(SHARED_BUNDLE, b"abc");
+        // SHA-256("abc") = ba7816bf…15ad, in base64; an empty file is named by nobody.
+        let listed = format!(
+            "const bundles = [[\"./{abc}\", \"sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=\"], [\"./\", "
+        );
+        assert!(js.starts_with(&listed), "{js}");
+        assert!(js.contains("const pages = { list: [\"./split_list-1.wasm\", [0]] };"), "{js}");
+    }
+
+    /// wasm-split's loader, shortened: two shared pieces and two pages using them.
+    const GENERATED: &str = "/* list, overview */\nconst __chunk_1 = makeLoad(() => {\n}, []);\n\
+        /* overview, nodes */\nconst __chunk_2 = makeLoad(() => {\n}, []);\n\
+        export const __wasm_split_load_overview = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_2, __chunk_1]));\n\
+        export const __wasm_split_load_list = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_1]));\n";
+
+    #[test]
+    fn a_shared_piece_used_by_the_list_is_in_the_first_file_and_a_page_needs_the_files_of_its_pieces() {
+        assert_eq!(piece_users(GENERATED, "chunk_2.wasm").unwrap(), ["overview", "nodes"]);
+        assert_eq!(bundle_of(&piece_users(GENERATED, "chunk_1.wasm").unwrap()), 0);
+        assert_eq!(bundle_of(&piece_users(GENERATED, "chunk_2.wasm").unwrap()), 1);
+        assert_eq!(page_bundles(GENERATED, "overview").unwrap(), [0, 1]);
+        assert_eq!(page_bundles(GENERATED, "list").unwrap(), [0]);
+        assert!(piece_users(GENERATED, "chunk_3.wasm").is_err());
+        assert!(page_bundles(GENERATED, "nodes").is_err());
+        assert_eq!(page_name("split_overview.wasm").unwrap(), "overview");
+        assert!(page_name("chunk_1.wasm").is_err());
     }
 
     #[test]
