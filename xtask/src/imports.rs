@@ -1,4 +1,6 @@
-//! Short names for what the main module imports from its glue.
+//! What modules import: short names for what the main module imports from its glue, and
+//! one provider of the main module's memory, table and globals for shared pieces merged into
+//! one module ([`reexporting`]).
 //!
 //! wasm-bindgen names each import after the JavaScript it calls and a hash
 //! (`__wbg_new_with_str_and_init_d9f6b5611184e16b`), and writes every name twice: in the
@@ -20,7 +22,7 @@ pub fn shortened(wasm: &[u8], glue: &str, module: &str) -> Result<(Vec<u8>, Stri
         }
         let short = short_name(renamed.len());
         renamed.push((String::from_utf8_lossy(name).into_owned(), short.clone()));
-        Some(short.into_bytes())
+        Some((import_module.to_vec(), short.into_bytes()))
     })?;
     let mut glue = glue.to_owned();
     for (name, short) in &renamed {
@@ -45,11 +47,88 @@ fn short_name(mut index: usize) -> String {
     String::from_utf8(name).expect("ASCII letters")
 }
 
-/// `wasm` with the name of each import that `rename(module, name)` gives a new one for
-/// replaced; every other byte as it was.
-fn with_import_names(wasm: &[u8], mut rename: impl FnMut(&[u8], &[u8]) -> Option<Vec<u8>>) -> Result<Vec<u8>> {
-    const HEADER: &[u8] = b"\0asm\x01\0\0\0";
-    const IMPORTS: u8 = 2;
+/// `wasm` with every import of `from` imported from `to` instead, every other byte as it
+/// was: for modules merged into one, all to take one provider's ([`reexporting`]).
+pub fn imports_moved(wasm: &[u8], from: &str, to: &str) -> Result<Vec<u8>> {
+    with_import_names(wasm, |module, name| (module == from.as_bytes()).then(|| (to.as_bytes().to_vec(), name.to_vec())))
+}
+
+/// A module that imports what `modules` import from `module`, each once, and exports each
+/// under its name. wasm-merge gives each merged module's imports their own, and two
+/// imported memories are two memories: with every module importing from this one instead
+/// ([`imports_moved`]), the merged module imports the memory, the table and the globals
+/// once. Only tables, memories and globals: a function would need its type declared.
+pub fn reexporting(modules: &[Vec<u8>], module: &str) -> Result<Vec<u8>> {
+    let mut imports: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for wasm in modules {
+        with_import_sections(wasm, |section| {
+            let mut at = Reader { bytes: section, at: 0 };
+            for _ in 0..at.u32()? {
+                let (from, name) = (at.bytes()?, at.bytes()?);
+                let described = at.at;
+                at.import_description()?;
+                if from == module.as_bytes() && !imports.iter().any(|(known, _)| known == name) {
+                    imports.push((name.to_vec(), section[described..at.at].to_vec()));
+                }
+            }
+            Ok(())
+        })?;
+    }
+    let (mut import_section, mut export_section) = (Vec::new(), Vec::new());
+    write_u32(&mut import_section, imports.len());
+    write_u32(&mut export_section, imports.len());
+    let mut of_kind = [0usize; 4];
+    for (name, description) in &imports {
+        let kind = description[0];
+        if !(1..=3).contains(&kind) {
+            return Err(format!("{module} gives an import of kind {kind}, which a re-exporting module cannot"));
+        }
+        for text in [module.as_bytes(), name] {
+            write_u32(&mut import_section, text.len());
+            import_section.extend_from_slice(text);
+        }
+        import_section.extend_from_slice(description);
+        write_u32(&mut export_section, name.len());
+        export_section.extend_from_slice(name);
+        export_section.push(kind);
+        write_u32(&mut export_section, of_kind[kind as usize]);
+        of_kind[kind as usize] += 1;
+    }
+    let mut out = HEADER.to_vec();
+    for (id, body) in [(IMPORTS, import_section), (EXPORTS, export_section)] {
+        out.push(id);
+        write_u32(&mut out, body.len());
+        out.extend_from_slice(&body);
+    }
+    Ok(out)
+}
+
+const HEADER: &[u8] = b"\0asm\x01\0\0\0";
+const IMPORTS: u8 = 2;
+const EXPORTS: u8 = 7;
+
+/// Calls `read` with the body of `wasm`'s import section, if it has one.
+fn with_import_sections(wasm: &[u8], mut read: impl FnMut(&[u8]) -> Result) -> Result {
+    if !wasm.starts_with(HEADER) {
+        return Err("not a wasm module".into());
+    }
+    let mut at = Reader { bytes: wasm, at: HEADER.len() };
+    while at.at < wasm.len() {
+        let id = at.byte()?;
+        let body = at.bytes()?;
+        if id == IMPORTS {
+            read(body)?;
+        }
+    }
+    Ok(())
+}
+
+/// `wasm` with the module and name of each import that `rename(module, name)` gives new
+/// ones for replaced; every other byte as it was.
+fn with_import_names(
+    wasm: &[u8],
+    mut rename: impl FnMut(&[u8], &[u8]) -> Option<(Vec<u8>, Vec<u8>)>,
+) -> Result<Vec<u8>> {
     if !wasm.starts_with(HEADER) {
         return Err("not a wasm module".into());
     }
@@ -66,7 +145,10 @@ fn with_import_names(wasm: &[u8], mut rename: impl FnMut(&[u8], &[u8]) -> Option
     Ok(out)
 }
 
-fn imports_renamed(section: &[u8], rename: &mut impl FnMut(&[u8], &[u8]) -> Option<Vec<u8>>) -> Result<Vec<u8>> {
+fn imports_renamed(
+    section: &[u8],
+    rename: &mut impl FnMut(&[u8], &[u8]) -> Option<(Vec<u8>, Vec<u8>)>,
+) -> Result<Vec<u8>> {
     let mut at = Reader { bytes: section, at: 0 };
     let count = at.u32()?;
     let mut out = Vec::with_capacity(section.len());
@@ -76,8 +158,8 @@ fn imports_renamed(section: &[u8], rename: &mut impl FnMut(&[u8], &[u8]) -> Opti
         let name = at.bytes()?;
         let described = at.at;
         at.import_description()?;
-        let name = rename(module, name).unwrap_or_else(|| name.to_vec());
-        for text in [module, &name] {
+        let (module, name) = rename(module, name).unwrap_or_else(|| (module.to_vec(), name.to_vec()));
+        for text in [&module, &name] {
             write_u32(&mut out, text.len());
             out.extend_from_slice(text);
         }
@@ -251,6 +333,55 @@ mod tests {
         assert!(error.contains("__wbg_fetch_0123456789abcdef"), "{error}");
         let twice = format!("{}\nwasm.__wbg_now_043d245551b22f9a();", glue());
         assert!(shortened(&module(), &twice, GLUE_MODULE).is_err());
+    }
+
+    /// A piece as wasm-split writes one: the memory, the table and a global of the main
+    /// module, imported from `__wasm_split` (only those it uses: here `table` is optional).
+    fn piece(with_table: bool) -> Vec<u8> {
+        let mut imports = Vec::new();
+        write_u32(&mut imports, if with_table { 3 } else { 2 });
+        let mut entry = |name: &str, description: &[u8]| {
+            for text in ["__wasm_split", name] {
+                write_u32(&mut imports, text.len());
+                imports.extend_from_slice(text.as_bytes());
+            }
+            imports.extend_from_slice(description);
+        };
+        entry("memory", &[2, 0, 19]);
+        if with_table {
+            entry("__indirect_function_table", &[1, 0x70, 0, 0x90, 0x1f]);
+        }
+        entry("__wasm_split_shared0", &[3, 0x7f, 1]);
+        let mut wasm = HEADER.to_vec();
+        wasm.push(IMPORTS);
+        write_u32(&mut wasm, imports.len());
+        wasm.extend_from_slice(&imports);
+        wasm
+    }
+
+    #[test]
+    fn pieces_take_their_imports_from_one_module_that_imports_each_once_and_exports_it() {
+        let moved = imports_moved(&piece(false), "__wasm_split", "provider").unwrap();
+        let names = import_names(&moved);
+        assert_eq!(names, [("provider".into(), "memory".into()), ("provider".into(), "__wasm_split_shared0".into())]);
+
+        let provider = reexporting(&[piece(false), piece(true), piece(true)], "__wasm_split").unwrap();
+        let names: Vec<String> = import_names(&provider).into_iter().map(|(_, name)| name).collect();
+        assert_eq!(names, ["memory", "__wasm_split_shared0", "__indirect_function_table"]);
+        // Its export section, last: each import under its name, with its kind and its index
+        // among the imports of that kind (each the first of its kind).
+        let body = [
+            &[3, 6][..],
+            b"memory",
+            &[2, 0, 20],
+            b"__wasm_split_shared0",
+            &[3, 0, 25],
+            b"__indirect_function_table",
+            &[1, 0],
+        ]
+        .concat();
+        assert!(provider.ends_with(&[&[EXPORTS, body.len() as u8][..], &body].concat()), "{provider:?}");
+        assert!(reexporting(&[module()], "./__wasm_split.js").is_err(), "a function cannot be re-exported");
     }
 
     #[test]
