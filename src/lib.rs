@@ -59,20 +59,61 @@ fn Pages() -> impl IntoView {
         state.arrive_at(&location.path().get_untracked());
         reads::read_ahead(&route, state, nodes);
         match route {
-            Route::Connect => view! { <ConnectPage/> }.into_any(),
-            Route::Overview => connected(|| lazy(overview::preload, overview::load)).into_any(),
-            Route::Fit => connected(|| lazy(fit::preload, fit::load)).into_any(),
-            Route::Capacity => connected(|| lazy(capacity::preload, capacity::load)).into_any(),
-            Route::Ledger => connected(|| lazy(ledger::preload, ledger::load)).into_any(),
-            Route::Reservations => connected(|| lazy(list::preload, list::load)).into_any(),
-            Route::Reservation(_) => connected(|| lazy(detail::preload, detail::load)).into_any(),
-            Route::Nodes(_) => connected(|| lazy(nodes::preload, nodes::load)).into_any(),
-            Route::Launch(_) => connected(|| lazy(launch::preload, launch::load)).into_any(),
-            Route::Workload { .. } => connected(|| lazy(workload::preload, workload::load)).into_any(),
-            Route::Orgs | Route::Org(_) => connected(|| lazy(org::preload, org::load)).into_any(),
-            Route::NotFound => view! { <NotFound/> }.into_any(),
+            Route::Connect => view! { <ConnectPage prefetch=prefetch_page/> }.into_any(),
+            route => match lazy_route(&route) {
+                Some(page) => connected(page.view).into_any(),
+                None => view! { <NotFound/> }.into_any(),
+            },
         }
     }
+}
+
+/// A page whose code comes on its first visit: its view, which loads the code, and a fetch
+/// of the code alone.
+struct LazyRoute {
+    view: fn() -> AnyView,
+    prefetch: fn(),
+}
+
+macro_rules! lazy_route {
+    ($chunk:ident) => {
+        LazyRoute { view: || lazy($chunk::preload, $chunk::load), prefetch: || prefetch(Box::pin($chunk::preload())) }
+    };
+}
+
+/// The page of every route but Connect's and the unknown one.
+fn lazy_route(route: &Route) -> Option<LazyRoute> {
+    Some(match route {
+        Route::Connect | Route::NotFound => return None,
+        Route::Overview => lazy_route!(overview),
+        Route::Fit => lazy_route!(fit),
+        Route::Capacity => lazy_route!(capacity),
+        Route::Ledger => lazy_route!(ledger),
+        Route::Reservations => lazy_route!(list),
+        Route::Reservation(_) => lazy_route!(detail),
+        Route::Nodes(_) => lazy_route!(nodes),
+        Route::Launch(_) => lazy_route!(launch),
+        Route::Workload { .. } => lazy_route!(workload),
+        Route::Orgs | Route::Org(_) => lazy_route!(org),
+    })
+}
+
+/// Fetches the code of the page at `path` (a path with an optional query) without showing
+/// it: Connect asks for the page it will go to once the user starts on its form, so that
+/// after "Connect" the page waits for its reads, not for its code. A failed fetch is
+/// forgotten: the page fetches again on its visit.
+fn prefetch_page(path: &str) {
+    let path = path.split_once('?').map_or(path, |(path, _)| path);
+    if let Some(page) = lazy_route(&Route::parse(path)) {
+        (page.prefetch)();
+    }
+}
+
+/// Boxed: one spawned future for every page, not one copy of the spawning per page.
+fn prefetch(code: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), browser::ChunkUnavailable>>>>) {
+    leptos::task::spawn_local(async move {
+        let _ = code.await;
+    });
 }
 
 // Connect is the first load; every other page comes on first visit (opened at its own

@@ -504,13 +504,19 @@ impl ConnectionState {
         }
     }
 
-    /// Where Connect should go once connected; the overview when nothing was asked for.
-    pub fn take_return_path(&self) -> String {
+    /// Where Connect will go once connected; the overview when nothing was asked for.
+    pub fn return_path(&self) -> String {
         self.return_path
-            .try_update_value(Option::take)
-            .flatten()
+            .get_value()
             .filter(|p| p.starts_with('/') && !p.starts_with("//") && p != "/")
             .unwrap_or_else(|| crate::router::LANDING.to_owned())
+    }
+
+    /// [`Self::return_path`], forgotten once read.
+    pub fn take_return_path(&self) -> String {
+        let path = self.return_path();
+        self.return_path.set_value(None);
+        path
     }
 }
 

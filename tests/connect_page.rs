@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, settle, sleep, text};
+use console_fixtures::{js, mount, now, provide_console, settle, sleep, text};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -32,10 +32,54 @@ fn disconnected() -> ConnectionState {
 async fn connect_page() -> web_sys::HtmlElement {
     let host = mount(|| {
         disconnected();
-        view! { <Router><ConnectPage/></Router> }
+        view! { <Router><ConnectPage prefetch=|_| {}/></Router> }
     });
     settle().await;
     host
+}
+
+thread_local! {
+    /// The paths [`ConnectPage`] asked to prefetch.
+    static PREFETCHED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn record_prefetch(path: &str) {
+    PREFETCHED.with(|asked| asked.borrow_mut().push(path.to_owned()));
+}
+
+/// The `focusin` a click or a tab into the field `selector` of `host` sends.
+fn focus(host: &web_sys::HtmlElement, selector: &str) {
+    let event: web_sys::Event =
+        wasm_bindgen::JsCast::unchecked_into(js("return new FocusEvent('focusin', { bubbles: true });"));
+    host.query_selector(selector).unwrap().expect(selector).dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn starting_on_the_form_prefetches_the_code_of_the_page_it_leads_to_once() {
+    PREFETCHED.with(|asked| asked.borrow_mut().clear());
+    let host = mount(|| {
+        disconnected();
+        view! { <Router><ConnectPage prefetch=record_prefetch/></Router> }
+    });
+    settle().await;
+    assert!(PREFETCHED.with(|asked| asked.borrow().is_empty()), "nothing is fetched before the user starts");
+    focus(&host, "#base-url");
+    focus(&host, "#api-key");
+    settle().await;
+    assert_eq!(PREFETCHED.with(|asked| asked.borrow().clone()), ["/overview"], "the landing's code, once");
+    host.remove();
+
+    // A page the user was sent here from is where Connect goes: its code is fetched.
+    PREFETCHED.with(|asked| asked.borrow_mut().clear());
+    let host = mount(|| {
+        disconnected().remember_return_path("/reservations/12/nodes?state=ready".into());
+        view! { <Router><ConnectPage prefetch=record_prefetch/></Router> }
+    });
+    settle().await;
+    focus(&host, "#api-key");
+    settle().await;
+    assert_eq!(PREFETCHED.with(|asked| asked.borrow().clone()), ["/reservations/12/nodes?state=ready"]);
+    host.remove();
 }
 
 fn attribute(host: &web_sys::HtmlElement, selector: &str, name: &str) -> Option<String> {
@@ -209,7 +253,7 @@ fn connected_connect_page() -> (web_sys::HtmlElement, ConnectionState) {
         move || {
             let connection = provide_console(Role::Owner);
             state.set(Some(connection));
-            move || (!connection.is_connected()).then(|| view! { <Router><ConnectPage/></Router> })
+            move || (!connection.is_connected()).then(|| view! { <Router><ConnectPage prefetch=|_| {}/></Router> })
         }
     });
     (host, state.get().expect("mounted"))
@@ -353,11 +397,6 @@ fn the_header_names_the_role_and_what_it_sees() {
     assert!(text(&member).contains("Disconnect"));
 }
 
-/// Runs `code` as a function body in the test page.
-fn js(code: &str) {
-    js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap();
-}
-
 #[wasm_bindgen_test]
 async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_on() {
     // The key's check answers the list; the role probe (the first reservation's detail) a 500.
@@ -377,7 +416,7 @@ async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_
         let state = Rc::clone(&state);
         move || {
             state.set(Some(disconnected()));
-            view! { <Router><ConnectPage/></Router> }
+            view! { <Router><ConnectPage prefetch=|_| {}/></Router> }
         }
     });
     let state = state.get().expect("mounted");

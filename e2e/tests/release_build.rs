@@ -155,6 +155,34 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     console.assert_no_console_errors(&[]).await;
 }
 
+/// Connect's own load carries no page's code; once the user starts on the form, the code of
+/// the page it leads to (the overview, where it lands) is fetched while they fill it in, so
+/// that after "Connect" the page waits for its reads, not for its code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn starting_on_connect_fetches_the_code_of_the_page_it_leads_to() {
+    let console = Console::start().await;
+    console.open("/").await;
+    console.browser.wait_for("#api-key").await;
+    let main = fetched_wasm(&console).await;
+    assert_eq!(main.len(), 1, "Connect needs the main module only, fetched {main:?}");
+    console.browser.click("#api-key").await;
+    let fetched = console
+        .browser
+        .eventually("the overview's code to be fetched", || async {
+            let fetched = fetched_wasm(&console).await;
+            if fetched.iter().any(|url| url.contains("/split_overview-")) {
+                Ok(fetched)
+            } else {
+                Err(format!("{fetched:?}"))
+            }
+        })
+        .await;
+    let shared = fetched.iter().filter(|url| url.contains(SHARED)).count();
+    assert_eq!(shared, 2, "with the overview's shared code: {fetched:?}");
+    assert_eq!(console.browser.current_path().await, "/", "nothing else happened: {fetched:?}");
+    console.assert_no_console_errors(&[]).await;
+}
+
 /// A page opened at its address has its code fetched as the chunks' loader starts, before the
 /// main module is even instantiated (the page would otherwise ask for it only once the main
 /// module runs), and each of its files once: its chunk and the list's file of shared code.

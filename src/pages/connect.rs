@@ -41,22 +41,24 @@ impl Unprobed {
     }
 }
 
+/// `prefetch(path)` fetches the code of the page at `path`, without showing it.
 #[component]
-pub fn ConnectPage() -> impl IntoView {
+pub fn ConnectPage(prefetch: fn(&str)) -> impl IntoView {
     let state = use_connection();
     // Checked once: after connecting, this page navigates itself to where the user was going.
     if state.is_connected_untracked() {
         use_location().redirect(crate::router::LANDING);
         return ().into_any();
     }
-    view! { <ConnectForm/> }.into_any()
+    view! { <ConnectForm prefetch/> }.into_any()
 }
 
 #[component]
-fn ConnectForm() -> impl IntoView {
+fn ConnectForm(prefetch: fn(&str)) -> impl IntoView {
     set_page_title("Connect");
     let state = use_connection();
     let location = use_location();
+    let prefetched = StoredValue::new(false);
     let base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
     let org_base_url = RwSignal::new(DEFAULT_BASE_URL.to_owned());
     let console_origin = RwSignal::new(String::new());
@@ -156,10 +158,18 @@ fn ConnectForm() -> impl IntoView {
                 // Should the handler ever not run, a native submission must not carry the key:
                 // the fields have no `name` (a form sends only named fields) and the method is
                 // POST, so nothing lands in the address bar or the history.
+                // Once the user starts on the form, the code of the page it leads to is
+                // fetched while they fill it in (Connect's own load carries none of it).
                 <form
                     class="connect-form"
                     method="post"
                     on:submit=submit
+                    on:focusin=move |_| {
+                        if !prefetched.get_value() {
+                            prefetched.set_value(true);
+                            prefetch(&state.return_path());
+                        }
+                    }
                     novalidate=true
                     aria-busy=move || busy.get().to_string()
                 >
