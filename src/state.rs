@@ -506,17 +506,19 @@ impl ConnectionState {
 
     /// Where Connect will go once connected; the overview when nothing was asked for.
     pub fn return_path(&self) -> String {
-        self.return_path
-            .get_value()
-            .filter(|p| p.starts_with('/') && !p.starts_with("//") && p != "/")
-            .unwrap_or_else(|| crate::router::LANDING.to_owned())
+        Self::landing_or(self.return_path.try_get_value().flatten())
     }
 
     /// [`Self::return_path`], forgotten once read.
     pub fn take_return_path(&self) -> String {
-        let path = self.return_path();
-        self.return_path.set_value(None);
-        path
+        Self::landing_or(self.return_path.try_update_value(Option::take).flatten())
+    }
+
+    /// `asked` when it is a path of this console, the overview otherwise.
+    fn landing_or(asked: Option<String>) -> String {
+        asked
+            .filter(|p| p.starts_with('/') && !p.starts_with("//") && p != "/")
+            .unwrap_or_else(|| crate::router::LANDING.to_owned())
     }
 }
 
