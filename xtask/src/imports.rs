@@ -59,20 +59,15 @@ pub fn imports_moved(wasm: &[u8], from: &str, to: &str) -> Result<Vec<u8>> {
 /// ([`imports_moved`]), the merged module imports the memory, the table and the globals
 /// once. Only tables, memories and globals: a function would need its type declared.
 pub fn reexporting(modules: &[Vec<u8>], module: &str) -> Result<Vec<u8>> {
-    let mut imports: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut imports: Vec<(&[u8], &[u8])> = Vec::new();
     for wasm in modules {
-        with_import_sections(wasm, |section| {
-            let mut at = Reader { bytes: section, at: 0 };
-            for _ in 0..at.u32()? {
-                let (from, name) = (at.bytes()?, at.bytes()?);
-                let described = at.at;
-                at.import_description()?;
-                if from == module.as_bytes() && !imports.iter().any(|(known, _)| known == name) {
-                    imports.push((name.to_vec(), section[described..at.at].to_vec()));
+        for (_, body) in sections(wasm)?.into_iter().filter(|(id, _)| *id == IMPORTS) {
+            for import in imports_of(body)? {
+                if import.module == module.as_bytes() && !imports.iter().any(|(known, _)| *known == import.name) {
+                    imports.push((import.name, import.description));
                 }
             }
-            Ok(())
-        })?;
+        }
     }
     let (mut import_section, mut export_section) = (Vec::new(), Vec::new());
     write_u32(&mut import_section, imports.len());
@@ -107,20 +102,38 @@ const HEADER: &[u8] = b"\0asm\x01\0\0\0";
 const IMPORTS: u8 = 2;
 const EXPORTS: u8 = 7;
 
-/// Calls `read` with the body of `wasm`'s import section, if it has one.
-fn with_import_sections(wasm: &[u8], mut read: impl FnMut(&[u8]) -> Result) -> Result {
+/// The sections of `wasm`, in order: each one's id and body.
+fn sections(wasm: &[u8]) -> Result<Vec<(u8, &[u8])>> {
     if !wasm.starts_with(HEADER) {
         return Err("not a wasm module".into());
     }
     let mut at = Reader { bytes: wasm, at: HEADER.len() };
+    let mut sections = Vec::new();
     while at.at < wasm.len() {
-        let id = at.byte()?;
-        let body = at.bytes()?;
-        if id == IMPORTS {
-            read(body)?;
-        }
+        sections.push((at.byte()?, at.bytes()?));
     }
-    Ok(())
+    Ok(sections)
+}
+
+/// One import as an import section writes it.
+struct Import<'a> {
+    module: &'a [u8],
+    name: &'a [u8],
+    /// Its kind and type, as written.
+    description: &'a [u8],
+}
+
+/// The imports an import section's body lists.
+fn imports_of(section: &[u8]) -> Result<Vec<Import<'_>>> {
+    let mut at = Reader { bytes: section, at: 0 };
+    let mut imports = Vec::new();
+    for _ in 0..at.u32()? {
+        let (module, name) = (at.bytes()?, at.bytes()?);
+        let described = at.at;
+        at.import_description()?;
+        imports.push(Import { module, name, description: &section[described..at.at] });
+    }
+    Ok(imports)
 }
 
 /// `wasm` with the module and name of each import that `rename(module, name)` gives new
@@ -129,14 +142,8 @@ fn with_import_names(
     wasm: &[u8],
     mut rename: impl FnMut(&[u8], &[u8]) -> Option<(Vec<u8>, Vec<u8>)>,
 ) -> Result<Vec<u8>> {
-    if !wasm.starts_with(HEADER) {
-        return Err("not a wasm module".into());
-    }
     let mut out = HEADER.to_vec();
-    let mut at = Reader { bytes: wasm, at: HEADER.len() };
-    while at.at < wasm.len() {
-        let id = at.byte()?;
-        let body = at.bytes()?;
+    for (id, body) in sections(wasm)? {
         let body = if id == IMPORTS { imports_renamed(body, &mut rename)? } else { body.to_vec() };
         out.push(id);
         write_u32(&mut out, body.len());
@@ -149,21 +156,17 @@ fn imports_renamed(
     section: &[u8],
     rename: &mut impl FnMut(&[u8], &[u8]) -> Option<(Vec<u8>, Vec<u8>)>,
 ) -> Result<Vec<u8>> {
-    let mut at = Reader { bytes: section, at: 0 };
-    let count = at.u32()?;
+    let imports = imports_of(section)?;
     let mut out = Vec::with_capacity(section.len());
-    write_u32(&mut out, count as usize);
-    for _ in 0..count {
-        let module = at.bytes()?;
-        let name = at.bytes()?;
-        let described = at.at;
-        at.import_description()?;
-        let (module, name) = rename(module, name).unwrap_or_else(|| (module.to_vec(), name.to_vec()));
+    write_u32(&mut out, imports.len());
+    for import in imports {
+        let (module, name) =
+            rename(import.module, import.name).unwrap_or_else(|| (import.module.to_vec(), import.name.to_vec()));
         for text in [&module, &name] {
             write_u32(&mut out, text.len());
             out.extend_from_slice(text);
         }
-        out.extend_from_slice(&section[described..at.at]);
+        out.extend_from_slice(import.description);
     }
     Ok(out)
 }

@@ -47,7 +47,7 @@ pub fn split_pages(dist: &Path) -> Result {
     }
     let main_glue = without_stream_classes(&main_glue)?;
     let bound = glue.join(format!("{stem}_bg.wasm"));
-    let wasm = fs::read(&bound).map_err(|error| format!("cannot read {}: {error}", bound.display()))?;
+    let wasm = read_bytes(&bound)?;
     let (wasm, main_glue) = imports::shortened(&wasm, &main_glue, &format!("./{stem}_bg.js"))?;
     write(&bound, &wasm)?;
     let wasm_opt_flags = wasm_opt_flags()?;
@@ -66,16 +66,16 @@ pub fn split_pages(dist: &Path) -> Result {
     for chunk in chunks(&work, &main)? {
         let name = file_name(&chunk);
         let fetch = format!("fetch(new URL(\"./{name}\", import.meta.url))");
-        if name.starts_with(SHARED_PREFIX) && bundle_of(&piece_users(&generated, &name)?) == 0 {
+        if name.starts_with(SHARED_PREFIX) && piece_bundle(&generated, &name)? == 0 {
             // Optimised once merged.
-            first.push(fs::read(&chunk).map_err(|error| format!("cannot read {}: {error}", chunk.display()))?);
+            first.push(read_bytes(&chunk)?);
             let fetched = format!("const src = {fetch};\n    src.catch(() => {{}});\n    {INSTANTIATED}");
             loader = replaced(&loader, LOADER, &fetched, "return async (imports) => merged(0, imports);")?;
             continue;
         }
         let optimised = chunk.with_extension("opt.wasm");
         optimise(&chunk, &optimised, &[])?;
-        let bytes = fs::read(&optimised).map_err(|error| format!("cannot read {}: {error}", optimised.display()))?;
+        let bytes = read_bytes(&optimised)?;
         if name.starts_with(SHARED_PREFIX) {
             let shared = &mut bundles[1];
             let (start, end) = (shared.len(), shared.len() + bytes.len());
@@ -90,10 +90,9 @@ pub fn split_pages(dist: &Path) -> Result {
         }
     }
     if !first.is_empty() {
-        let merged = merged(&work, &first, &wasm_opt_flags)?;
-        optimise(&merged, &merged.with_extension("opt.wasm"), &["--remove-exports", "--pass-arg=remove-exports@*"])?;
-        bundles[0] = fs::read(merged.with_extension("opt.wasm"))
-            .map_err(|error| format!("cannot read the merged pieces: {error}"))?;
+        let (merged, optimised) = (merged(&work, &first, &wasm_opt_flags)?, work.join("merged.opt.wasm"));
+        optimise(&merged, &optimised, &["--remove-exports", "--pass-arg=remove-exports@*"])?;
+        bundles[0] = read_bytes(&optimised)?;
     }
     let bundles: Vec<Bundle> = bundles.iter().map(|bytes| Bundle::of(bytes)).collect();
     for bundle in bundles.iter().filter(|bundle| !bundle.file.is_empty()) {
@@ -152,7 +151,7 @@ fn minified(work: &Path, name: &str, source: &str) -> Result<Vec<u8>> {
         .arg(&from)
         .args(["--minify", "--format=esm", "--log-level=error"])
         .arg(format!("--outfile={}", to.display())))?;
-    fs::read(&to).map_err(|error| format!("cannot read {}: {error}", to.display()))
+    read_bytes(&to)
 }
 
 /// The exports (a wasm-opt wildcard) of `wasm-streams`' classes, which leptos links for
@@ -253,6 +252,12 @@ fn merged(work: &Path, pieces: &[Vec<u8>], flags: &[String]) -> Result<PathBuf> 
 /// The file (0 or 1) of a shared piece used by `users`.
 fn bundle_of(users: &[&str]) -> usize {
     usize::from(!users.contains(&FIRST_BUNDLE_PAGE))
+}
+
+/// The file (0 or 1) of the shared piece `piece` (`chunk_8.wasm`), by the pages the loader
+/// says use it.
+fn piece_bundle(loader: &str, piece: &str) -> Result<usize> {
+    piece_users(loader, piece).map(|users| bundle_of(&users))
 }
 
 /// A file of shared pieces: its name (empty when no piece is in it), bytes and integrity.
@@ -367,8 +372,7 @@ fn page_bundles(loader: &str, page: &str) -> Result<Vec<usize>> {
     let end = loader[list..].find(']').map(|end| list + end).ok_or_else(|| format!("{page}'s list is not closed"))?;
     let mut bundles = Vec::new();
     for variable in loader[list..end].split(',').map(str::trim).filter(|variable| !variable.is_empty()) {
-        let piece = format!("{}.wasm", variable.trim_start_matches("__"));
-        let bundle = bundle_of(&piece_users(loader, &piece)?);
+        let bundle = piece_bundle(loader, &format!("{}.wasm", variable.trim_start_matches("__")))?;
         if !bundles.contains(&bundle) {
             bundles.push(bundle);
         }
@@ -442,6 +446,10 @@ fn file_name(path: &Path) -> String {
 
 fn read(path: &Path) -> Result<String> {
     fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
 }
 
 fn write(path: &Path, content: &[u8]) -> Result {
@@ -553,8 +561,8 @@ mod tests {
     #[test]
     fn a_shared_piece_used_by_the_list_is_in_the_first_file_and_a_page_needs_the_files_of_its_pieces() {
         assert_eq!(piece_users(GENERATED, "chunk_2.wasm").unwrap(), ["overview", "nodes"]);
-        assert_eq!(bundle_of(&piece_users(GENERATED, "chunk_1.wasm").unwrap()), 0);
-        assert_eq!(bundle_of(&piece_users(GENERATED, "chunk_2.wasm").unwrap()), 1);
+        assert_eq!(piece_bundle(GENERATED, "chunk_1.wasm").unwrap(), 0);
+        assert_eq!(piece_bundle(GENERATED, "chunk_2.wasm").unwrap(), 1);
         assert_eq!(page_bundles(GENERATED, "overview").unwrap(), [0, 1]);
         assert_eq!(page_bundles(GENERATED, "list").unwrap(), [0]);
         assert!(piece_users(GENERATED, "chunk_3.wasm").is_err());
