@@ -50,7 +50,7 @@ const TYPES: [(&str, &str); 8] = [
     ("js", "text/javascript"),
     ("css", "text/css"),
     ("wasm", "application/wasm"),
-    // The pages' shared wasm, sliced by the loader, which types each slice itself.
+    // The pages' shared wasm, which the loader instantiates from its bytes whatever its type.
     ("bin", "application/octet-stream"),
     ("svg", "image/svg+xml"),
     ("txt", "text/plain"),

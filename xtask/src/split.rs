@@ -3,9 +3,9 @@
 //! trunk has no wasm-split step, so this runs after it: the raw cargo output (built with
 //! `--cfg split_pages`, linked with `--emit-relocs`) goes through wasm-split, which writes
 //! the main module, the page chunks and `__wasm_split.js` (their loader). Each page's own
-//! chunk stays a file; the pieces pages share go into one ([`SHARED_BUNDLE`]). The main module
-//! then gets wasm-bindgen's glue (its imports renamed short, [`imports`]) and every module wasm-opt, esbuild minifies the glue and
-//! the loader, and they replace trunk's files under trunk's names, so its `index.html`
+//! chunk stays a file; the pieces pages share are merged into two modules, each a file
+//! ([`SHARED_BUNDLE`]). The main module then gets wasm-bindgen's glue (its imports renamed
+//! short, [`imports`]) and every module wasm-opt, esbuild minifies the glue and the loader, and they replace trunk's files under trunk's names, so its `index.html`
 //! (preloads, start-up script) stays as it is but for one more preload, the loader's.
 
 use std::fs;
@@ -61,40 +61,40 @@ pub fn split_pages(dist: &Path) -> Result {
     )?;
     let generated = read(&work.join(LOADER))?;
     let mut loader = generated.clone();
-    let mut bundles: [Vec<u8>; 2] = Default::default();
-    let (mut first, mut pages) = (Vec::new(), Vec::new());
+    let mut shared: [Vec<Vec<u8>>; 2] = Default::default();
+    let mut pages = Vec::new();
     for chunk in chunks(&work, &main)? {
         let name = file_name(&chunk);
         let fetch = format!("fetch(new URL(\"./{name}\", import.meta.url))");
-        if name.starts_with(SHARED_PREFIX) && piece_bundle(&generated, &name)? == 0 {
+        if name.starts_with(SHARED_PREFIX) {
             // Optimised once merged.
-            first.push(read_bytes(&chunk)?);
+            let bundle = piece_bundle(&generated, &name)?;
+            shared[bundle].push(read_bytes(&chunk)?);
             let fetched = format!("const src = {fetch};\n    src.catch(() => {{}});\n    {INSTANTIATED}");
-            loader = replaced(&loader, LOADER, &fetched, "return async (imports) => merged(0, imports);")?;
+            loader =
+                replaced(&loader, LOADER, &fetched, &format!("return async (imports) => merged({bundle}, imports);"))?;
             continue;
         }
         let optimised = chunk.with_extension("opt.wasm");
         optimise(&chunk, &optimised, &[])?;
         let bytes = read_bytes(&optimised)?;
-        if name.starts_with(SHARED_PREFIX) {
-            let shared = &mut bundles[1];
-            let (start, end) = (shared.len(), shared.len() + bytes.len());
-            shared.extend_from_slice(&bytes);
-            loader = replaced(&loader, LOADER, &fetch, &format!("sharedChunk(1, {start}, {end})"))?;
-        } else {
-            let hashed = hashed_name(&name, &bytes);
-            let page = page_name(&name)?;
-            loader = replaced(&loader, LOADER, &fetch, &format!("pageChunk(\"{page}\")"))?;
-            write(&dist.join(&hashed), &bytes)?;
-            pages.push(Page { bundles: page_bundles(&generated, page)?, name: page.to_owned(), file: hashed });
+        let hashed = hashed_name(&name, &bytes);
+        let page = page_name(&name)?;
+        loader = replaced(&loader, LOADER, &fetch, &format!("pageChunk(\"{page}\")"))?;
+        write(&dist.join(&hashed), &bytes)?;
+        pages.push(Page { bundles: page_bundles(&generated, page)?, name: page.to_owned(), file: hashed });
+    }
+    let mut bundles = Vec::new();
+    for (index, pieces) in shared.iter().enumerate() {
+        if pieces.is_empty() {
+            bundles.push(Bundle::of(&[]));
+            continue;
         }
-    }
-    if !first.is_empty() {
-        let (merged, optimised) = (merged(&work, &first, &wasm_opt_flags)?, work.join("merged.opt.wasm"));
+        let merged = merged(&work.join(format!("merged_{index}")), pieces, &wasm_opt_flags)?;
+        let optimised = merged.with_extension("opt.wasm");
         optimise(&merged, &optimised, &["--remove-exports", "--pass-arg=remove-exports@*"])?;
-        bundles[0] = read_bytes(&optimised)?;
+        bundles.push(Bundle::of(&read_bytes(&optimised)?));
     }
-    let bundles: Vec<Bundle> = bundles.iter().map(|bytes| Bundle::of(bytes)).collect();
     for bundle in bundles.iter().filter(|bundle| !bundle.file.is_empty()) {
         write(&dist.join(&bundle.file), &bundle.bytes)?;
     }
@@ -213,11 +213,10 @@ const SHARED_PREFIX: &str = "chunk_";
 /// whole and is fetched once, by the first page that needs any of its pieces. The pieces
 /// the list uses ([`FIRST_BUNDLE_PAGE`]) are one file, the rest the other: the list opened
 /// at its address paints with the main module, its chunk and 37 KB brotli of shared code,
-/// not the 125 KB of all of it.
+/// not the 125 KB of all of it. Each file is one module ([`merged`]).
 const SHARED_BUNDLE: &str = "__wasm_split_shared.bin";
 
-/// The page whose shared pieces make the first of the two files, merged into one module
-/// ([`merged`]).
+/// The page whose shared pieces make the first of the two files.
 const FIRST_BUNDLE_PAGE: &str = "list";
 
 /// How wasm-split's loader instantiates a piece it fetched.
@@ -226,16 +225,17 @@ const INSTANTIATED: &str = "return async (imports) => (WebAssembly.instantiateSt
 /// The module the pieces import the main module's memory, table and globals from.
 const SPLIT_IMPORTS: &str = "__wasm_split";
 
-/// `pieces` merged into one module by binaryen's `wasm-merge`, in `work/merged.wasm`: one
-/// compile and one instantiation where there were 77, whose ends V8 takes on the page's
-/// thread one by one (13 ms of `compileConsume` before the list's first paint, on 2 cores),
-/// and 2.5 KB less brotli (37.2 KB). Each piece imports the main module's memory, table
+/// `pieces` merged into one module by binaryen's `wasm-merge`, in `dir/merged.wasm`: one
+/// compile and one instantiation where there were 77 (the list's) or 127 (the others'),
+/// whose ends V8 takes on the page's thread one by one. For the list, 13 ms of
+/// `compileConsume` before its first paint, on 2 cores, and 2.5 KB less brotli (37.2 KB);
+/// for the overview and the 10,000-node grid opened at their address, ~10 % off their
+/// first render (alternating loads). Each piece imports the main module's memory, table
 /// and globals; merged as they are, each import would stay its own (two memories), so each
 /// piece takes them from one module that re-exports them ([`imports::reexporting`]).
-fn merged(work: &Path, pieces: &[Vec<u8>], flags: &[String]) -> Result<PathBuf> {
+fn merged(dir: &Path, pieces: &[Vec<u8>], flags: &[String]) -> Result<PathBuf> {
     const PROVIDER: &str = "__wasm_split_provider";
-    let dir = work.join("merged");
-    fs::create_dir_all(&dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    fs::create_dir_all(dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
     let provider = dir.join("provider.wasm");
     write(&provider, &imports::reexporting(pieces, SPLIT_IMPORTS)?)?;
     let mut inputs = vec![provider.into_os_string(), PROVIDER.into()];
@@ -244,7 +244,7 @@ fn merged(work: &Path, pieces: &[Vec<u8>], flags: &[String]) -> Result<PathBuf> 
         write(&path, &imports::imports_moved(piece, SPLIT_IMPORTS, PROVIDER)?)?;
         inputs.extend([path.into_os_string(), format!("piece_{index}").into()]);
     }
-    let out = work.join("merged.wasm");
+    let out = dir.join("merged.wasm");
     run(command("wasm-merge").args(flags).args(inputs).arg("-o").arg(&out))?;
     Ok(out)
 }
@@ -282,13 +282,12 @@ struct Page {
     bundles: Vec<usize>,
 }
 
-/// Put before the loader. `sharedChunk(bundle, start, end)` answers for one piece of a file
-/// of shared pieces (the loader's `fetch` of the piece, replaced), fetching the file once.
-/// The fetch carries the file's SHA-256 as its `integrity`, so the browser refuses any other
-/// body answered with a 200 (a server's HTML fallback after a redeploy removed the file).
-/// A failed fetch is forgotten, so the page's Retry fetches it again, past the HTTP cache.
-/// `merged(bundle, imports)` instantiates a file that is one module, once, for each of its
-/// pieces' loaders. `pageChunk(name)` fetches a page's own chunk. For a page opened at its address
+/// Put before the loader. `bundle(index)` fetches a file of shared pieces once, with its
+/// SHA-256 as the fetch's `integrity`, so the browser refuses any other body answered with a
+/// 200 (a server's HTML fallback after a redeploy removed the file). A failed fetch is
+/// forgotten, so the page's Retry fetches it again, past the HTTP cache. `merged(bundle,
+/// imports)` instantiates that file's one module, once, for each of its pieces' loaders.
+/// `pageChunk(name)` fetches a page's own chunk. For a page opened at its address
 /// (`index.html` names it in `__openedPage`), the chunk and its files of shared pieces are
 /// fetched as the loader starts, beside the main module, not once that runs and asks.
 const LOADER_HEAD: &str = r#"const bundles = BUNDLES;
@@ -309,12 +308,9 @@ function bundle(index) {
   });
   return whole;
 }
-function sharedChunk(index, start, end) {
-  return bundle(index).then((bytes) => new Response(bytes.slice(start, end), { headers: { "content-type": "application/wasm" } }));
-}
 const instances = [];
 function merged(index, imports) {
-  const made = (instances[index] ??= WebAssembly.instantiateStreaming(sharedChunk(index, 0, undefined), imports));
+  const made = (instances[index] ??= bundle(index).then((bytes) => WebAssembly.instantiate(bytes, imports)));
   made.catch(() => {
     if (instances[index] === made) instances[index] = undefined;
   });
