@@ -99,9 +99,13 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
     let overview = landed.iter().any(|url| url.contains("/split_overview-"));
     assert!(overview, "the overview, where Connect lands, is a chunk: {landed:?}");
     let mut shared: Vec<&String> = landed.iter().filter(|url| url.contains(SHARED)).collect();
-    assert_eq!(shared.len(), 2, "the code pages share arrives in two files, the list's and the rest: {landed:?}");
+    assert_eq!(
+        shared.len(),
+        3,
+        "the code pages share arrives in three files: the list's, its after-paint reads' and the rest: {landed:?}"
+    );
     shared.dedup();
-    assert_eq!(shared.len(), 2, "each file of shared code is fetched once: {landed:?}");
+    assert_eq!(shared.len(), 3, "each file of shared code is fetched once: {landed:?}");
     console.navigate("/reservations").await;
     console.browser.wait_for("table.reservations-table tbody tr").await;
     // The reads start once the table is on screen: their chunk follows the first paint.
@@ -171,7 +175,7 @@ async fn starting_on_connect_fetches_the_code_of_the_page_it_leads_to() {
         .eventually("the overview's code, with its shared code, to be fetched", || async {
             let fetched = fetched_wasm(&console).await;
             let shared = fetched.iter().filter(|url| url.contains(SHARED)).count();
-            if fetched.iter().any(|url| url.contains("/split_overview-")) && shared == 2 {
+            if fetched.iter().any(|url| url.contains("/split_overview-")) && shared == 3 {
                 Ok(fetched)
             } else {
                 Err(format!("{fetched:?}"))
@@ -228,7 +232,7 @@ async fn a_page_opened_at_its_address_fetches_its_code_beside_the_main_module_on
     console.assert_no_console_errors(&[]).await;
 }
 
-/// The code pages share comes in two files: a failed fetch of one is not kept, so the page's
+/// The code pages share comes in three files: a failed fetch of one is not kept, so the page's
 /// Retry fetches it again and the page loads (a kept failure would leave every page but
 /// Connect unloadable until the tab is reloaded).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

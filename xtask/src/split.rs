@@ -61,7 +61,7 @@ pub fn split_pages(dist: &Path) -> Result {
     )?;
     let generated = read(&work.join(LOADER))?;
     let mut loader = generated.clone();
-    let mut shared: [Vec<Vec<u8>>; 2] = Default::default();
+    let mut shared = vec![Vec::new(); BUNDLE_PAGES.len() + 1];
     let mut pages = Vec::new();
     for chunk in chunks(&work, &main)? {
         let name = file_name(&chunk);
@@ -206,18 +206,22 @@ const LOADER: &str = "__wasm_split.js";
 /// a page's own is `split_nodes.wasm`.
 const SHARED_PREFIX: &str = "chunk_";
 
-/// The shared pieces, in two files. wasm-split writes one piece per set of pages sharing
+/// The shared pieces, in three files. wasm-split writes one piece per set of pages sharing
 /// code: 43 once, 25 of them for the Nodes page alone, fetched side by side over six
 /// HTTP/1.1 connections, and on 2 cores the 10,000-node first grid waited ~100 ms for them
 /// (a median of 410 ms, 319 ms with one file, alternating loads). A file compresses as a
 /// whole and is fetched once, by the first page that needs any of its pieces. The pieces
-/// the list uses ([`FIRST_BUNDLE_PAGE`]) are one file, the rest the other: the list opened
-/// at its address paints with the main module, its chunk and 37 KB brotli of shared code,
-/// not the 125 KB of all of it. Each file is one module ([`merged`]).
+/// each of [`BUNDLE_PAGES`] uses (and no page before it there) are a file, the rest the
+/// last: the list opened at its address paints with the main module, its chunk and 37 KB
+/// brotli of shared code, not the 125 KB of all of it, and reads what it reads after its
+/// paint with a few KB more, not the other 88. Each file is one module ([`merged`]).
 const SHARED_BUNDLE: &str = "__wasm_split_shared.bin";
 
-/// The page whose shared pieces make the first of the two files.
-const FIRST_BUNDLE_PAGE: &str = "list";
+/// The pages whose shared pieces make the first files, in order: the list's first paint,
+/// then the reads it starts after its paint (whose pieces, in the file of all the rest,
+/// had the list compile 249 KB of other pages' code after its paint: its Lighthouse TBT
+/// 82-196 ms, from 73-123 before that file was one module).
+const BUNDLE_PAGES: [&str; 2] = ["list", "placement_reads"];
 
 /// How wasm-split's loader instantiates a piece it fetched.
 const INSTANTIATED: &str = "return async (imports) => (WebAssembly.instantiateStreaming(src, imports));";
@@ -249,12 +253,13 @@ fn merged(dir: &Path, pieces: &[Vec<u8>], flags: &[String]) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// The file (0 or 1) of a shared piece used by `users`.
+/// The file of a shared piece used by `users`: that of the first of [`BUNDLE_PAGES`] among
+/// them, else the last.
 fn bundle_of(users: &[&str]) -> usize {
-    usize::from(!users.contains(&FIRST_BUNDLE_PAGE))
+    BUNDLE_PAGES.iter().position(|page| users.contains(page)).unwrap_or(BUNDLE_PAGES.len())
 }
 
-/// The file (0 or 1) of the shared piece `piece` (`chunk_8.wasm`), by the pages the loader
+/// The file of the shared piece `piece` (`chunk_8.wasm`), by the pages the loader
 /// says use it.
 fn piece_bundle(loader: &str, piece: &str) -> Result<usize> {
     piece_users(loader, piece).map(|users| bundle_of(&users))
@@ -548,20 +553,24 @@ mod tests {
         assert!(js.contains("const pages = { list: [\"./split_list-1.wasm\", [0]] };"), "{js}");
     }
 
-    /// wasm-split's loader, shortened: two shared pieces and two pages using them.
+    /// wasm-split's loader, shortened: three shared pieces and three pages using them.
     const GENERATED: &str = "/* list, overview */\nconst __chunk_1 = makeLoad(() => {\n}, []);\n\
         /* overview, nodes */\nconst __chunk_2 = makeLoad(() => {\n}, []);\n\
+        /* placement_reads, nodes */\nconst __chunk_3 = makeLoad(() => {\n}, []);\n\
         export const __wasm_split_load_overview = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_2, __chunk_1]));\n\
-        export const __wasm_split_load_list = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_1]));\n";
+        export const __wasm_split_load_list = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_1]));\n\
+        export const __wasm_split_load_placement_reads = wrapAsyncCb(makeLoad(() => {\n    return 1;\n}\n, [__chunk_3, __chunk_1]));\n";
 
     #[test]
-    fn a_shared_piece_used_by_the_list_is_in_the_first_file_and_a_page_needs_the_files_of_its_pieces() {
+    fn a_shared_piece_is_in_the_file_of_the_first_bundle_page_using_it_and_a_page_needs_the_files_of_its_pieces() {
         assert_eq!(piece_users(GENERATED, "chunk_2.wasm").unwrap(), ["overview", "nodes"]);
         assert_eq!(piece_bundle(GENERATED, "chunk_1.wasm").unwrap(), 0);
-        assert_eq!(piece_bundle(GENERATED, "chunk_2.wasm").unwrap(), 1);
-        assert_eq!(page_bundles(GENERATED, "overview").unwrap(), [0, 1]);
+        assert_eq!(piece_bundle(GENERATED, "chunk_3.wasm").unwrap(), 1);
+        assert_eq!(piece_bundle(GENERATED, "chunk_2.wasm").unwrap(), 2);
+        assert_eq!(page_bundles(GENERATED, "overview").unwrap(), [0, 2]);
         assert_eq!(page_bundles(GENERATED, "list").unwrap(), [0]);
-        assert!(piece_users(GENERATED, "chunk_3.wasm").is_err());
+        assert_eq!(page_bundles(GENERATED, "placement_reads").unwrap(), [0, 1]);
+        assert!(piece_users(GENERATED, "chunk_4.wasm").is_err());
         assert!(page_bundles(GENERATED, "nodes").is_err());
         assert_eq!(page_name("split_overview.wasm").unwrap(), "overview");
         assert!(page_name("chunk_1.wasm").is_err());
