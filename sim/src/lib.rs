@@ -27,8 +27,12 @@ mod scenario;
 mod state;
 mod static_files;
 
+use axum::body::Body;
+use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::{from_fn_with_state, map_response};
+use axum::http::StatusCode;
+use axum::middleware::{from_fn, from_fn_with_state, map_response, Next};
+use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::serve::{ListenerExt, TapIo};
 use axum::Router;
@@ -145,13 +149,15 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .layer(from_fn_with_state(sim.clone(), faults::inject))
         // Outside the faults, so that a truncated or malformed answer is compressed as sent.
         .layer(CompressionLayer::new())
-        .layer(map_response(says_simulated));
+        .layer(map_response(says_simulated))
+        .layer(from_fn(answered_aside));
     let org_api = org::routes()
         .route_layer(from_fn_with_state(sim.clone(), auth::require_key))
         .fallback(error::unknown_endpoint)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(CompressionLayer::new())
-        .layer(map_response(says_simulated));
+        .layer(map_response(says_simulated))
+        .layer(from_fn(answered_aside));
     let root = Router::new().nest("/api", api).nest(assumptions::ORG_API_PREFIX, org_api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
@@ -162,6 +168,25 @@ pub fn app(config: Config) -> (Router, SimHandle) {
     let root = if cors { root.layer(axum::middleware::from_fn(cors::allow_loopback_origins)) } else { root };
     let router = root.with_state(sim.clone());
     (router, SimHandle(sim))
+}
+
+/// Makes and compresses an API answer on the blocking pool, not on the server's workers: a
+/// 10,000-node answer takes ~10 ms to make and ~55 ms to compress, and work that long on a
+/// worker held every other request back, the console's own files too (a `main.css` asked
+/// for 5 ms after such an answer was sent 55 ms later), which no server in front of a real
+/// API does.
+async fn answered_aside(request: Request, next: Next) -> Response {
+    let runtime = tokio::runtime::Handle::current();
+    let answered = tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            let (parts, body) = next.run(request).await.into_parts();
+            axum::body::to_bytes(body, usize::MAX).await.map(|bytes| Response::from_parts(parts, Body::from(bytes)))
+        })
+    });
+    match answered.await {
+        Ok(Ok(response)) => response,
+        _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
 }
 
 /// Marks an API answer as the simulator's ([`assumptions::SIMULATOR_HEADER`]).
@@ -248,5 +273,56 @@ mod tests {
         let ((accepted, _), client) = tokio::join!(listener.accept(), TcpStream::connect(addr));
         client.unwrap();
         assert!(accepted.nodelay().unwrap());
+    }
+
+    /// `GET path` on a connection of its own, the whole answer as text.
+    async fn get(addr: SocketAddr, path: &str) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut connection = TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        connection.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        connection.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    /// On a runtime of one thread, an answer that takes the thread (here until the test
+    /// says so) held every other request back; answered aside, another request is served
+    /// while it is made.
+    #[tokio::test]
+    async fn an_answer_being_made_holds_no_other_request_back() {
+        let (finish, finished) = std::sync::mpsc::channel::<()>();
+        let finished = Arc::new(std::sync::Mutex::new(finished));
+        let api = Router::new()
+            .route(
+                "/api/slow",
+                axum::routing::get(move || {
+                    let finished = finished.clone();
+                    async move {
+                        finished.lock().unwrap().recv().unwrap();
+                        "made"
+                    }
+                }),
+            )
+            .layer(from_fn(answered_aside));
+        let app = api.route("/file", axum::routing::get(|| async { "file" }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        // Held back, the file could not even time out (the one thread is taken), so the
+        // answer is let go after 5 s whatever happens, and the file's wait read by the clock.
+        let watchdog = finish.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(5));
+            let _ = watchdog.send(());
+        });
+        let slow = tokio::spawn(get(addr, "/api/slow"));
+        let asked = std::time::Instant::now();
+        let file = get(addr, "/file").await;
+        let waited = asked.elapsed();
+        let _ = finish.send(());
+        assert!(waited < Duration::from_secs(4), "the file waited {waited:?} for the answer being made");
+        assert!(file.ends_with("file"));
+        assert!(slow.await.unwrap().ends_with("made"));
     }
 }
