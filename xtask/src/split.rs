@@ -3,10 +3,11 @@
 //! trunk has no wasm-split step, so this runs after it: the raw cargo output (built with
 //! `--cfg split_pages`, linked with `--emit-relocs`) goes through wasm-split, which writes
 //! the main module, the page chunks and `__wasm_split.js` (their loader). Each page's own
-//! chunk stays a file; the pieces pages share are merged into two modules, each a file
+//! chunk stays a file; the pieces pages share are merged into three modules, each a file
 //! ([`SHARED_BUNDLE`]). The main module then gets wasm-bindgen's glue (its imports renamed
-//! short, [`imports`]) and every module wasm-opt, esbuild minifies the glue and the loader, and they replace trunk's files under trunk's names, so its `index.html`
-//! (preloads, start-up script) stays as it is but for one more preload, the loader's.
+//! short, [`imports`]) and every module wasm-opt, esbuild minifies the glue and the loader,
+//! and they replace trunk's files under trunk's names, so its `index.html` (preloads,
+//! start-up script) stays as it is but for one more preload, the loader's.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -213,14 +214,14 @@ const SHARED_PREFIX: &str = "chunk_";
 /// whole and is fetched once, by the first page that needs any of its pieces. The pieces
 /// each of [`BUNDLE_PAGES`] uses (and no page before it there) are a file, the rest the
 /// last: the list opened at its address paints with the main module, its chunk and 37 KB
-/// brotli of shared code, not the 125 KB of all of it, and reads what it reads after its
-/// paint with a few KB more, not the other 88. Each file is one module ([`merged`]).
+/// brotli of shared code, not the 128 KB of all of it, and reads what it reads after its
+/// paint with 17 KB more, not all 91 of the rest. Each file is one module ([`merged`]).
 const SHARED_BUNDLE: &str = "__wasm_split_shared.bin";
 
 /// The pages whose shared pieces make the first files, in order: the list's first paint,
 /// then the reads it starts after its paint (whose pieces, in the file of all the rest,
-/// had the list compile 249 KB of other pages' code after its paint: its Lighthouse TBT
-/// 82-196 ms, from 73-123 before that file was one module).
+/// had the list fetch 88 KB brotli and compile 249 KB of other pages' code after its
+/// paint).
 const BUNDLE_PAGES: [&str; 2] = ["list", "placement_reads"];
 
 /// How wasm-split's loader instantiates a piece it fetched.
@@ -230,8 +231,8 @@ const INSTANTIATED: &str = "return async (imports) => (WebAssembly.instantiateSt
 const SPLIT_IMPORTS: &str = "__wasm_split";
 
 /// `pieces` merged into one module by binaryen's `wasm-merge`, in `dir/merged.wasm`: one
-/// compile and one instantiation where there were 77 (the list's) or 127 (the others'),
-/// whose ends V8 takes on the page's thread one by one. For the list, 13 ms of
+/// compile and one instantiation per file where there was one per piece (77 in the list's
+/// file, 120 in the last), whose ends V8 takes on the page's thread one by one. For the list, 13 ms of
 /// `compileConsume` before its first paint, on 2 cores, and 2.5 KB less brotli (37.2 KB);
 /// for the overview and the 10,000-node grid opened at their address, ~10 % off their
 /// first render (alternating loads). Each piece imports the main module's memory, table
