@@ -88,11 +88,7 @@ async fn the_lists_gpus_in_use_reads_start_after_its_content_is_painted() {
 /// fetched on its first visit, once, from this same build.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
-    let console = Console::start().await;
-    console.open("/").await;
-    console.browser.wait_for("#api-key").await;
-    let main = fetched_wasm(&console).await;
-    assert_eq!(main.len(), 1, "Connect needs the main module only, fetched {main:?}");
+    let console = on_connect_with_the_main_module_only().await;
     console.connect(MEMBER_KEY).await;
     console.browser.wait_for("table.fleet-table").await;
     let landed = fetched_wasm(&console).await;
@@ -164,11 +160,7 @@ async fn a_pages_code_is_fetched_on_its_first_visit_and_not_again() {
 /// that after "Connect" the page waits for its reads, not for its code.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn starting_on_connect_fetches_the_code_of_the_page_it_leads_to() {
-    let console = Console::start().await;
-    console.open("/").await;
-    console.browser.wait_for("#api-key").await;
-    let main = fetched_wasm(&console).await;
-    assert_eq!(main.len(), 1, "Connect needs the main module only, fetched {main:?}");
+    let console = on_connect_with_the_main_module_only().await;
     console.browser.click("#api-key").await;
     let fetched = console
         .browser
@@ -325,6 +317,16 @@ async fn the_first_load_arrives_compressed_and_a_second_visit_transfers_only_the
     println!("first load {first} bytes on the wire, second visit {second} bytes");
     assert!(second < 3_000, "a second visit should fetch only the page, took {second} bytes (first: {first})");
     console.assert_no_console_errors(&[]).await;
+}
+
+/// A console opened on Connect, whose first load fetched the main module and no page's code.
+async fn on_connect_with_the_main_module_only() -> Console {
+    let console = Console::start().await;
+    console.open("/").await;
+    console.browser.wait_for("#api-key").await;
+    let main = fetched_wasm(&console).await;
+    assert_eq!(main.len(), 1, "Connect needs the main module only, fetched {main:?}");
+    console
 }
 
 /// The files of the code that several pages share (xtask/src/split.rs).

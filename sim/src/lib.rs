@@ -145,18 +145,12 @@ pub fn app(config: Config) -> (Router, SimHandle) {
         .nest("/__sim", hooks::routes())
         .fallback(error::unknown_endpoint)
         .method_not_allowed_fallback(error::method_not_allowed)
-        .layer(from_fn_with_state(sim.clone(), faults::inject))
-        // Outside the faults, so that a truncated or malformed answer is compressed as sent.
-        .layer(CompressionLayer::new())
-        .layer(map_response(says_simulated))
-        .layer(from_fn(answered_aside));
+        .layer(from_fn_with_state(sim.clone(), faults::inject));
     let org_api = org::routes()
         .route_layer(from_fn_with_state(sim.clone(), auth::require_key))
         .fallback(error::unknown_endpoint)
-        .method_not_allowed_fallback(error::method_not_allowed)
-        .layer(CompressionLayer::new())
-        .layer(map_response(says_simulated))
-        .layer(from_fn(answered_aside));
+        .method_not_allowed_fallback(error::method_not_allowed);
+    let (api, org_api) = (as_api_answers(api), as_api_answers(org_api));
     let root = Router::new().nest("/api", api).nest(assumptions::ORG_API_PREFIX, org_api);
     let root = match dist {
         Some(dir) => root.fallback_service(static_files::router(&dir)),
@@ -167,6 +161,13 @@ pub fn app(config: Config) -> (Router, SimHandle) {
     let root = if cors { root.layer(axum::middleware::from_fn(cors::allow_loopback_origins)) } else { root };
     let router = root.with_state(sim.clone());
     (router, SimHandle(sim))
+}
+
+/// `api` with what every answer of both APIs goes through: compressed as the browser
+/// accepts, marked as the simulator's, and made aside ([`answered_aside`]). Outside the
+/// faults, so that a truncated or malformed answer is compressed as sent.
+fn as_api_answers(api: Router<Arc<Sim>>) -> Router<Arc<Sim>> {
+    api.layer(CompressionLayer::new()).layer(map_response(says_simulated)).layer(from_fn(answered_aside))
 }
 
 /// Makes and compresses an API answer on the blocking pool, not on the server's workers: a

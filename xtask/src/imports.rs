@@ -78,23 +78,15 @@ pub fn reexporting(modules: &[Vec<u8>], module: &str) -> Result<Vec<u8>> {
         if !(1..=3).contains(&kind) {
             return Err(format!("{module} gives an import of kind {kind}, which a re-exporting module cannot"));
         }
-        for text in [module.as_bytes(), name] {
-            write_u32(&mut import_section, text.len());
-            import_section.extend_from_slice(text);
-        }
-        import_section.extend_from_slice(description);
-        write_u32(&mut export_section, name.len());
-        export_section.extend_from_slice(name);
+        write_import(&mut import_section, module.as_bytes(), name, description);
+        write_bytes(&mut export_section, name);
         export_section.push(kind);
         write_u32(&mut export_section, of_kind[kind as usize]);
         of_kind[kind as usize] += 1;
     }
     let mut out = HEADER.to_vec();
-    for (id, body) in [(IMPORTS, import_section), (EXPORTS, export_section)] {
-        out.push(id);
-        write_u32(&mut out, body.len());
-        out.extend_from_slice(&body);
-    }
+    write_section(&mut out, IMPORTS, &import_section);
+    write_section(&mut out, EXPORTS, &export_section);
     Ok(out)
 }
 
@@ -145,9 +137,7 @@ fn with_import_names(
     let mut out = HEADER.to_vec();
     for (id, body) in sections(wasm)? {
         let body = if id == IMPORTS { imports_renamed(body, &mut rename)? } else { body.to_vec() };
-        out.push(id);
-        write_u32(&mut out, body.len());
-        out.extend_from_slice(&body);
+        write_section(&mut out, id, &body);
     }
     Ok(out)
 }
@@ -162,11 +152,7 @@ fn imports_renamed(
     for import in imports {
         let (module, name) =
             rename(import.module, import.name).unwrap_or_else(|| (import.module.to_vec(), import.name.to_vec()));
-        for text in [&module, &name] {
-            write_u32(&mut out, text.len());
-            out.extend_from_slice(text);
-        }
-        out.extend_from_slice(import.description);
+        write_import(&mut out, &module, &name, import.description);
     }
     Ok(out)
 }
@@ -245,6 +231,25 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One import as an import section lists it: its module, its name, its kind and type.
+fn write_import(out: &mut Vec<u8>, module: &[u8], name: &[u8], description: &[u8]) {
+    write_bytes(out, module);
+    write_bytes(out, name);
+    out.extend_from_slice(description);
+}
+
+/// A section: its id, then its body after the body's length.
+fn write_section(out: &mut Vec<u8>, id: u8, body: &[u8]) {
+    out.push(id);
+    write_bytes(out, body);
+}
+
+/// `bytes` after their length, as wasm writes a name or a section's body.
+fn write_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    write_u32(out, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
 fn write_u32(out: &mut Vec<u8>, value: usize) {
     let mut value = value as u64;
     loop {
@@ -269,22 +274,16 @@ mod tests {
         let mut imports = Vec::new();
         write_u32(&mut imports, 4);
         let entry = |imports: &mut Vec<u8>, module: &str, name: &str, description: &[u8]| {
-            for text in [module, name] {
-                write_u32(imports, text.len());
-                imports.extend_from_slice(text.as_bytes());
-            }
-            imports.extend_from_slice(description);
+            write_import(imports, module.as_bytes(), name.as_bytes(), description)
         };
         entry(&mut imports, GLUE_MODULE, "__wbg_now_043d245551b22f9a", &[0, 1]);
         entry(&mut imports, "./__wasm_split.js", "__wasm_split_load_nodes", &[0, 0]);
         entry(&mut imports, GLUE_MODULE, "__wbg_fetch_0123456789abcdef", &[0, 2]);
         entry(&mut imports, "env", "memory", &[2, 1, 17, 200, 1]);
-        let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+        let mut wasm = HEADER.to_vec();
         // A type section before, a custom section after: both kept as they are.
         wasm.extend_from_slice(&[1, 4, 1, 0x60, 0, 0]);
-        wasm.push(2);
-        write_u32(&mut wasm, imports.len());
-        wasm.extend_from_slice(&imports);
+        write_section(&mut wasm, IMPORTS, &imports);
         wasm.extend_from_slice(&[0, 3, 2, b'h', b'i']);
         wasm
     }
@@ -343,22 +342,15 @@ mod tests {
     fn piece(with_table: bool) -> Vec<u8> {
         let mut imports = Vec::new();
         write_u32(&mut imports, if with_table { 3 } else { 2 });
-        let mut entry = |name: &str, description: &[u8]| {
-            for text in ["__wasm_split", name] {
-                write_u32(&mut imports, text.len());
-                imports.extend_from_slice(text.as_bytes());
-            }
-            imports.extend_from_slice(description);
-        };
+        let mut entry =
+            |name: &str, description: &[u8]| write_import(&mut imports, b"__wasm_split", name.as_bytes(), description);
         entry("memory", &[2, 0, 19]);
         if with_table {
             entry("__indirect_function_table", &[1, 0x70, 0, 0x90, 0x1f]);
         }
         entry("__wasm_split_shared0", &[3, 0x7f, 1]);
         let mut wasm = HEADER.to_vec();
-        wasm.push(IMPORTS);
-        write_u32(&mut wasm, imports.len());
-        wasm.extend_from_slice(&imports);
+        write_section(&mut wasm, IMPORTS, &imports);
         wasm
     }
 

@@ -88,13 +88,13 @@ pub fn split_pages(dist: &Path) -> Result {
     let mut bundles = Vec::new();
     for (index, pieces) in shared.iter().enumerate() {
         if pieces.is_empty() {
-            bundles.push(Bundle::of(&[]));
+            bundles.push(Bundle::of(Vec::new()));
             continue;
         }
         let merged = merged(&work.join(format!("merged_{index}")), pieces, &wasm_opt_flags)?;
         let optimised = merged.with_extension("opt.wasm");
         optimise(&merged, &optimised, &["--remove-exports", "--pass-arg=remove-exports@*"])?;
-        bundles.push(Bundle::of(&read_bytes(&optimised)?));
+        bundles.push(Bundle::of(read_bytes(&optimised)?));
     }
     for bundle in bundles.iter().filter(|bundle| !bundle.file.is_empty()) {
         write(&dist.join(&bundle.file), &bundle.bytes)?;
@@ -232,9 +232,9 @@ const SPLIT_IMPORTS: &str = "__wasm_split";
 
 /// `pieces` merged into one module by binaryen's `wasm-merge`, in `dir/merged.wasm`: one
 /// compile and one instantiation per file where there was one per piece (77 in the list's
-/// file, 120 in the last), whose ends V8 takes on the page's thread one by one. For the list, 13 ms of
-/// `compileConsume` before its first paint, on 2 cores, and 2.5 KB less brotli (37.2 KB);
-/// for the overview and the 10,000-node grid opened at their address, ~10 % off their
+/// file, 120 in the last), whose ends V8 takes on the page's thread one by one. For the
+/// list, 13 ms of `compileConsume` before its first paint, on 2 cores, and 2.5 KB less
+/// brotli (37.2 KB); for the overview and the 10,000-node grid opened at their address, ~10 % off their
 /// first render (alternating loads). Each piece imports the main module's memory, table
 /// and globals; merged as they are, each import would stay its own (two memories), so each
 /// piece takes them from one module that re-exports them ([`imports::reexporting`]).
@@ -274,10 +274,10 @@ struct Bundle {
 }
 
 impl Bundle {
-    fn of(bytes: &[u8]) -> Bundle {
-        let file = if bytes.is_empty() { String::new() } else { hashed_name(SHARED_BUNDLE, bytes) };
-        let integrity = format!("sha256-{}", xtask::csp::base64(&xtask::csp::sha256(bytes)));
-        Bundle { file, bytes: bytes.to_vec(), integrity }
+    fn of(bytes: Vec<u8>) -> Bundle {
+        let file = if bytes.is_empty() { String::new() } else { hashed_name(SHARED_BUNDLE, &bytes) };
+        let integrity = format!("sha256-{}", xtask::csp::base64(&xtask::csp::sha256(&bytes)));
+        Bundle { file, bytes, integrity }
     }
 }
 
@@ -544,7 +544,7 @@ mod tests {
     #[test]
     fn each_file_of_shared_code_is_fetched_with_its_sha256_as_integrity_and_each_page_names_its_own() {
         let pages = [Page { name: "list".into(), file: "split_list-1.wasm".into(), bundles: vec![0] }];
-        let js = loader_head(&[Bundle::of(b"abc"), Bundle::of(b"")], &pages);
+        let js = loader_head(&[Bundle::of(b"abc".to_vec()), Bundle::of(Vec::new())], &pages);
         let abc = hashed_name(SHARED_BUNDLE, b"abc");
         // SHA-256("abc") = ba7816bf…15ad, in base64; an empty file is named by nobody.
         let listed = format!(
