@@ -77,8 +77,11 @@ fn gates(commands: &[&[&str]]) -> Result<Outcome> {
 }
 
 /// deny.toml's checks, advisories among them, against the snapshot of the RustSec database
-/// laid out under target/ (`--offline`: these machines cannot fetch it).
+/// laid out under target/ (`--offline`: these machines cannot fetch it). The crates are
+/// fetched first, every platform's (`cargo metadata` reads them all): on a clean machine
+/// the lints built only this one's, and `--offline` would stop at `windows-sys`.
 fn deny() -> Result<Outcome> {
+    proc::run(proc::cargo().arg("fetch"))?;
     advisories::prepare()?;
     gates(&[&["deny", "--offline", "check", "advisories", "bans", "licenses", "sources"]])
 }
