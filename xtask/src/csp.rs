@@ -1,9 +1,9 @@
 //! The built console's Content-Security-Policy, written after trunk has built `dist/`.
 //!
-//! trunk's `index.html` starts the app with one inline module script, so the policy allows
-//! exactly that script by its SHA-256 (computed here from the built file, so it follows
-//! every rebuild) — never `'unsafe-inline'`, never a nonce that would have to stay fixed in
-//! a static file. `'wasm-unsafe-eval'` is what compiling the wasm needs, and nothing more.
+//! trunk's `index.html` starts the app with inline scripts and carries the first paint's
+//! stylesheet inline, so the policy allows exactly those scripts and that style by their
+//! SHA-256 (computed here from the built file, so it follows every rebuild) — never
+//! `'unsafe-inline'`, never a nonce that would have to stay fixed in a static file. `'wasm-unsafe-eval'` is what compiling the wasm needs, and nothing more.
 //!
 //! The policy goes twice into the build: as a `<meta>` (the first child of `<head>`, for
 //! hosts that cannot set headers) and, whole, in `csp-header.txt` for servers that can (the
@@ -87,11 +87,15 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// The directives, in the order they are written. `frame_ancestors` only for the header.
-fn policy(script_hashes: &[String], api_origin: Option<&ApiOrigin>, frame_ancestors: bool) -> String {
-    let mut script_src = String::from("'self' 'wasm-unsafe-eval'");
-    for hash in script_hashes {
-        write!(script_src, " 'sha256-{hash}'").expect("writing to a String");
-    }
+fn policy(inline: &Inline, api_origin: Option<&ApiOrigin>, frame_ancestors: bool) -> String {
+    let with_hashes = |mut sources: String, hashes: &[String]| {
+        for hash in hashes {
+            write!(sources, " 'sha256-{hash}'").expect("writing to a String");
+        }
+        sources
+    };
+    let script_src = with_hashes("'self' 'wasm-unsafe-eval'".to_owned(), &inline.scripts);
+    let style_src = with_hashes("'self'".to_owned(), &inline.styles);
     let connect_src = match api_origin {
         Some(ApiOrigin(origin)) => format!("'self' {origin}"),
         None => "'self'".to_owned(),
@@ -99,7 +103,7 @@ fn policy(script_hashes: &[String], api_origin: Option<&ApiOrigin>, frame_ancest
     let mut directives = vec![
         "default-src 'none'".to_owned(),
         format!("script-src {script_src}"),
-        "style-src 'self'".to_owned(),
+        format!("style-src {style_src}"),
         "img-src 'self' data:".to_owned(),
         format!("connect-src {connect_src}"),
         "base-uri 'none'".to_owned(),
@@ -117,34 +121,55 @@ pub fn secure(dist: &Path, api_origin: Option<&ApiOrigin>) -> Result {
     let index = dist.join("index.html");
     let html = std::fs::read_to_string(&index).map_err(|e| format!("reading {}: {e}", index.display()))?;
     let html = without_policy_meta(&html);
-    let hashes: Vec<String> = inline_scripts(&html)?.iter().map(|script| base64(&sha256(script.as_bytes()))).collect();
+    let inline = Inline::of(&html)?;
     let meta =
-        format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", policy(&hashes, api_origin, false));
+        format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", policy(&inline, api_origin, false));
     let secured = with_first_in_head(&html, &meta)?;
     std::fs::write(&index, secured).map_err(|e| format!("writing {}: {e}", index.display()))?;
     let header = dist.join(HEADER_FILE);
-    let header_policy = policy(&hashes, api_origin, true);
+    let header_policy = policy(&inline, api_origin, true);
     std::fs::write(&header, format!("{header_policy}\n")).map_err(|e| format!("writing {}: {e}", header.display()))?;
-    eprintln!("csp: {} inline script(s) allowed by hash; {header_policy}", hashes.len());
+    eprintln!(
+        "csp: {} inline script(s) and {} style(s) allowed by hash; {header_policy}",
+        inline.scripts.len(),
+        inline.styles.len()
+    );
     Ok(())
 }
 
-/// The text of every `<script>` without `src`, exactly as the browser hashes it.
-fn inline_scripts(html: &str) -> Result<Vec<&str>> {
+/// The SHA-256 (base64) of each inline script and style of a page.
+struct Inline {
+    scripts: Vec<String>,
+    styles: Vec<String>,
+}
+
+impl Inline {
+    fn of(html: &str) -> Result<Inline> {
+        let hashes = |texts: Vec<&str>| texts.iter().map(|text| base64(&sha256(text.as_bytes()))).collect();
+        Ok(Inline { scripts: hashes(inline_texts(html, "script")?), styles: hashes(inline_texts(html, "style")?) })
+    }
+}
+
+/// The text of every `<tag>` element without `src` (`script` or `style`), exactly as the
+/// browser hashes it.
+fn inline_texts<'a>(html: &'a str, tag: &str) -> Result<Vec<&'a str>> {
     let lower = html.to_ascii_lowercase();
-    let mut scripts = Vec::new();
+    let (open_mark, close_mark) = (format!("<{tag}"), format!("</{tag}"));
+    let mut texts = Vec::new();
     let mut from = 0;
-    while let Some(open) = lower[from..].find("<script").map(|at| from + at) {
-        let tag_end = lower[open..].find('>').map(|at| open + at).ok_or("index.html: a <script> tag never closes")?;
-        let close =
-            lower[tag_end..].find("</script").map(|at| tag_end + at).ok_or("index.html: a <script> is never closed")?;
-        let attributes = &lower[open + "<script".len()..tag_end];
+    while let Some(open) = lower[from..].find(&open_mark).map(|at| from + at) {
+        let tag_end = lower[open..].find('>').map(|at| open + at).ok_or(format!("index.html: a <{tag}> tag never closes"))?;
+        let close = lower[tag_end..]
+            .find(&close_mark)
+            .map(|at| tag_end + at)
+            .ok_or(format!("index.html: a <{tag}> is never closed"))?;
+        let attributes = &lower[open + open_mark.len()..tag_end];
         if !attributes.split_whitespace().any(|a| a.starts_with("src=")) {
-            scripts.push(&html[tag_end + 1..close]);
+            texts.push(&html[tag_end + 1..close]);
         }
         from = close;
     }
-    Ok(scripts)
+    Ok(texts)
 }
 
 fn without_policy_meta(html: &str) -> String {
@@ -284,7 +309,7 @@ mod tests {
 
     #[test]
     fn only_scripts_without_src_are_hashed_and_exactly_their_text() {
-        assert_eq!(inline_scripts(TRUNK_PAGE).unwrap(), ["\nimport init from '/app.js';\nawait init();\n"]);
+        assert_eq!(inline_texts(TRUNK_PAGE, "script").unwrap(), ["\nimport init from '/app.js';\nawait init();\n"]);
     }
 
     #[test]
@@ -311,6 +336,16 @@ mod tests {
         assert!(html.contains(&meta), "{html}");
         assert_eq!(html.matches("Content-Security-Policy").count(), 1, "{html}");
         assert!(!html.contains("unsafe-inline") && !html.contains("nonce-"));
+    }
+
+    #[test]
+    fn an_inline_style_is_allowed_by_its_hash_and_nothing_else_inline_is() {
+        let page = "<html><style>body{margin:0}</style><script>go()</script><link href=/a.css rel=stylesheet></html>";
+        let inline = Inline::of(page).unwrap();
+        assert_eq!(inline.styles, [base64(&sha256(b"body{margin:0}"))]);
+        assert_eq!(inline.scripts, [base64(&sha256(b"go()"))]);
+        let policy = policy(&inline, None, false);
+        assert!(policy.contains(&format!("; style-src 'self' 'sha256-{}';", inline.styles[0])), "{policy}");
     }
 
     #[test]
