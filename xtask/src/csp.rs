@@ -3,7 +3,8 @@
 //! trunk's `index.html` starts the app with inline scripts and carries the first paint's
 //! stylesheet inline, so the policy allows exactly those scripts and that style by their
 //! SHA-256 (computed here from the built file, so it follows every rebuild) — never
-//! `'unsafe-inline'`, never a nonce that would have to stay fixed in a static file. `'wasm-unsafe-eval'` is what compiling the wasm needs, and nothing more.
+//! `'unsafe-inline'`, never a nonce that would have to stay fixed in a static file.
+//! `'wasm-unsafe-eval'` is what compiling the wasm needs, and nothing more.
 //!
 //! The policy goes twice into the build: as a `<meta>` (the first child of `<head>`, for
 //! hosts that cannot set headers) and, whole, in `csp-header.txt` for servers that can (the
@@ -158,7 +159,8 @@ fn inline_texts<'a>(html: &'a str, tag: &str) -> Result<Vec<&'a str>> {
     let mut texts = Vec::new();
     let mut from = 0;
     while let Some(open) = lower[from..].find(&open_mark).map(|at| from + at) {
-        let tag_end = lower[open..].find('>').map(|at| open + at).ok_or(format!("index.html: a <{tag}> tag never closes"))?;
+        let tag_end =
+            lower[open..].find('>').map(|at| open + at).ok_or(format!("index.html: a <{tag}> tag never closes"))?;
         let close = lower[tag_end..]
             .find(&close_mark)
             .map(|at| tag_end + at)
