@@ -107,6 +107,23 @@ fn identical_banners_are_merged_with_a_link_to_each_reservation() {
     assert!(text(&host).contains("Open reservation #17, reservation #16"), "{}", text(&host));
 }
 
+/// The page draws its rows a task after its banners and filters, so that its first draw
+/// (compiled at first call, on the page's thread) is two tasks and not one long one.
+#[wasm_bindgen_test]
+async fn rows_drawn_in_the_next_task_follow_the_banners_there() {
+    let host = mount(|| {
+        provide_console(Role::Member);
+        view! { <ReservationsView reservations=list_of_every_status() rows_in_next_task=true/> }
+    });
+    let rows = |host: &web_sys::HtmlElement| host.query_selector_all("tbody tr").unwrap().length();
+    assert!(host.query_selector(".banner").unwrap().is_some(), "{}", text(&host));
+    assert!(host.query_selector("#filter-region").unwrap().is_some());
+    assert_eq!(rows(&host), 0, "no row in the task that drew the banners");
+    sleep(Duration::from_millis(20)).await;
+    settle().await;
+    assert_eq!(rows(&host), list_of_every_status().len() as u32, "{}", text(&host));
+}
+
 #[wasm_bindgen_test]
 fn a_row_shows_capacity_term_dates_and_contract_ref() {
     let host = mount(|| {
