@@ -3,7 +3,7 @@
 //! the channel the console's tabs talk on, code that arrives after the first load. A leaf: it imports nothing of the console, so every floor may use it and none
 //! reads these browser facts another way.
 
-use leptos::prelude::{set_timeout, window_event_listener_untyped, WindowListenerHandle};
+use leptos::prelude::{set_timeout, signal, window_event_listener_untyped, ReadSignal, Set, WindowListenerHandle};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -61,6 +61,20 @@ pub async fn sleep(wait: Duration) {
 /// was queued (input, a frame), so one long task becomes two.
 pub async fn next_task() {
     sleep(Duration::ZERO).await;
+}
+
+/// False, then true from the next task on: what is drawn behind it waits for that task,
+/// so a long first draw (V8 compiles the wasm at each function's first call, on the page's
+/// thread) is two tasks rather than one. A no-op once its owner is gone.
+pub fn true_from_next_task() -> ReadSignal<bool> {
+    let (due, set_due) = signal(false);
+    set_timeout(
+        move || {
+            let _ = set_due.try_set(true);
+        },
+        Duration::ZERO,
+    );
+    due
 }
 
 /// Resolves once what the caller just put on the page is on screen, so that secondary

@@ -34,8 +34,7 @@ pub fn App() -> impl IntoView {
     // The page is drawn in a task after the header's: the start is two shorter tasks, not
     // one long one, so the tab can answer input in between. Its first read is already on
     // its way (index.html sends it).
-    let page_drawn = RwSignal::new(false);
-    set_timeout(move || page_drawn.set(true), std::time::Duration::ZERO);
+    let page_drawn = browser::true_from_next_task();
     view! {
         <Router>
             <a class="skip-link" href="#main">"Skip to content"</a>

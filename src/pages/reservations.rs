@@ -3,7 +3,7 @@
 
 use crate::api::client;
 use crate::api::models::{Reservation, Timestamp};
-use crate::browser::{next_task, set_page_title};
+use crate::browser::{set_page_title, true_from_next_task};
 use crate::components::banner::ActionBanner;
 use crate::components::flag::write_flag;
 use crate::components::html::Html;
@@ -20,7 +20,6 @@ use crate::reads::remote::Remote;
 use crate::router::{use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 #[component]
 pub fn ReservationsPage() -> impl IntoView {
@@ -175,14 +174,7 @@ pub fn ReservationsView(
         }
         .into_any();
     }
-    let rows_due = RwSignal::new(!rows_in_next_task);
-    if rows_in_next_task {
-        spawn_local(async move {
-            next_task().await;
-            // A no-op once the view is gone.
-            let _ = rows_due.try_set(true);
-        });
-    }
+    let rows_due = rows_in_next_task.then(true_from_next_task);
 
     view! {
         {move || {
@@ -219,7 +211,7 @@ pub fn ReservationsView(
                         </tr>
                     </thead>
                     <tbody>
-                        <For each=move || if rows_due.get() { shown.get() } else { Vec::new() } key=|r| r.id let:r>
+                        <For each=move || if rows_due.is_none_or(|due| due.get()) { shown.get() } else { Vec::new() } key=|r| r.id let:r>
                             <ReservationRow r placements/>
                         </For>
                     </tbody>
