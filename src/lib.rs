@@ -31,19 +31,24 @@ pub fn App() -> impl IntoView {
     provide_context(components::alerts_bell::BellSlot::new());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());
-    // The page is drawn in a task after the header's: the start is two shorter tasks, not
-    // one long one, so the tab can answer input in between. Its first read is already on
-    // its way (index.html sends it).
-    let page_drawn = browser::true_from_next_task();
+    // The start is three shorter tasks, not one long one, so the tab can answer input in
+    // between (V8 compiles each function at its first call, on the page's thread): the
+    // frame now, the header in the next task, the page in the one after. The page's first
+    // read and its code are already on their way (index.html sends them).
     view! {
         <Router>
             <a class="skip-link" href="#main">"Skip to content"</a>
-            <Header/>
-            <main id="main" class="app-main" tabindex="-1">
-                {move || page_drawn.get().then(|| view! { <Pages/> })}
-            </main>
+            {from_next_task(|| view! { <Header/> }.into_any())}
+            <main id="main" class="app-main" tabindex="-1">{from_next_task(|| view! { <Pages/> }.into_any())}</main>
         </Router>
     }
+}
+
+/// `draw` drawn from the next task on ([`browser::true_from_next_task`]); each call's
+/// task comes after the previous call's. One type for every use, so the wasm holds it once.
+fn from_next_task(draw: fn() -> AnyView) -> impl IntoView {
+    let due = browser::true_from_next_task();
+    move || due.get().then(draw)
 }
 
 /// The page the address names. A new route (another page, or another id) is a new page:

@@ -6,7 +6,9 @@ mod console_fixtures;
 mod page_support;
 
 use chrono::{DateTime, Utc};
-use console_fixtures::{first_text, mount, mount_with, now, provide_console, settle_drawn, sleep, text};
+use console_fixtures::{
+    first_text, mount, mount_with, now, provide_console, settle_drawn, sleep, text, MutationObserver,
+};
 use leptos::prelude::*;
 use page_support::{fact, titles};
 use reservations_console::api::enums::{NodeState, ReservationStatus};
@@ -30,21 +32,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-#[wasm_bindgen]
-extern "C" {
-    /// The browser's MutationObserver, bound here (web-sys's needs a feature the crate
-    /// does not enable).
-    type MutationObserver;
-    #[wasm_bindgen(constructor)]
-    fn new(callback: &js_sys::Function) -> MutationObserver;
-    #[wasm_bindgen(method)]
-    fn observe(this: &MutationObserver, target: &web_sys::Node, options: &JsValue);
-    #[wasm_bindgen(method, js_name = takeRecords)]
-    fn take_records(this: &MutationObserver) -> js_sys::Array;
-    #[wasm_bindgen(method)]
-    fn disconnect(this: &MutationObserver);
-}
 
 /// Every change under an element, as MutationObserver records.
 struct Recorder {

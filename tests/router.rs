@@ -4,9 +4,12 @@
 
 mod console_fixtures;
 
-use console_fixtures::{first_text, settle, sleep};
+use console_fixtures::{first_text, settle, sleep, MutationObserver};
 use leptos::prelude::*;
 use reservations_console::router::{use_location, NavLink, Router};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -113,4 +116,50 @@ async fn the_main_navigation_marks_the_section_the_page_is_in() {
         assert_eq!(current("/reservations"), None);
     })
     .await;
+}
+
+/// The app starts in three tasks, not one long one (V8 compiles each function at its first
+/// call, on the page's thread): its frame, then its header in a task of its own, then the
+/// page in the next.
+#[wasm_bindgen_test]
+async fn the_app_draws_its_header_and_then_its_page_each_in_a_task_of_its_own() {
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
+    let document = window.document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    // (header drawn, page drawn), as the host shows them now.
+    let drawn = {
+        let host = host.clone();
+        move || {
+            let main = host.query_selector("main").unwrap();
+            (
+                host.query_selector("header.app-header").unwrap().is_some(),
+                main.is_some_and(|main| main.first_element_child().is_some()),
+            )
+        }
+    };
+    // What the host shows at the end of each task that changed it.
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let callback = {
+        let (seen, drawn) = (Rc::clone(&seen), drawn.clone());
+        Closure::<dyn FnMut()>::new(move || seen.borrow_mut().push(drawn()))
+    };
+    let observer = MutationObserver::new(callback.as_ref().unchecked_ref());
+    observer.observe(&host, &js_sys::JSON::parse(r#"{"subtree":true,"childList":true}"#).unwrap());
+    let mounted = leptos::mount::mount_to(host.clone(), reservations_console::App);
+    let at_mount = drawn();
+    sleep(50).await;
+    settle().await;
+    observer.disconnect();
+    drop(mounted);
+    host.remove();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+
+    assert_eq!(at_mount, (false, false), "neither the header nor the page in the task that starts the app");
+    let seen = seen.borrow();
+    let header_alone = seen.iter().position(|s| *s == (true, false));
+    let both = seen.iter().position(|s| *s == (true, true));
+    assert!(header_alone.is_some() && header_alone < both, "the header's task, then the page's: {seen:?}");
 }

@@ -218,3 +218,18 @@ pub async fn at_address(address: &str, page: fn() -> AnyView) -> web_sys::HtmlEl
     history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
     host
 }
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The browser's MutationObserver, bound here (web-sys's needs a feature the crate
+    /// does not enable). Its callback runs at the end of the task whose changes it reports.
+    pub type MutationObserver;
+    #[wasm_bindgen(constructor)]
+    pub fn new(callback: &js_sys::Function) -> MutationObserver;
+    #[wasm_bindgen(method)]
+    pub fn observe(this: &MutationObserver, target: &web_sys::Node, options: &wasm_bindgen::JsValue);
+    #[wasm_bindgen(method, js_name = takeRecords)]
+    pub fn take_records(this: &MutationObserver) -> js_sys::Array;
+    #[wasm_bindgen(method)]
+    pub fn disconnect(this: &MutationObserver);
+}
