@@ -4,7 +4,7 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text,
+    first_text, mount, mount_with, now, provide_console, provide_zone, reservation, seed_nodes, settle, text, HostAt,
 };
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -352,12 +352,8 @@ async fn filters_and_the_zone_are_read_from_the_address_and_written_back_to_it()
 
 #[wasm_bindgen_test]
 async fn a_rows_link_opens_the_reservation_in_place() {
-    let window = web_sys::window().unwrap();
-    let before = window.location().href().unwrap();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/reservations")).unwrap();
-    let document = window.document().unwrap();
-    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
+    let at = HostAt::new("/reservations");
+    let host = at.host.clone();
     // Unmounted at the end, so that its click listener leaves with it.
     let mounted = leptos::mount::mount_to(host.clone(), || {
         provide_console(Role::Member);
@@ -368,10 +364,9 @@ async fn a_rows_link_opens_the_reservation_in_place() {
     js_sys::Reflect::set(&js_sys::global(), &"listMark".into(), &JsValue::TRUE).unwrap();
     row(&host, 12).query_selector("a.row-link").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
     settle().await;
-    let path = window.location().pathname().unwrap();
+    let path = web_sys::window().unwrap().location().pathname().unwrap();
     drop(mounted);
-    host.remove();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    drop(at);
     assert_eq!(path, "/reservations/12", "the row's link, written as HTML, is followed by the router");
     assert_eq!(js_sys::Reflect::get(&js_sys::global(), &"listMark".into()).unwrap(), JsValue::TRUE);
 }

@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{first_text, settle, sleep, MutationObserver};
+use console_fixtures::{first_text, settle, sleep, HostAt, MutationObserver};
 use leptos::prelude::*;
 use reservations_console::router::{use_location, NavLink, Router};
 use std::cell::RefCell;
@@ -30,19 +30,12 @@ fn Probe() -> impl IntoView {
 
 /// Runs `test` from `start`, then puts the runner's own address back.
 async fn at<F: std::future::Future<Output = ()>>(start: &str, test: impl FnOnce(web_sys::HtmlElement) -> F) {
-    let window = web_sys::window().unwrap();
-    let before = window.location().href().unwrap();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(start)).unwrap();
-    let document = window.document().unwrap();
-    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
+    let at = HostAt::new(start);
     // Unmounted at the end, so that its listeners leave with it.
-    let mounted = leptos::mount::mount_to(host.clone(), || view! { <Router><Probe/></Router> });
+    let mounted = leptos::mount::mount_to(at.host.clone(), || view! { <Router><Probe/></Router> });
     settle().await;
-    test(host.clone()).await;
+    test(at.host.clone()).await;
     drop(mounted);
-    host.remove();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
 }
 
 fn click(host: &web_sys::HtmlElement, selector: &str) {
@@ -123,12 +116,8 @@ async fn the_main_navigation_marks_the_section_the_page_is_in() {
 /// page in the next.
 #[wasm_bindgen_test]
 async fn the_app_draws_its_header_and_then_its_page_each_in_a_task_of_its_own() {
-    let window = web_sys::window().unwrap();
-    let before = window.location().href().unwrap();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
-    let document = window.document().unwrap();
-    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
+    let at = HostAt::new("/");
+    let host = at.host.clone();
     // (header drawn, page drawn), as the host shows them now.
     let drawn = {
         let host = host.clone();
@@ -154,8 +143,7 @@ async fn the_app_draws_its_header_and_then_its_page_each_in_a_task_of_its_own() 
     settle().await;
     observer.disconnect();
     drop(mounted);
-    host.remove();
-    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    drop(at);
 
     assert_eq!(at_mount, (false, false), "neither the header nor the page in the task that starts the app");
     let seen = seen.borrow();

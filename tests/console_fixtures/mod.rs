@@ -102,6 +102,34 @@ pub fn provide_zone(zone: TimeZone) -> TimeZoneChoice {
     choice
 }
 
+/// A fresh element of the test page, with the page's address at `path` (what the router
+/// reads) until dropped: then the element leaves and the runner's own address comes back.
+/// Drop what is mounted in it first, so that its listeners leave with it.
+pub struct HostAt {
+    pub host: web_sys::HtmlElement,
+    before: String,
+}
+
+impl HostAt {
+    pub fn new(path: &str) -> Self {
+        let window = web_sys::window().unwrap();
+        let before = window.location().href().unwrap();
+        window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(path)).unwrap();
+        let document = window.document().unwrap();
+        let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+        document.body().unwrap().append_child(&host).unwrap();
+        HostAt { host, before }
+    }
+}
+
+impl Drop for HostAt {
+    fn drop(&mut self) {
+        self.host.remove();
+        let history = web_sys::window().unwrap().history().unwrap();
+        history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&self.before)).unwrap();
+    }
+}
+
 /// Mounts `view` in a fresh element of the test page and returns that element.
 pub fn mount<F, N>(view: F) -> web_sys::HtmlElement
 where
