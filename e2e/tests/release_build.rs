@@ -204,10 +204,11 @@ async fn a_page_opened_at_its_address_fetches_its_code_beside_the_main_module_on
         .script(
             "const named = (part) => performance.getEntriesByType('resource').filter((e) => e.name.includes(part));
              const main = window.__mainInstantiated ?? null;
+             const shared = named('/__wasm_split_shared-');
              return { main,
                       chunk: named('/split_list-').map((e) => e.startTime),
-                      shared: named('/__wasm_split_shared-').map((e) => e.name),
-                      beside: named('/__wasm_split_shared-').filter((e) => e.startTime < main).map((e) => e.name) };",
+                      shared: shared.map((e) => e.name),
+                      beside: shared.filter((e) => e.startTime < main).map((e) => e.name) };",
         )
         .await;
     let chunk: Vec<f64> = seen["chunk"].as_array().unwrap().iter().filter_map(|t| t.as_f64()).collect();
