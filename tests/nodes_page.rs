@@ -7,7 +7,7 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{
-    first_text, mount, mount_with, now, provide_console, settle_drawn, sleep, text, MutationObserver,
+    first_text, mount, mount_with, now, provide_console, settle, settle_drawn, sleep, text, MutationObserver,
 };
 use leptos::prelude::*;
 use page_support::{fact, titles};
@@ -491,6 +491,32 @@ async fn the_first_answer_makes_each_card_once_and_moves_none() {
 
 fn node_names(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
     range.map(|i| format!("node-{i}")).collect()
+}
+
+/// The grid's first cards are those in the page's sight, without the margin, so that its
+/// first paint waits for no card out of sight; the rest of the window follows the frame
+/// that painted them. Here the top 150 px of its 400 px screen are in sight.
+#[wasm_bindgen_test]
+async fn the_first_cards_are_those_in_sight_and_the_rest_of_the_window_follows_their_frame() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    let in_sight = ".in-sight { position: fixed; left: 0; top: calc(100vh - 150px); }";
+    style.set_text_content(Some(&format!("{WINDOWED_CSS} {in_sight}")));
+    document.head().unwrap().append_child(&style).unwrap();
+    let store = NodeStore::default();
+    let host = mount(move || {
+        provide_console(Role::Member);
+        view! { <GpuGrid reservation=12 store stale=false/> }
+    });
+    host.set_class_name("windowed in-sight");
+    settle_drawn().await;
+    store.apply(&ready_nodes(1_000));
+    settle().await;
+    assert_eq!(card_names(&host), node_names(1..=4), "two rows of two in sight, the second in part");
+    settle_drawn().await;
+    assert_eq!(card_names(&host), node_names(1..=12), "then the 4 rows of the screen and 2 below");
+    host.remove();
+    style.remove();
 }
 
 #[wasm_bindgen_test]

@@ -11,6 +11,9 @@
 //! Node `i` is in slot `i % slots`: a scroll rewrites only the slots of the rows that came
 //! in, and moves those to the other end, where rewriting every slot made a scroll redraw
 //! and lay out every card drawn (issue 32: most of a frame of a scroll through 10,000).
+//! The first window comes in two steps: the rows in the page's sight, then, once they are
+//! painted, the rest (at 1,280 × 900 the grid's screen is two thirds below the fold, and
+//! the first grid waited for those cards too).
 //!
 //! A card (name, badge, utilization line, use, cells, workloads, flags) has no reactivity
 //! of its own: it is written as one piece of HTML, the API's text escaped, and set whole
@@ -30,12 +33,13 @@ use crate::components::status_badge::tone_name;
 use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
 use crate::domain::fleet_history::{node_capacity, percent, History};
 use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
-use crate::domain::window::{columns_of, px, slots, window, Viewport, Window, MARGIN_ROWS};
+use crate::domain::window::{columns_of, first_screen, px, slots, window, Viewport, Window, MARGIN_ROWS};
 use crate::domain::workload::workload_page_path;
 use chrono::TimeDelta;
 use leptos::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 /// One node's card data. Clones share the signal and the history.
 #[derive(Clone)]
@@ -550,6 +554,16 @@ fn scrolled(scroller: &web_sys::Element, layout: Viewport) -> Viewport {
     Viewport { scroll_px: f64::from(scroller.scroll_top()), view_px: f64::from(scroller.client_height()), ..layout }
 }
 
+/// `layout` narrowed to the part of the grid's screen inside the page's window (none of it
+/// below the fold).
+fn sighted(scroller: &web_sys::Element, layout: Viewport) -> Viewport {
+    let screen = scroller.get_bounding_client_rect();
+    let window_px = web_sys::window().and_then(|w| w.inner_height().ok()?.as_f64()).unwrap_or(f64::INFINITY);
+    let above = (-screen.top()).max(0.0);
+    let shown = screen.bottom().min(window_px) - screen.top().max(0.0);
+    Viewport { scroll_px: layout.scroll_px + above, view_px: shown.clamp(0.0, layout.view_px), ..layout }
+}
+
 /// The nodes shown, in the order the API lists them (or as `shown` orders them), windowed:
 /// the grid scrolls in a region of its own, focusable so that the arrow keys, Page Up/Down,
 /// Home and End scroll it, and only the rows on screen and [`MARGIN_ROWS`] more each side
@@ -581,14 +595,31 @@ pub fn GpuGrid(
     // `None` until the layout is read: nothing is drawn before, so the first cards are laid
     // out once, at the measured size.
     let viewport = RwSignal::new(None::<Viewport>);
+    // The part of the first screen inside the page's window, while the first cards are
+    // those in it ([`first_screen`]): the rest of the window is drawn in the task after the
+    // frame that paints them, or at once if the layout changes before (a scroll, a resize).
+    let in_sight = RwSignal::new(None::<Viewport>);
     let update = move |next: Viewport| {
         if viewport.with_untracked(|v| *v != Some(next)) {
+            if in_sight.with_untracked(Option::is_some) {
+                in_sight.set(None);
+            }
             viewport.set(Some(next));
         }
     };
     let remeasure = move || {
         if let (Some(scroller), Some(grid)) = (scroller.get_untracked(), grid.get_untracked()) {
-            update(measure(&scroller, &grid));
+            let layout = measure(&scroller, &grid);
+            if viewport.with_untracked(Option::is_none) {
+                viewport.set(Some(layout));
+                in_sight.set(Some(sighted(&scroller, layout)));
+                let margin = move || {
+                    let _ = in_sight.try_set(None);
+                };
+                request_animation_frame(move || set_timeout(margin, Duration::ZERO));
+            } else {
+                update(layout);
+            }
         }
     };
     let on_scroll = move |_| match (scroller.get_untracked(), viewport.get_untracked()) {
@@ -612,9 +643,19 @@ pub fn GpuGrid(
     on_cleanup(move || resized.remove());
     let drawn = Memo::new(move |_| {
         let count = count.get();
-        viewport.get().map_or_else(|| Window::unmeasured(count), |v| window(count, v, MARGIN_ROWS))
+        match (viewport.get(), in_sight.get()) {
+            (None, _) => Window::unmeasured(count),
+            (Some(_), Some(in_sight)) => first_screen(count, in_sight),
+            (Some(v), None) => window(count, v, MARGIN_ROWS),
+        }
     });
+    // The first screen makes only its own slots, the others come with the rest of the
+    // window; at the top of the grid its cards keep their slots then (item `i` is in slot
+    // `i % slots`, and they are the first items).
     let slot_count = Memo::new(move |_| {
+        if in_sight.with(Option::is_some) {
+            return drawn.with(Window::len);
+        }
         let count = count.get();
         viewport.with(|v| v.map_or(0, |v| slots(count, v, MARGIN_ROWS)))
     });

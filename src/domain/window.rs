@@ -96,6 +96,20 @@ pub fn window(items: usize, viewport: Viewport, margin_rows: usize) -> Window {
     }
 }
 
+/// The first window of a grid just laid out: the rows of `in_sight`, the part of its
+/// screen inside the page's window, and no margin (a grid whose screen is partly below the
+/// fold at 1,280 × 900 shows a third of its first window). The rest of the window follows
+/// once those are painted, so the first grid waits for no card out of sight. Nothing is
+/// drawn when no part of the grid is in sight; the spacers keep the whole height either way.
+pub fn first_screen(items: usize, in_sight: Viewport) -> Window {
+    let w = window(items, in_sight, 0);
+    if in_sight.view_px > 0.0 {
+        return w;
+    }
+    let (columns, pitch, _, _) = sane(in_sight);
+    Window { end: w.start, after_px: w.after_px + w.len().div_ceil(columns) as f64 * pitch, ..w }
+}
+
 /// How many cards any [`window`] over `items` draws at most for this layout, wherever it is
 /// scrolled: the grid keeps that many slots, each showing the item of its place modulo
 /// the slots ([`Window::item_in_slot`]), so that a scroll redraws only the slots of the
@@ -194,6 +208,21 @@ mod tests {
         assert_eq!(window(100, Viewport::UNMEASURED, 0).end, 13);
         let negative = window(100, at(-500.0, -1.0, 2, -3.0), 0);
         assert_eq!(negative.start, 0);
+    }
+
+    #[test]
+    fn the_first_screen_is_the_rows_in_sight_without_margin_and_keeps_the_whole_height() {
+        // A 610 px screen of 122 px rows, 6 to a row, of which 274 px are in sight.
+        let in_sight = at(0.0, 274.0, 6, 122.0);
+        let w = first_screen(10_000, in_sight);
+        assert_eq!((w.start, w.end), (0, 18), "rows 0–2 in sight, the third in part; no margin");
+        assert_whole(&w, 10_000, in_sight);
+        let w = first_screen(10_000, at(1_220.0, 274.0, 6, 122.0));
+        assert_eq!((w.start, w.end), (60, 78), "the grid scrolled 10 rows");
+        let below_the_fold = first_screen(10_000, at(0.0, 0.0, 6, 122.0));
+        assert!(below_the_fold.is_empty(), "{below_the_fold:?}");
+        assert_whole(&below_the_fold, 10_000, in_sight);
+        assert_eq!(first_screen(0, in_sight), Window { start: 0, end: 0, before_px: 0.0, after_px: 0.0 });
     }
 
     #[test]

@@ -187,14 +187,16 @@ pub async fn settle() {
     }
 }
 
-/// [`settle`], a frame, and [`settle`] again: the node grid reads its layout again at the
-/// next frame (`components::gpu_grid`), and the cards are final once that read settled.
+/// [`settle`], a frame, a task and [`settle`] again: the node grid reads its layout again at
+/// the next frame and draws the rest of its first window in the task after it
+/// (`components::gpu_grid`); the cards are final once that settled.
 pub async fn settle_drawn() {
     settle().await;
     let frame = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window().unwrap().request_animation_frame(&resolve).unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
+    sleep(0).await;
     settle().await;
 }
 
