@@ -1038,3 +1038,23 @@ async fn a_nodes_page_opened_after_another_page_read_its_nodes_shows_them_at_onc
     assert_eq!(text(&host.query_selector(".live-age").unwrap().unwrap().unchecked_into()), "updated 10 s ago");
     history.replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
 }
+
+/// The reservation's line is kept while the reservation is read: it often comes after the
+/// nodes, and the grid, drawn by then, moved down when it came.
+#[wasm_bindgen_test]
+async fn the_reservations_line_keeps_its_place_while_the_reservation_is_read() {
+    let history = web_sys::window().unwrap().history().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some("/reservations/12/nodes")).unwrap();
+    let host = mount(|| {
+        provide_console(Role::Member);
+        let store = use_nodes();
+        let session = store.begin_current().unwrap();
+        store.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        view! { <Router><NodesPage/></Router> }
+    });
+    settle().await;
+    assert!(host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer is drawn");
+    assert_eq!(text_of(&host, ".page-head .subtitle"), "Reading the reservation…");
+    host.remove();
+    history.replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
+}

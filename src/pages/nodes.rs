@@ -143,7 +143,14 @@ fn NodesLive(id: i64) -> impl IntoView {
             <div class="page-head">
                 <div>
                     <h1>{format!("Nodes of reservation #{id}")}</h1>
-                    {move || reservation.data().map(|detail| view! { <ReservationLine detail/> })}
+                    // A line of the same height while the reservation is read, so that the
+                    // grid does not move down when it comes (it often comes after the nodes).
+                    {move || match reservation.data() {
+                        Some(detail) => Some(view! { <ReservationLine detail/> }.into_any()),
+                        None => reservation
+                            .loading()
+                            .then(|| view! { <p class="subtitle">"Reading the reservation…"</p> }.into_any()),
+                    }}
                 </div>
                 <div class="page-actions">
                     <CsvButton label="Download placement (CSV)" filename=format!("placement-{id}.csv") contents=csv/>
