@@ -3,7 +3,10 @@
 //! the channel the console's tabs talk on, code that arrives after the first load. A leaf: it imports nothing of the console, so every floor may use it and none
 //! reads these browser facts another way.
 
-use leptos::prelude::{set_timeout, signal, window_event_listener_untyped, ReadSignal, Set, WindowListenerHandle};
+use leptos::prelude::{
+    request_animation_frame, request_idle_callback_with_handle, set_timeout, signal, window_event_listener_untyped,
+    ReadSignal, Set, WindowListenerHandle,
+};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -75,6 +78,17 @@ pub fn true_from_next_task() -> ReadSignal<bool> {
         Duration::ZERO,
     );
     due
+}
+
+/// Runs `work` once the browser is idle after the next frame (in a task after it where the
+/// browser has no idle callbacks, as Safari): for what is drawn out of sight, which neither
+/// the frame nor an input that follows it should wait for.
+pub fn when_idle_after_frame(work: impl Fn() + Clone + 'static) {
+    request_animation_frame(move || {
+        if request_idle_callback_with_handle(work.clone()).is_err() {
+            set_timeout(work, Duration::ZERO);
+        }
+    });
 }
 
 /// Resolves once what the caller just put on the page is on screen, so that secondary

@@ -494,10 +494,10 @@ fn node_names(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
 }
 
 /// The grid's first cards are those in the page's sight, without the margin, so that its
-/// first paint waits for no card out of sight; the rest of the window follows the frame
-/// that painted them. Here the top 150 px of its 400 px screen are in sight.
+/// first paint waits for no card out of sight; the rest of the window follows once they
+/// are painted and the browser is idle. Here the top 150 px of its 400 px screen are in sight.
 #[wasm_bindgen_test]
-async fn the_first_cards_are_those_in_sight_and_the_rest_of_the_window_follows_their_frame() {
+async fn the_first_cards_are_those_in_sight_and_the_rest_of_the_window_follows_their_paint() {
     let document = web_sys::window().unwrap().document().unwrap();
     let style = document.create_element("style").unwrap();
     let in_sight = ".in-sight { position: fixed; left: 0; top: calc(100vh - 150px); }";

@@ -12,7 +12,7 @@
 //! in, and moves those to the other end, where rewriting every slot made a scroll redraw
 //! and lay out every card drawn (issue 32: most of a frame of a scroll through 10,000).
 //! The first window comes in two steps: the rows in the page's sight, then, once they are
-//! painted, the rest (at 1,280 × 900 the grid's screen is two thirds below the fold, and
+//! painted and the browser is idle, the rest (at 1,280 × 900 the grid's screen is two thirds below the fold, and
 //! the first grid waited for those cards too).
 //!
 //! A card (name, badge, utilization line, use, cells, workloads, flags) has no reactivity
@@ -27,6 +27,7 @@
 
 use crate::api::enums::{Billing, NodeState, WorkloadKind};
 use crate::api::models::{Node, NodesResponse, Timestamp, Workload};
+use crate::browser::when_idle_after_frame;
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::tone_name;
@@ -39,7 +40,6 @@ use chrono::TimeDelta;
 use leptos::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 /// One node's card data. Clones share the signal and the history.
 #[derive(Clone)]
@@ -596,8 +596,9 @@ pub fn GpuGrid(
     // out once, at the measured size.
     let viewport = RwSignal::new(None::<Viewport>);
     // The part of the first screen inside the page's window, while the first cards are
-    // those in it ([`first_screen`]): the rest of the window is drawn in the task after the
-    // frame that paints them, or at once if the layout changes before (a scroll, a resize).
+    // those in it ([`first_screen`]): the rest of the window is drawn once the browser is
+    // idle after the frame that paints them, or at once if the layout changes before (a
+    // scroll, a resize).
     let in_sight = RwSignal::new(None::<Viewport>);
     let update = move |next: Viewport| {
         if viewport.with_untracked(|v| *v != Some(next)) {
@@ -613,10 +614,9 @@ pub fn GpuGrid(
             if viewport.with_untracked(Option::is_none) {
                 viewport.set(Some(layout));
                 in_sight.set(Some(sighted(&scroller, layout)));
-                let margin = move || {
+                when_idle_after_frame(move || {
                     let _ = in_sight.try_set(None);
-                };
-                request_animation_frame(move || set_timeout(margin, Duration::ZERO));
+                });
             } else {
                 update(layout);
             }

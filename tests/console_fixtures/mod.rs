@@ -187,16 +187,19 @@ pub async fn settle() {
     }
 }
 
-/// [`settle`], a frame, a task and [`settle`] again: the node grid reads its layout again at
-/// the next frame and draws the rest of its first window in the task after it
-/// (`components::gpu_grid`); the cards are final once that settled.
+/// [`settle`], a frame, the browser idle and [`settle`] again: the node grid reads its
+/// layout again at the next frame and draws the rest of its first window once the browser
+/// is idle after it (`components::gpu_grid`); the cards are final once that settled.
 pub async fn settle_drawn() {
     settle().await;
     let frame = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window().unwrap().request_animation_frame(&resolve).unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-    sleep(0).await;
+    let idle = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().request_idle_callback(&resolve).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(idle).await.unwrap();
     settle().await;
 }
 
