@@ -602,7 +602,7 @@ struct FakeApi {
 impl FakeApi {
     fn fetch(
         self: &Rc<Self>,
-        ms: i32,
+        ms: u64,
         answer: Result<NodesResponse, ApiError>,
     ) -> impl std::future::Future<Output = Result<NodesResponse, ApiError>> {
         let api = Rc::clone(self);
@@ -637,7 +637,7 @@ async fn polled(live: &Live, n: u64) -> i32 {
 /// answered `answer`, nothing delivered anywhere.
 fn poll_fake(
     api: &Rc<FakeApi>,
-    ms: i32,
+    ms: u64,
     answer: Result<NodesResponse, ApiError>,
 ) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
     let api = Rc::clone(api);

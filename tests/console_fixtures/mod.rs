@@ -172,12 +172,10 @@ pub fn text(host: &web_sys::HtmlElement) -> String {
     host.text_content().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Resolves after `ms` milliseconds of browser time.
-pub async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+/// Resolves after `ms` milliseconds of browser time: the console's own timer
+/// (`browser::sleep`), in the unit the tests count in.
+pub async fn sleep(ms: u64) {
+    reservations_console::browser::sleep(std::time::Duration::from_millis(ms)).await;
 }
 
 /// Lets effects and spawned futures run.
