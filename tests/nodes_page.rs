@@ -7,7 +7,7 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{
-    first_text, mount, mount_with, now, provide_console, settle, settle_drawn, sleep, text, MutationObserver,
+    first_text, mount, mount_with, now, provide_console, settle, settle_drawn, sleep, text, HostAt, MutationObserver,
 };
 use leptos::prelude::*;
 use page_support::{fact, titles};
@@ -519,6 +519,24 @@ async fn the_first_cards_are_those_in_sight_and_the_rest_of_the_window_follows_t
     style.remove();
 }
 
+/// A grid left right after its first cards (its page changed before the next frame) reads
+/// its layout no more: that frame's read found its signals disposed, and the panic ended
+/// the console.
+#[wasm_bindgen_test]
+async fn a_grid_left_before_its_next_frame_reads_no_layout_after() {
+    let store = NodeStore::default();
+    let at = HostAt::new("/");
+    let grid = leptos::mount::mount_to(at.host.clone(), move || {
+        provide_console(Role::Member);
+        store.apply(&ready_nodes(100));
+        view! { <GpuGrid reservation=12 store stale=false/> }
+    });
+    settle().await;
+    drop(grid);
+    settle_drawn().await;
+    assert!(!std::thread::panicking(), "a panic when the grid's frame came");
+}
+
 #[wasm_bindgen_test]
 async fn a_thousand_nodes_draw_only_the_rows_on_screen_and_a_scroll_brings_the_others_in() {
     let (host, style) = windowed_board().await;
@@ -1020,41 +1038,39 @@ async fn a_search_finds_a_workload_once_with_its_gpus_and_nodes_linked_to_its_vi
     assert_eq!(link.get_attribute("href").unwrap(), "/reservations/12/workloads/gpu_cluster/418");
 }
 
-#[wasm_bindgen_test]
-async fn a_nodes_page_opened_after_another_page_read_its_nodes_shows_them_at_once_with_their_age() {
-    let history = web_sys::window().unwrap().history().unwrap();
-    history.replace_state_with_url(&JsValue::NULL, "", Some("/reservations/12/nodes")).unwrap();
-    let host = mount(|| {
+/// The Nodes page of reservation 12 opened at its address with its answer already in the
+/// session's store (as another page leaves it), read at `read_at`. It stays mounted (its
+/// console's requests still in flight would find it gone); dropping the host takes it off
+/// the page and puts the address back.
+fn nodes_page_read_at(read_at: DateTime<Utc>) -> HostAt {
+    let at = HostAt::new("/reservations/12/nodes");
+    leptos::mount::mount_to(at.host.clone(), move || {
         provide_console(Role::Member);
-        // What the overview read of reservation 12, ten seconds ago.
         let store = use_nodes();
         let session = store.begin_current().unwrap();
-        store.receive(session, 12, Ok(Arc::new(seed_nodes())), now() - chrono::TimeDelta::seconds(10));
+        store.receive(session, 12, Ok(Arc::new(seed_nodes())), read_at);
         view! { <Router><NodesPage/></Router> }
-    });
+    })
+    .forget();
+    at
+}
+
+#[wasm_bindgen_test]
+async fn a_nodes_page_opened_after_another_page_read_its_nodes_shows_them_at_once_with_their_age() {
+    // What the overview read of reservation 12, ten seconds ago.
+    let at = nodes_page_read_at(now() - chrono::TimeDelta::seconds(10));
     // Nothing awaited yet: the page's own first request cannot have returned.
-    assert!(host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer's totals are drawn");
-    assert_eq!(fact(&host, "In use"), "6");
-    assert_eq!(text(&host.query_selector(".live-age").unwrap().unwrap().unchecked_into()), "updated 10 s ago");
-    history.replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
+    assert!(at.host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer's totals are drawn");
+    assert_eq!(fact(&at.host, "In use"), "6");
+    assert_eq!(text(&at.host.query_selector(".live-age").unwrap().unwrap().unchecked_into()), "updated 10 s ago");
 }
 
 /// The reservation's line is kept while the reservation is read: it often comes after the
 /// nodes, and the grid, drawn by then, moved down when it came.
 #[wasm_bindgen_test]
 async fn the_reservations_line_keeps_its_place_while_the_reservation_is_read() {
-    let history = web_sys::window().unwrap().history().unwrap();
-    history.replace_state_with_url(&JsValue::NULL, "", Some("/reservations/12/nodes")).unwrap();
-    let host = mount(|| {
-        provide_console(Role::Member);
-        let store = use_nodes();
-        let session = store.begin_current().unwrap();
-        store.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
-        view! { <Router><NodesPage/></Router> }
-    });
+    let at = nodes_page_read_at(now());
     settle().await;
-    assert!(host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer is drawn");
-    assert_eq!(text_of(&host, ".page-head .subtitle"), "Reading the reservation…");
-    host.remove();
-    history.replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
+    assert!(at.host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer is drawn");
+    assert_eq!(text_of(&at.host, ".page-head .subtitle"), "Reading the reservation…");
 }

@@ -608,7 +608,11 @@ pub fn GpuGrid(
             viewport.set(Some(next));
         }
     };
+    // Also called at the next frame, by which time the grid may be gone (its page left).
     let remeasure = move || {
+        if viewport.is_disposed() {
+            return;
+        }
         if let (Some(scroller), Some(grid)) = (scroller.get_untracked(), grid.get_untracked()) {
             let layout = measure(&scroller, &grid);
             if viewport.with_untracked(Option::is_none) {
