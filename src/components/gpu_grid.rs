@@ -12,8 +12,8 @@
 //! in, and moves those to the other end, where rewriting every slot made a scroll redraw
 //! and lay out every card drawn (issue 32: most of a frame of a scroll through 10,000).
 //! The first window comes in two steps: the rows in the page's sight, then, once they are
-//! painted and the browser is idle, the rest (at 1,280 × 900 the grid's screen is two thirds below the fold, and
-//! the first grid waited for those cards too).
+//! painted and the browser is idle, the rest (at 1,280 × 900 two thirds of the grid's
+//! screen are below the fold, and the first grid waited for those cards too).
 //!
 //! A card (name, badge, utilization line, use, cells, workloads, flags) has no reactivity
 //! of its own: it is written as one piece of HTML, the API's text escaped, and set whole

@@ -96,11 +96,11 @@ pub fn window(items: usize, viewport: Viewport, margin_rows: usize) -> Window {
     }
 }
 
-/// The first window of a grid just laid out: the rows of `in_sight`, the part of its
-/// screen inside the page's window, and no margin (a grid whose screen is partly below the
-/// fold at 1,280 × 900 shows a third of its first window). The rest of the window follows
-/// once those are painted, so the first grid waits for no card out of sight. Nothing is
-/// drawn when no part of the grid is in sight; the spacers keep the whole height either way.
+/// The first window of a grid just laid out: the rows of `in_sight` (the part of its screen
+/// inside the page's window), without margin. The rest of the window follows once those are
+/// painted, so that the first grid waits for no card out of sight (at 1,280 × 900 two
+/// thirds of the Nodes grid's screen are below the fold). Nothing is drawn when no part of
+/// the grid is in sight; the spacers keep the whole height either way.
 pub fn first_screen(items: usize, in_sight: Viewport) -> Window {
     let w = window(items, in_sight, 0);
     if in_sight.view_px > 0.0 {
