@@ -7,7 +7,8 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{
-    first_text, mount, mount_with, now, provide_console, settle, settle_drawn, sleep, text, HostAt, MutationObserver,
+    first_text, mount, mount_with, now, page_style, provide_console, settle, settle_drawn, sleep, text, HostAt,
+    MutationObserver,
 };
 use leptos::prelude::*;
 use page_support::{fact, titles};
@@ -421,10 +422,7 @@ fn attr_of(element: &web_sys::Element, name: &str) -> String {
 /// A thousand ready nodes in the windowed layout ([`WINDOWED_CSS`]), laid out; the style
 /// element to remove at the end.
 async fn windowed_board() -> (web_sys::HtmlElement, web_sys::Element) {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let style = document.create_element("style").unwrap();
-    style.set_text_content(Some(WINDOWED_CSS));
-    document.head().unwrap().append_child(&style).unwrap();
+    let style = page_style(WINDOWED_CSS);
     let store = NodeStore::default();
     let host = mount(move || {
         provide_console(Role::Member);
@@ -464,10 +462,7 @@ fn cards_added_and_removed(recorder: &Recorder) -> (u32, u32) {
 /// order before they had their slot's number.
 #[wasm_bindgen_test]
 async fn the_first_answer_makes_each_card_once_and_moves_none() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let style = document.create_element("style").unwrap();
-    style.set_text_content(Some(FIRST_ANSWER_CSS));
-    document.head().unwrap().append_child(&style).unwrap();
+    let style = page_style(FIRST_ANSWER_CSS);
     let (host, model) = mount_with(|| {
         provide_console(Role::Member);
         let model = NodesModel::default();
@@ -498,11 +493,8 @@ fn node_names(range: std::ops::RangeInclusive<usize>) -> Vec<String> {
 /// are painted and the browser is idle. Here the top 150 px of its 400 px screen are in sight.
 #[wasm_bindgen_test]
 async fn the_first_cards_are_those_in_sight_and_the_rest_of_the_window_follows_their_paint() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let style = document.create_element("style").unwrap();
     let in_sight = ".in-sight { position: fixed; left: 0; top: calc(100vh - 150px); }";
-    style.set_text_content(Some(&format!("{WINDOWED_CSS} {in_sight}")));
-    document.head().unwrap().append_child(&style).unwrap();
+    let style = page_style(&format!("{WINDOWED_CSS} {in_sight}"));
     let store = NodeStore::default();
     let host = mount(move || {
         provide_console(Role::Member);

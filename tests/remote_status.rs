@@ -5,7 +5,7 @@
 mod console_fixtures;
 
 use chrono::TimeDelta;
-use console_fixtures::{mount, now, provide_console, settle, sleep, text};
+use console_fixtures::{mount, now, page_style, provide_console, settle, sleep, text};
 use leptos::context::Provider;
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
@@ -87,10 +87,7 @@ fn StatusLater(remote: Remote<String>, seconds: i64) -> impl IntoView {
 async fn refresh_stays_put_while_the_age_before_it_ticks() {
     // The console's layout: a Refresh that moves as the age grows is a layout shift
     // (Lighthouse measured one on the reservations list while it loaded).
-    let document = web_sys::window().unwrap().document().unwrap();
-    let style = document.create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../style/main.css")));
-    document.head().unwrap().append_child(&style).unwrap();
+    let style = page_style(include_str!("../style/main.css"));
     let host = mount(|| {
         provide_console(Role::Member);
         let read = Remote::new(|_conn: Connection| async { Ok::<_, ApiError>("twelve reservations".to_owned()) });

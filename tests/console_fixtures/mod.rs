@@ -130,6 +130,16 @@ impl Drop for HostAt {
     }
 }
 
+/// A stylesheet of `css` put in the test page's head: the layout a test draws in (remove it
+/// at the end).
+pub fn page_style(css: &str) -> web_sys::Element {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    style.set_text_content(Some(css));
+    document.head().unwrap().append_child(&style).unwrap();
+    style
+}
+
 /// Mounts `view` in a fresh element of the test page and returns that element.
 pub fn mount<F, N>(view: F) -> web_sys::HtmlElement
 where
