@@ -4,8 +4,7 @@
 //! reads these browser facts another way.
 
 use leptos::prelude::{
-    request_animation_frame, request_idle_callback_with_handle, set_timeout, signal, window_event_listener_untyped,
-    ReadSignal, Set, WindowListenerHandle,
+    request_animation_frame, set_timeout, signal, window_event_listener_untyped, ReadSignal, Set, WindowListenerHandle,
 };
 use std::future::Future;
 use std::pin::Pin;
@@ -80,16 +79,25 @@ pub fn true_from_next_task() -> ReadSignal<bool> {
     due
 }
 
-/// Runs `work` once the browser is idle after the next frame (in a task after it where the
-/// browser has no idle callbacks, as Safari): for what is drawn out of sight, which neither
-/// the frame nor an input that follows it should wait for.
-pub fn when_idle_after_frame(work: impl Fn() + Clone + 'static) {
+/// Runs `work` once the browser is idle after the next frame, or [`IDLE_WAIT_MS`] after it
+/// at the latest (in a task after it where the browser has no idle callbacks, as Safari):
+/// for what is drawn out of sight, which neither the frame nor an input that follows it
+/// should wait for.
+pub fn when_idle_after_frame(work: impl FnOnce() + 'static) {
     request_animation_frame(move || {
-        if request_idle_callback_with_handle(work.clone()).is_err() {
-            set_timeout(work, Duration::ZERO);
+        let Some(window) = web_sys::window() else { return };
+        let work = Closure::once_into_js(work);
+        let options = web_sys::IdleRequestOptions::new();
+        options.set_timeout(IDLE_WAIT_MS);
+        if window.request_idle_callback_with_options(work.unchecked_ref(), &options).is_err() {
+            let _ = window.set_timeout_with_callback(work.unchecked_ref());
         }
     });
 }
+
+/// How long [`when_idle_after_frame`] waits for the browser to be idle at most: a page kept
+/// busy (timers, polls) could put its work off for good.
+const IDLE_WAIT_MS: u32 = 250;
 
 /// Resolves once what the caller just put on the page is on screen, so that secondary
 /// reads never compete with it (under Lighthouse's simulation, a request sent before the

@@ -195,19 +195,16 @@ pub async fn settle() {
     }
 }
 
-/// [`settle`], a frame, the browser idle and [`settle`] again: the node grid reads its
-/// layout again at the next frame and draws the rest of its first window once the browser
-/// is idle after it (`components::gpu_grid`); the cards are final once that settled.
+/// [`settle`], the grid's own wait for the browser to be idle after the next frame, and
+/// [`settle`] again: the node grid reads its layout again at the next frame and draws the
+/// rest of its first window once idle after it (`components::gpu_grid`), asked before this
+/// wait and so run before it ends; the cards are final once that settled.
 pub async fn settle_drawn() {
     settle().await;
-    let frame = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().request_animation_frame(&resolve).unwrap();
+    let drawn = js_sys::Promise::new(&mut |resolve, _| {
+        reservations_console::browser::when_idle_after_frame(move || drop(resolve.call0(&wasm_bindgen::JsValue::NULL)));
     });
-    wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-    let idle = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window().unwrap().request_idle_callback(&resolve).unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(idle).await.unwrap();
+    wasm_bindgen_futures::JsFuture::from(drawn).await.unwrap();
     settle().await;
 }
 
