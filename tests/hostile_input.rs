@@ -9,7 +9,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, provide_console, reservation, settle, settle_drawn, text};
+use console_fixtures::{mount, now, page_style, provide_console, reservation, settle, settle_drawn, text};
 use leptos::prelude::*;
 use reservations_console::api::enums::NodeState;
 use reservations_console::api::models::NodesResponse;
@@ -51,12 +51,8 @@ fn document() -> web_sys::Document {
 
 /// The console's stylesheets, once per test page.
 fn load_styles() {
-    let document = document();
-    if document.get_element_by_id("hostile-styles").is_none() {
-        let style = document.create_element("style").unwrap();
-        style.set_id("hostile-styles");
-        style.set_text_content(Some(&STYLES.concat()));
-        document.head().unwrap().append_child(&style).unwrap();
+    if document().get_element_by_id("hostile-styles").is_none() {
+        page_style(&STYLES.concat()).set_id("hostile-styles");
     }
 }
 

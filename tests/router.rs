@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{first_text, settle, sleep, HostAt, MutationObserver};
+use console_fixtures::{first_text, settle, sleep, until, HostAt, MutationObserver};
 use leptos::prelude::*;
 use reservations_console::router::{use_location, NavLink, Router};
 use std::cell::RefCell;
@@ -40,18 +40,6 @@ async fn at<F: std::future::Future<Output = ()>>(start: &str, test: impl FnOnce(
 
 fn click(host: &web_sys::HtmlElement, selector: &str) {
     host.query_selector(selector).unwrap().expect(selector).unchecked_into::<web_sys::HtmlElement>().click();
-}
-
-/// Waits (up to 2 s) for what the browser does after a task of its own (a history move,
-/// a fragment navigation) to show in `now()`.
-async fn until<T: PartialEq + std::fmt::Debug>(wanted: T, now: impl Fn() -> T) {
-    for _ in 0..100 {
-        if now() == wanted {
-            return;
-        }
-        sleep(20).await;
-    }
-    assert_eq!(now(), wanted);
 }
 
 #[wasm_bindgen_test]

@@ -188,6 +188,18 @@ pub async fn sleep(ms: u64) {
     reservations_console::browser::sleep(std::time::Duration::from_millis(ms)).await;
 }
 
+/// Waits (up to 5 s) for `now()` to be `wanted`, then asserts it: for what comes after a
+/// task of the browser's own (a history move) or a request's turn in the key's rate share.
+pub async fn until<T: PartialEq + std::fmt::Debug>(wanted: T, now: impl Fn() -> T) {
+    for _ in 0..250 {
+        if now() == wanted {
+            return;
+        }
+        sleep(20).await;
+    }
+    assert_eq!(now(), wanted);
+}
+
 /// Lets effects and spawned futures run.
 pub async fn settle() {
     for _ in 0..4 {
