@@ -7,8 +7,8 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{
-    first_text, mount, mount_with, now, page_style, provide_console, settle, settle_drawn, sleep, text, HostAt,
-    MutationObserver,
+    first_text, js, member_detail, mount, mount_with, now, page_style, provide_console, settle, settle_drawn, sleep,
+    text, until, HostAt, MutationObserver,
 };
 use leptos::prelude::*;
 use page_support::{fact, titles};
@@ -1065,4 +1065,32 @@ async fn the_reservations_line_keeps_its_place_while_the_reservation_is_read() {
     settle().await;
     assert!(at.host.query_selector(".totals-panel").unwrap().is_some(), "the stored answer is drawn");
     assert_eq!(text_of(&at.host, ".page-head .subtitle"), "Reading the reservation…");
+}
+
+/// A reservation that cannot be read says so where its line goes, with why, and Retry reads
+/// it again. The line used to go, with nothing said: its status and the launch link gone.
+#[wasm_bindgen_test]
+async fn a_reservation_that_cannot_be_read_says_why_in_its_line_and_retry_reads_it_again() {
+    // The reservation answers 500 until `__detail` is set; nothing else is answered.
+    js("window.__realFetch = window.__realFetch || window.fetch; window.__detail = null; \
+        window.fetch = (url) => { const u = new URL(url.url || url, location.href); \
+          if (!u.pathname.endsWith('/gpu-reservations/12')) { return new Promise(() => {}); } \
+          const [body, status] = window.__detail ? [window.__detail, 200] \
+            : [{ error: 'internal', message: 'The region database is down.' }, 500]; \
+          return Promise.resolve(new Response(JSON.stringify(body), \
+            { status, headers: { 'content-type': 'application/json' } })); };");
+    let at = nodes_page_read_at(now());
+    let line = || text_of(&at.host, ".page-head .subtitle");
+    until(false, || line() == "Reading the reservation…").await;
+    let line = line();
+    assert!(line.starts_with("The reservation could not be read: "), "{line}");
+    assert!(line.contains("The region database is down."), "the API's message is kept: {line}");
+
+    js(&format!("window.__detail = {};", serde_json::to_string(&member_detail()).unwrap()));
+    let retry: web_sys::HtmlElement =
+        at.host.query_selector(".page-head .subtitle button").unwrap().unwrap().unchecked_into();
+    assert_eq!(text(&retry), "Retry");
+    retry.click();
+    until(true, || text_of(&at.host, ".page-head .subtitle").contains("in region")).await;
+    js("window.fetch = window.__realFetch;");
 }

@@ -1,10 +1,9 @@
 //! The GPUs-in-use figure beside a reservation's reserved GPUs on the list and detail,
 //! from [`Placements`] (`reads::placements`).
 
-use crate::api::error::ApiError;
 use crate::components::html::Html;
 use crate::domain::capacity::InUseOfReserved;
-use crate::domain::explain::{explain, ErrorContext};
+use crate::domain::explain::could_not_read;
 use crate::reads::placements::{Placement, Placements};
 use leptos::prelude::*;
 
@@ -30,7 +29,7 @@ pub fn InUseFigure(placements: Placements, id: i64, class: &'static str) -> impl
             }
             .into_any(),
             Placement::Failed(error) => {
-                let why = why_unread(&error);
+                let why = could_not_read("GPUs in use", &error);
                 let title = why.clone();
                 view! {
                     <span class=format!("{class} in-use muted") title=title>
@@ -42,13 +41,6 @@ pub fn InUseFigure(placements: Placements, id: i64, class: &'static str) -> impl
             }
         })
     }
-}
-
-/// Why a reservation's GPUs in use are not shown, with the request id to quote.
-fn why_unread(error: &ApiError) -> String {
-    let text = explain(error, &ErrorContext::default());
-    let request = error.request_id.as_ref().map(|id| format!(" Request id {id}.")).unwrap_or_default();
-    format!("GPUs in use could not be read: {}. {}{request}", text.title, text.explanation)
 }
 
 /// [`InUseFigure`]'s markup, for a view written as one piece of HTML.
@@ -64,7 +56,7 @@ pub fn write_in_use(html: &mut Html, placement: Option<&Placement>, class: &'sta
             html.markup(r#" in-use tone-text-warning">⚠ "#).text(figure)
         }
         Placement::Failed(error) => {
-            let why = why_unread(error);
+            let why = could_not_read("GPUs in use", error);
             html.markup(r#" in-use muted" title=""#).text(&why);
             html.markup(r#""><span aria-hidden="true">—</span><span class="visually-hidden">"#).text(&why).markup("</span>")
         }

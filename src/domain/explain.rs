@@ -109,6 +109,15 @@ pub fn explain(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     Explanation { title: shown(title), explanation: shown(explanation), remedy: shown(remedy) }
 }
 
+/// One line for a read whose failure is shown in place of what it would have shown
+/// (`what`: "GPUs in use", "The reservation"): its title and explanation, and the request id
+/// to quote to support.
+pub fn could_not_read(what: &str, err: &ApiError) -> String {
+    let text = explain(err, &ErrorContext::default());
+    let request = err.request_id.as_ref().map(|id| format!(" Request id {id}.")).unwrap_or_default();
+    format!("{what} could not be read: {}. {}{request}", text.title, text.explanation)
+}
+
 fn explain_as_sent(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     let server_says = match err.message.as_deref() {
         Some(description) if err.described => format!(" {description}"),

@@ -18,7 +18,7 @@ use crate::components::status_badge::StatusBadge;
 use crate::components::time::{zone, Time};
 use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
 use crate::domain::csv::placement_csv;
-use crate::domain::explain::ErrorContext;
+use crate::domain::explain::{could_not_read, ErrorContext};
 use crate::domain::node_filter::{found_workloads, NodeFilter};
 use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
@@ -143,13 +143,21 @@ fn NodesLive(id: i64) -> impl IntoView {
             <div class="page-head">
                 <div>
                     <h1>{format!("Nodes of reservation #{id}")}</h1>
-                    // A line of the same height while the reservation is read, so that the
-                    // grid does not move down when it comes (it often comes after the nodes).
-                    {move || match reservation.data() {
-                        Some(detail) => Some(view! { <ReservationLine detail/> }.into_any()),
-                        None => reservation
-                            .loading()
-                            .then(|| view! { <p class="subtitle">"Reading the reservation…"</p> }.into_any()),
+                    // A line in its place while the reservation is read, so that the grid
+                    // does not move down when it comes (it often comes after the nodes),
+                    // and why when it could not be read.
+                    {move || match (reservation.data(), reservation.error()) {
+                        (Some(detail), _) => view! { <ReservationLine detail/> }.into_any(),
+                        (None, Some(error)) if !reservation.loading() => view! {
+                            <p class="subtitle">
+                                {could_not_read("The reservation", &error)} " "
+                                <button type="button" class="link-button" on:click=move |_| reservation.refetch()>
+                                    "Retry"
+                                </button>
+                            </p>
+                        }
+                        .into_any(),
+                        (None, _) => view! { <p class="subtitle">"Reading the reservation…"</p> }.into_any(),
                     }}
                 </div>
                 <div class="page-actions">
