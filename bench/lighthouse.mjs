@@ -18,9 +18,8 @@
 // reset also did, so each of the list's loads is a first load like Connect's.
 
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { connectedTab, launchChrome, tools } from './lighthouse-session.mjs';
 
 const [modules, origin, key, out, runsText] = process.argv.slice(2);
 const runs = Number(runsText);
@@ -28,13 +27,8 @@ if (!modules || !origin || !key || !out || !(runs >= 1)) {
   console.error('usage: node lighthouse.mjs <node_modules> <console origin> <key> <out dir> <runs>');
   process.exit(2);
 }
-const resolve = createRequire(join(modules, 'resolve-from-here.js')).resolve;
-const load = async (name) => import(pathToFileURL(resolve(name)).href);
-const lighthouse = (await load('lighthouse')).default;
-const puppeteer = (await load('puppeteer-core')).default;
-const chromeLauncher = await load('chrome-launcher');
+const { lighthouse, puppeteer, chromeLauncher } = await tools(modules);
 
-const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 const FLAGS = { output: 'json', logLevel: 'error', onlyCategories: CATEGORIES };
 
@@ -66,23 +60,7 @@ function summary(name, run, { lhr, report }) {
   };
 }
 
-/** Connects through the Connect page with "keep for this tab"; resolves once connected (the
- * console then lands on its overview). */
-async function connect(page) {
-  await page.goto(`${origin}/`, { waitUntil: 'load' });
-  await page.waitForSelector('#api-key');
-  await page.type('#api-key', key);
-  await page.click('input[name=keep]');
-  await page.click('form button[type=submit]');
-  await page.waitForFunction(() => location.pathname !== '/', { timeout: 20_000 });
-  await page.waitForSelector('header .session .badge', { timeout: 20_000 });
-}
-
-const chrome = await chromeLauncher.launch({
-  // The bench sets it: Debian's Chromium unless the caller named another.
-  chromePath: process.env.CHROME_PATH,
-  chromeFlags: CHROME_FLAGS,
-});
+const chrome = await launchChrome(chromeLauncher);
 const pages = [];
 let failed = null;
 try {
@@ -92,9 +70,7 @@ try {
     pages.push(summary('connect', run, first));
   }
 
-  const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}`, defaultViewport: null });
-  const page = await browser.newPage();
-  await connect(page);
+  const { browser, page } = await connectedTab(puppeteer, chrome, origin, key);
   const cdp = await page.createCDPSession();
   for (let run = 1; run <= runs; run++) {
     await cdp.send('Network.clearBrowserCache');
