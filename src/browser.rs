@@ -105,8 +105,9 @@ const IDLE_WAIT_MS: u32 = 250;
 /// chunk and the shared code, made it 2.6–2.7 s in one audit of five).
 /// `requestAnimationFrame` runs before a frame's paint, but the frame reaches the screen
 /// later, so frames alone do not tell. `index.html` keeps when the latest largest
-/// contentful paint was presented (`__contentPaint`): one at or after the call means the
-/// change is shown. Where the browser makes no such report, or stopped at the first input,
+/// contentful paint of the page's content (in `main`, not the header) was presented
+/// (`__contentPaint`): one at or after the call means the change is shown. Where the
+/// browser makes no such report, or stopped at the first input,
 /// the page's first contentful paint stands in; a browser that reports neither waits
 /// [`PAINT_FRAMES`] frames.
 pub async fn after_content_paint() {
