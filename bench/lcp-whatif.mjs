@@ -65,19 +65,19 @@ function edited(log, whatIf) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'lcp-whatif-'));
-const gathered = join(work, 'gathered');
-const chrome = await launchChrome(chromeLauncher);
 try {
-  const { browser, page } = await connectedTab(puppeteer, chrome, origin, key);
-  const cdp = await page.createCDPSession();
-  await cdp.send('Network.clearBrowserCache');
-  await lighthouse(`${origin}/reservations`, { ...FLAGS, gatherMode: gathered }, undefined, page);
-  await browser.disconnect();
-} finally {
-  await chrome.kill();
-}
-const log = JSON.parse(readFileSync(join(gathered, 'devtoolslog.json'), 'utf8'));
-try {
+  const gathered = join(work, 'gathered');
+  const chrome = await launchChrome(chromeLauncher);
+  try {
+    const { browser, page } = await connectedTab(puppeteer, chrome, origin, key);
+    const cdp = await page.createCDPSession();
+    await cdp.send('Network.clearBrowserCache');
+    await lighthouse(`${origin}/reservations`, { ...FLAGS, gatherMode: gathered }, undefined, page);
+    await browser.disconnect();
+  } finally {
+    await chrome.kill();
+  }
+  const log = JSON.parse(readFileSync(join(gathered, 'devtoolslog.json'), 'utf8'));
   for (const whatIf of ['as loaded', ...whatIfs]) {
     const dir = join(work, 'audit');
     rmSync(dir, { recursive: true, force: true });
