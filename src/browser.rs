@@ -107,9 +107,9 @@ const IDLE_WAIT_MS: u32 = 250;
 /// later, so frames alone do not tell. `index.html` keeps when the latest largest
 /// contentful paint of the page's content (in `main`, not the header) was presented
 /// (`__contentPaint`): one at or after the call means the change is shown. Where the
-/// browser makes no such report, or stopped at the first input,
-/// the page's first contentful paint stands in; a browser that reports neither waits
-/// [`PAINT_FRAMES`] frames.
+/// browser makes no such report, or stopped at the first input, the page's first
+/// contentful paint stands in; a browser that reports neither waits [`PAINT_FRAMES`]
+/// frames.
 pub async fn after_content_paint() {
     let asked = now_ms();
     for frame in 1..=PAINT_FRAMES {
