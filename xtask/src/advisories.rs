@@ -1,19 +1,24 @@
-//! The RustSec advisory database, read offline. These machines cannot clone it, so
-//! `../shared/advisory-db/` beside the clone holds a snapshot (its `SNAPSHOT.md` says of
-//! which commit and date). cargo-deny 0.20 reads a database from
-//! `<db-path>/advisory-db-3157b0e258782691` (the folder its default URL names) laid out as
-//! a git repository, and takes its HEAD commit's time for the database's age. This lays the
-//! snapshot out so under `target/advisory-db` (deny.toml's `db-path`): a copy, since the
-//! shared folder is read-only, committed once and dated at the snapshot's own date, so
-//! deny.toml's `maximum-db-staleness` counts from the data and not from the copy.
+//! The RustSec advisory database for cargo-deny. Without a snapshot named, cargo-deny's own
+//! copy is fetched as it normally is; where it cannot be fetched (a machine that reaches
+//! only the package registries), the stage says so in one line and the summary says the
+//! advisories were not checked, rather than pass in silence. A snapshot named by
+//! [`SNAPSHOT_VARIABLE`] (a copy of the database's `crates/` with a `SNAPSHOT.md` that says
+//! "dated YYYY-MM-DD") is read offline instead, and a named one that is missing fails.
+//!
+//! cargo-deny 0.20 reads a database from `<db-path>/advisory-db-3157b0e258782691` (the
+//! folder its default URL names) laid out as a git repository, and takes its HEAD commit's
+//! time for the database's age. A snapshot is laid out so under `target/advisory-db`
+//! (deny.toml's `db-path`): a copy (the named folder may be read-only), committed once and
+//! dated at the snapshot's own date. An old snapshot does not fail a build by the calendar
+//! alone: the stage warns, and only an advisory fails it.
 
 use std::path::{Path, PathBuf};
 
 use crate::proc::{self, command, run, stdout_of};
 use crate::Result;
 
-/// The snapshot, relative to the workspace: beside the clone (CI's copy is read-only).
-const SNAPSHOT: &str = "../shared/advisory-db";
+/// The variable that names a snapshot to read offline (`.ci/run` names the one CI has).
+pub const SNAPSHOT_VARIABLE: &str = "ADVISORY_DB";
 
 /// deny.toml's `db-path`, relative to the workspace.
 const DB_PATH: &str = "target/advisory-db";
@@ -24,18 +29,73 @@ const FOLDER: &str = "advisory-db-3157b0e258782691";
 /// The file that names the snapshot's commit and date; a newer snapshot changes it.
 const NOTES: &str = "SNAPSHOT.md";
 
-/// Lays the snapshot out for cargo-deny, unless the copy already holds this snapshot,
-/// committed and unchanged.
-pub fn prepare() -> Result {
-    let source = proc::root().join(SNAPSHOT);
+/// The age past which a snapshot is worth replacing (cargo-deny's own default limit).
+const OLD_AFTER_DAYS: i64 = 90;
+
+/// Which database the advisories are checked against, if any.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Database {
+    /// The named snapshot, laid out for cargo-deny.
+    Snapshot,
+    /// cargo-deny's own copy, fetched now.
+    Fetched,
+    /// None could be had: why, in one line.
+    Unavailable(String),
+}
+
+impl Database {
+    /// Whether cargo-deny can check the advisories against it.
+    pub fn checked(&self) -> bool {
+        !matches!(self, Database::Unavailable(_))
+    }
+}
+
+/// Makes a database ready for `cargo deny --offline`: the snapshot named by
+/// [`SNAPSHOT_VARIABLE`] (an error when it is named but missing), else cargo-deny's own,
+/// fetched.
+pub fn prepare() -> Result<Database> {
+    match std::env::var_os(SNAPSHOT_VARIABLE).filter(|named| !named.is_empty()) {
+        Some(named) => {
+            lay_out(&proc::root().join(named))?;
+            Ok(Database::Snapshot)
+        }
+        None => Ok(fetch()),
+    }
+}
+
+/// cargo-deny's own database, fetched into `db-path`. A snapshot laid out there before (it
+/// has no remote to fetch from) is removed first.
+fn fetch() -> Database {
+    let copy = proc::root().join(DB_PATH).join(FOLDER);
+    let has_remote =
+        || stdout_of(command("git").current_dir(&copy).args(["remote"])).is_some_and(|r| !r.trim().is_empty());
+    if copy.exists() && !has_remote() {
+        let _ = std::fs::remove_dir_all(&copy);
+    }
+    match proc::run(proc::cargo().args(["deny", "fetch", "db"])) {
+        Ok(()) => Database::Fetched,
+        Err(_) => Database::Unavailable(format!(
+            "advisories not checked: the RustSec database could not be fetched; \
+             name a snapshot of it with {SNAPSHOT_VARIABLE}=PATH to read it offline"
+        )),
+    }
+}
+
+/// Lays the snapshot at `source` out for cargo-deny, unless the copy already holds it,
+/// committed and unchanged; warns when it is old.
+fn lay_out(source: &Path) -> Result {
     let notes = std::fs::read_to_string(source.join(NOTES)).map_err(|error| {
         format!(
-            "no advisory database snapshot at {} ({error}): it is ../shared/advisory-db beside the clone, \
-             a copy of the RustSec database described by its {NOTES}",
+            "{SNAPSHOT_VARIABLE} names {}, but it holds no advisory database snapshot ({NOTES}: {error})",
             source.display()
         )
     })?;
     let date = snapshot_date(&notes)?;
+    if let Some(days) = age_in_days(&date).filter(|days| *days > OLD_AFTER_DAYS) {
+        println!(
+            "xtask: warning: the advisory database snapshot is {days} days old ({date}); a newer one would know more"
+        );
+    }
     let copy = proc::root().join(DB_PATH).join(FOLDER);
     if is_laid_out(&copy, &notes) {
         return Ok(());
@@ -43,7 +103,7 @@ pub fn prepare() -> Result {
     if copy.exists() {
         std::fs::remove_dir_all(&copy).map_err(|error| format!("cannot remove {}: {error}", copy.display()))?;
     }
-    copy_tree(&source, &copy)?;
+    copy_tree(source, &copy)?;
     let git = |args: &[&str]| {
         let mut git = command("git");
         git.current_dir(&copy)
@@ -55,15 +115,17 @@ pub fn prepare() -> Result {
     };
     run(&mut git(&["init", "--quiet"]))?;
     run(&mut git(&["add", "--all"]))?;
-    run(&mut git(&[
-        "commit",
-        "--quiet",
-        "--message",
-        &format!("The RustSec advisory database of {SNAPSHOT} ({NOTES})"),
-    ]))?;
+    run(&mut git(&["commit", "--quiet", "--message", &format!("The RustSec advisory database snapshot ({NOTES})")]))?;
     // cargo-deny takes the later of the commit's time and `.git/HEAD`'s modification time
     // (a fresh clone's), which would make the copy as new as today.
     run(command("touch").args(["-d", &format!("{date}T00:00:00Z")]).arg(copy.join(".git/HEAD")))
+}
+
+/// Days from `date` (`YYYY-MM-DD`) to today, by `date`'s own clock (`None` if it cannot tell).
+fn age_in_days(date: &str) -> Option<i64> {
+    let seconds = |args: &[&str]| stdout_of(command("date").args(args))?.trim().parse::<i64>().ok();
+    let (then, now) = (seconds(&["-u", "-d", date, "+%s"])?, seconds(&["-u", "+%s"])?);
+    Some((now - then) / 86_400)
 }
 
 /// The copy holds this snapshot's notes and everything in it is committed (in a repository
@@ -88,7 +150,7 @@ fn snapshot_date(notes: &str) -> Result<String> {
                     && date.char_indices().all(|(at, c)| if at == 4 || at == 7 { c == '-' } else { c.is_ascii_digit() })
             },
         );
-    date.map(str::to_owned).ok_or_else(|| format!("{SNAPSHOT}/{NOTES} names no date (\"dated YYYY-MM-DD\")"))
+    date.map(str::to_owned).ok_or_else(|| format!("the snapshot's {NOTES} names no date (\"dated YYYY-MM-DD\")"))
 }
 
 /// Copies `from` into `to`, files by content only: the copy is writable, so it can be
@@ -114,6 +176,13 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_snapshot_that_is_missing_fails_and_names_the_folder() {
+        let missing = std::env::temp_dir().join(format!("xtask-no-snapshot-{}", std::process::id()));
+        let error = lay_out(&missing).unwrap_err();
+        assert!(error.contains(SNAPSHOT_VARIABLE) && error.contains(&missing.display().to_string()), "{error}");
+    }
 
     #[test]
     fn the_snapshot_date_is_read_from_its_notes() {

@@ -47,8 +47,8 @@ usage: cargo xtask <command>
            the whole run while faults come and go at random (seeded); prints
            its report (also in target/e2e/soak-report.txt); not part of test
   test     install missing tools, browsers and nginx, check format, lints,
-           advisories (offline, from ../shared/advisory-db), licences and
-           sources, build dist/, run every test (native, wasm in headless
+           advisories (fetched, or the snapshot ADVISORY_DB names), licences
+           and sources, build dist/, run every test (native, wasm in headless
            Chromium and Firefox, end-to-end, through nginx); the last line is
            `N passed, N failed`
 

@@ -12,14 +12,16 @@ use crate::summary::Counts;
 use crate::test_sim::TestSimulator;
 use crate::{advisories, dist, tools, Result};
 
-/// What a stage that ran to its end left: the tests it counted, and whether it exited cleanly.
+/// What a stage that ran to its end left: the tests it counted, whether it exited cleanly,
+/// and what it could not check, for the summary to say.
 struct Outcome {
     counts: Counts,
     succeeded: bool,
+    left_out: Option<&'static str>,
 }
 
 /// A stage that installs or builds: no tests of its own.
-const DONE: Outcome = Outcome { counts: Counts { passed: 0, failed: 0 }, succeeded: true };
+const DONE: Outcome = Outcome { counts: Counts { passed: 0, failed: 0 }, succeeded: true, left_out: None };
 
 /// One step of the run, named in the log and the summary. An error means it
 /// could not run at all.
@@ -73,17 +75,26 @@ fn gates(commands: &[&[&str]]) -> Result<Outcome> {
             }
         }
     }
-    Ok(Outcome { counts, succeeded: counts.failed == 0 })
+    Ok(Outcome { counts, succeeded: counts.failed == 0, left_out: None })
 }
 
-/// deny.toml's checks, advisories among them, against the snapshot of the RustSec database
-/// laid out under target/ (`--offline`: these machines cannot fetch it). The crates are
-/// fetched first, every platform's (`cargo metadata` reads them all): on a clean machine
+/// deny.toml's checks, the advisories among them when a database could be had
+/// ([`advisories::prepare`]); without one, the others, and the summary says so. The crates
+/// are fetched first, every platform's (`cargo metadata` reads them all): on a clean machine
 /// the lints built only this one's, and `--offline` would stop at `windows-sys`.
 fn deny() -> Result<Outcome> {
     proc::run(proc::cargo().arg("fetch"))?;
-    advisories::prepare()?;
-    gates(&[&["deny", "--offline", "check", "advisories", "bans", "licenses", "sources"]])
+    let database = advisories::prepare()?;
+    if let advisories::Database::Unavailable(why) = &database {
+        println!("xtask: {why}");
+    }
+    let checks: &[&str] = if database.checked() {
+        &["deny", "--offline", "check", "advisories", "bans", "licenses", "sources"]
+    } else {
+        &["deny", "--offline", "check", "bans", "licenses", "sources"]
+    };
+    let outcome = gates(&[checks])?;
+    Ok(Outcome { left_out: (!database.checked()).then_some("advisories not checked"), ..outcome })
 }
 
 /// Variables wasm-bindgen-test-runner reads to choose where tests run. Every
@@ -103,18 +114,19 @@ pub fn run() -> ExitCode {
         println!("\n==> {name}");
         let started = Instant::now();
         let counts = match run() {
-            Ok(Outcome { counts, succeeded }) => counts.settle(succeeded),
+            Ok(Outcome { counts, succeeded, left_out }) => (counts.settle(succeeded), left_out),
             Err(message) => {
                 eprintln!("xtask: {message}");
-                Counts::default().settle(false)
+                (Counts::default().settle(false), None)
             }
         };
         report.push((*name, counts, started.elapsed()));
     }
     println!("\n==> summary");
     let mut total = Counts::default();
-    for (name, counts, elapsed) in &report {
-        println!("{:>7.1}s  {name}: {counts}", elapsed.as_secs_f64());
+    for (name, (counts, left_out), elapsed) in &report {
+        let left_out = left_out.map(|what| format!(" ({what})")).unwrap_or_default();
+        println!("{:>7.1}s  {name}: {counts}{left_out}", elapsed.as_secs_f64());
         total += *counts;
     }
     let total_time: Duration = report.iter().map(|(_, _, elapsed)| *elapsed).sum();
@@ -211,5 +223,5 @@ fn stream(mut command: Command) -> Result<Outcome> {
         }
     }
     let status = child.wait().map_err(failure)?;
-    Ok(Outcome { counts, succeeded: status.success() })
+    Ok(Outcome { counts, succeeded: status.success(), left_out: None })
 }
