@@ -80,9 +80,11 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 
 /// **assumption**: the documents do not say whether an overdue payment pauses launches on
 /// the reservation it is for or on the whole account (seed 004: "a reservation payment is
-/// overdue; new launches are paused"). The console takes it per reservation: a launch is
-/// predicted from this reservation's own status, so the prediction is only "expected" and
-/// says that an overdue payment on another reservation of the account could still pause it.
+/// overdue; new launches are paused"). The console takes it per reservation: the launch
+/// page's prediction and /fit's verdicts judge each reservation from its own status, so
+/// "Expected to succeed" and "Fits now" are only expected, and say (through
+/// `domain::capacity::success_caveat`) that an overdue payment on another reservation of the
+/// account could still pause a launch.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
 /// **assumption**: a suspended reservation still accrues its GPU rate. Seed 004 says its
