@@ -43,7 +43,8 @@ pub fn is_inconsistent(node: &Node) -> bool {
 }
 
 /// Only a ready node takes new workloads; a preparing one will shortly, one under
-/// maintenance is not usable now but still part of what is reserved.
+/// maintenance is not usable now but still part of what is reserved (an assumption,
+/// [`MAINTENANCE_MEANING`](crate::api::assumptions::MAINTENANCE_MEANING)).
 pub fn accepts_launches(node: &Node) -> bool {
     node.state == NodeState::Ready
 }

@@ -30,7 +30,9 @@ pub struct GpuSplit {
     /// due, suspended, not started): idle, but nothing can be launched there now.
     pub idle_closed: i64,
     /// On nodes that take no workloads now (preparing, under maintenance, a state the
-    /// console does not know).
+    /// console does not know). A node under maintenance is counted here, with no
+    /// replacement beside it (an assumption,
+    /// [`MAINTENANCE_MEANING`](crate::api::assumptions::MAINTENANCE_MEANING)).
     pub not_available: i64,
     /// Not read yet, or the region could not be reached.
     pub unknown: i64,
