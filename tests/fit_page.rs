@@ -153,6 +153,25 @@ async fn the_owner_reads_the_same_verdicts_as_a_member() {
     assert!(!owner_page.contains('$'), "{owner_page}");
 }
 
+/// The launch page's "Expected to succeed" caveat, word for word.
+const PAYMENT_CAVEAT: &str = "Assumed per reservation: the API does not say whether an overdue payment on another \
+                              reservation of the account also pauses launches here.";
+
+#[wasm_bindgen_test]
+async fn fits_now_says_the_same_payment_caveat_as_the_launch_page_and_only_when_something_fits() {
+    let (host, before) = mount_fit(Role::Member, "/fit?gpus=4");
+    settle().await;
+    let caveat = host.query_selector(".fit-caveat").unwrap().map(|p| p.text_content().unwrap());
+    restore(&before);
+    assert_eq!(caveat.as_deref(), Some(PAYMENT_CAVEAT));
+    let (host, before) = mount_fit(Role::Member, "/fit?gpus=8&replicas=3");
+    settle().await;
+    let (found, page) = (verdicts(&host), text(&host));
+    restore(&before);
+    assert!(found.iter().all(|row| row.1 != "Fits now"), "{found:?}");
+    assert!(!page.contains("Assumed per reservation"), "{page}");
+}
+
 #[wasm_bindgen_test]
 async fn a_region_or_gpu_type_filter_leaves_the_others_not_asked() {
     let (host, before) = mount_fit(Role::Member, "/fit?gpus=1&region=ams");

@@ -25,6 +25,13 @@
 //! - **assumption** (`launch`): a launch in the unreachable region succeeds (the simulator
 //!   knows the truth; only the `/nodes` read cannot see it), and the 403 `reservation_only`
 //!   message lists every non-ended reservation of the account.
+//! - **assumption** (`launch::Launch::reservation_only`): an account with no non-ended
+//!   reservation at all is answered `403 reservation_only` too ("this account has no current
+//!   reservation"). Seed 004 gives these codes only "while your account has a reservation";
+//!   such an account's launch would be billed by the hour, which the simulator does not serve.
+//! - **assumption** (`billing::schedule`): every reservation takes an advance of one average
+//!   month (730 h × GPUs × rate), wallet-funded ones too, so the simulator never sends the
+//!   `advance_usd: 0` that CONTRACT.md reads as "no advance taken (e.g. wallet funding)".
 //! - **assumption** (`scenario`): a node under maintenance stays one of the reservation's
 //!   `node_count` nodes in `/nodes`, idle and taking no launches; no replacement node is
 //!   listed beside it (seed 004: "the capacity is kept on a replacement", without saying
@@ -164,6 +171,17 @@ pub const ORG_API_PREFIX: &str = "/org-api";
 /// its demo hints (the demo org) only then. **assumption**: the real APIs send no such
 /// header (their documents name none), so a console pointed at them shows no demo hint.
 pub const SIMULATOR_HEADER: (&str, &str) = ("x-api-simulator", "reservations-sim");
+
+/// **assumption**: a workload in `/nodes` carries `"billing": "reserved"` like the
+/// workload endpoints' answers (seed 004 says reserved workloads carry it "in their API
+/// responses"; its `/nodes` example shows workloads without it).
+pub const NODES_WORKLOAD_BILLING: &str = "reserved";
+
+/// **assumption**: one org unit (seed 000's `reservedUnitIds`) is one GPU of its node, named
+/// `{node}-gpu{i}` (`nd-atl-0142-gpu0` …); seed 000 does not say what a unit is.
+pub fn unit_ids(node: &str, gpus: u32) -> Vec<String> {
+    (0..gpus).map(|i| format!("{node}-gpu{i}")).collect()
+}
 
 /// **assumption**: reclaiming a unit that is not on the spot market answers this.
 pub const UNIT_NOT_RELEASED: (StatusCode, &str) = (StatusCode::CONFLICT, "unit_not_released");

@@ -136,6 +136,7 @@ fn gpus(spec: &Spec, node_count: u32) -> i64 {
 /// The schedule as of `as_of`: every period of the term, the prorated adjustments, each
 /// with the status the calendar (and the spec's overrides) gives it.
 pub fn schedule(spec: &Spec, as_of: DateTime<Utc>) -> Schedule {
+    // Whatever the funding, wallet too (an assumption, see `assumptions`).
     let advance = spec.rate.times(ADVANCE_HOURS * gpus(spec, spec.initial.node_count));
     let months = spec.billing_period.months();
     let Some(start) = spec.starts_at else {

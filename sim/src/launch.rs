@@ -98,7 +98,8 @@ impl Attempt<'_> {
     }
 
     /// `403 reservation_only`, naming where this account's reservations are.
-    /// Those of the GPU type asked for if any, else those in the region asked for, else all.
+    /// Those of the GPU type asked for if any, else those in the region asked for, else all;
+    /// an account with none is refused the same way (an assumption, see `assumptions`).
     fn reservation_only(&self) -> ApiError {
         let (gpu_type, region) = (self.text("gpu_type").unwrap_or("?"), self.text("region_id").unwrap_or("?"));
         let of_type: Vec<&Reservation> = self.account_reservations().filter(|r| r.spec.gpu_type == gpu_type).collect();

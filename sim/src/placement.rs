@@ -16,7 +16,7 @@
 //! Launched instances take capacity first; a lane that no longer fits is left empty, so
 //! `gpus_in_use` (the sum of the workloads) never exceeds the node's GPUs.
 
-use crate::assumptions::{node_presence, NodePresence, STEADY_LANES};
+use crate::assumptions::{node_presence, NodePresence, NODES_WORKLOAD_BILLING, STEADY_LANES};
 use crate::hash::mix;
 use crate::reservation::{NodeState, Reservation};
 use crate::Config;
@@ -48,8 +48,6 @@ impl Kind {
 const LANE_KINDS: [Kind; 4] = [Kind::GpuCluster, Kind::InferenceInstance, Kind::GpuInstance, Kind::FineTune];
 /// Mixed into a cluster lane's key instead of the node, so the nodes share its epochs.
 const CLUSTER_TAG: u64 = 0xC1;
-/// Reserved-capacity workloads carry this `billing` value (seed 004).
-const RESERVED: &str = "reserved";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Workload {
@@ -78,7 +76,13 @@ impl Launched {
     }
 
     pub fn workload(&self) -> Workload {
-        Workload { kind: Kind::GpuInstance, id: self.id, name: self.name.clone(), gpus: self.gpus, billing: RESERVED }
+        Workload {
+            kind: Kind::GpuInstance,
+            id: self.id,
+            name: self.name.clone(),
+            gpus: self.gpus,
+            billing: NODES_WORKLOAD_BILLING,
+        }
     }
 }
 
@@ -217,7 +221,7 @@ impl<'a> Placement<'a> {
             id: 1000 + (h >> 24) % 90_000,
             name: format!("{}-{}", kind.name_prefix(), 1 + (h >> 40) % 99),
             gpus: gpus as u32,
-            billing: RESERVED,
+            billing: NODES_WORKLOAD_BILLING,
         })
     }
 }

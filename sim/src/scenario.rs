@@ -30,7 +30,7 @@
 //! active, iad, 1,000 nodes of 8 B200; scenario `huge` adds the same reservation 20 with
 //! 10,000 nodes (storage and quotas scaled with it).
 
-use crate::assumptions::STOPS_AFTER;
+use crate::assumptions::{unit_ids, STOPS_AFTER};
 use crate::billing::{ChargeStatus, Usd};
 use crate::clock::{add_months, month_start};
 use crate::hash::mix;
@@ -343,16 +343,12 @@ fn large_reservation(base: DateTime<Utc>, nodes: u32) -> Spec {
     }
 }
 
-/// `nd-atl-0142-gpu0` … for `units` GPUs of a node.
-fn unit_ids(node: &str, units: u32) -> Vec<String> {
-    (0..units).map(|i| format!("{node}-gpu{i}")).collect()
-}
-
 /// One org reservation; `released` picks units by index.
 struct OrgPlan {
     id: &'static str,
     status: OrgStatus,
     node: &'static str,
+    /// The node's GPUs, one unit each ([`unit_ids`]).
     units: u32,
     released: &'static [usize],
     allowed: &'static [&'static str],

@@ -3,7 +3,8 @@
 //! place"). Change them here when the real behaviour is known; the code refers to these
 //! names and nowhere else spells the values out.
 
-use super::enums::{OrgReservationStatus, ReservationStatus, WorkloadKind};
+use super::enums::{ChargeStatus, OrgReservationStatus, ReservationStatus, WorkloadKind};
+use super::models::Reservation;
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -80,9 +81,11 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 
 /// **assumption**: the documents do not say whether an overdue payment pauses launches on
 /// the reservation it is for or on the whole account (seed 004: "a reservation payment is
-/// overdue; new launches are paused"). The console takes it per reservation: a launch is
-/// predicted from this reservation's own status, so the prediction is only "expected" and
-/// says that an overdue payment on another reservation of the account could still pause it.
+/// overdue; new launches are paused"). The console takes it per reservation: the launch
+/// page's prediction and /fit's verdicts judge each reservation from its own status, so
+/// "Expected to succeed" and "Fits now" are only expected, and say (through
+/// `domain::capacity::success_caveat`) that an overdue payment on another reservation of the
+/// account could still pause a launch.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
 /// **assumption**: a suspended reservation still accrues its GPU rate. Seed 004 says its
@@ -91,6 +94,31 @@ pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not s
 /// from what can be launched on, and says this wherever it changes a figure.
 pub const SUSPENDED_ACCRUES: &str =
     "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
+
+/// **assumption** (`domain::capacity_timeline`): a reservation's `reserved_gpus`, as the list
+/// sends it, holds for its whole term. The list carries no amendments (the detail does), so
+/// the capacity timeline's stretches and a renewal's gap or overlap count each term at this
+/// figure from its start to its end, even where an amendment changes `node_count` within it.
+pub fn reserved_gpus_over_term(r: &Reservation) -> i64 {
+    r.reserved_gpus
+}
+
+/// **assumption** (`domain::billing::check_next_charge`): seed 004 says `next_charge` is "the
+/// earliest charge not yet paid" without naming the statuses that are. Scheduled, invoiced
+/// and past due are taken as not yet paid; paid, covered by the advance and waived as
+/// settled; a status the console does not know as neither (it is counted apart, never as
+/// unpaid).
+pub fn not_yet_paid(status: &ChargeStatus) -> bool {
+    matches!(status, ChargeStatus::Scheduled | ChargeStatus::Invoiced | ChargeStatus::PastDue)
+}
+
+/// **assumption** (`domain::grid::state_meaning`, and every count of not-available GPUs):
+/// seed 004 says a node under maintenance is "being repaired or replaced; the capacity is
+/// kept on a replacement", not whether the replacement is listed in `/nodes` or takes
+/// launches meanwhile. The console takes the node to stay listed, its GPUs not available
+/// (no launch goes there) and still reserved and charged, and no replacement to be listed
+/// beside it; a node under maintenance is shown with these words:
+pub const MAINTENANCE_MEANING: &str = "not usable now; still part of what is reserved";
 
 /// **assumption**: which statuses have nodes to read. Seed 004 lists `/nodes` for every
 /// reservation and says only that assigning ones are "being set up" and ended ones over;

@@ -7,7 +7,7 @@
 
 use super::time::format_utc_date;
 use crate::api::assumptions::{
-    STORAGE_NOT_ON_ADJUSTMENTS, STORAGE_ONLY_ASSUMED, STORAGE_PRORATED, STORAGE_WHOLE_MONTHS,
+    not_yet_paid, STORAGE_NOT_ON_ADJUSTMENTS, STORAGE_ONLY_ASSUMED, STORAGE_PRORATED, STORAGE_WHOLE_MONTHS,
 };
 use crate::api::enums::{BillingPeriod, ChargeStatus, Funding, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
@@ -420,19 +420,13 @@ pub enum NextCharge {
     NoneButUnpaid(Charge),
 }
 
-/// Seed 004: "next_charge is the earliest charge not yet paid"; scheduled, invoiced and
-/// past due charges are the ones not yet paid.
-fn unpaid(status: &ChargeStatus) -> bool {
-    matches!(status, ChargeStatus::Scheduled | ChargeStatus::Invoiced | ChargeStatus::PastDue)
-}
-
-/// Checks `next_charge` against the earliest unpaid entry of `charges`, and words a null
-/// one by the reservation's state.
+/// Checks `next_charge` against the earliest unpaid entry of `charges` (which statuses are
+/// unpaid is an assumption, [`not_yet_paid`]), and words a null one by the reservation's state.
 pub fn check_next_charge(payment: &Payment, status: &ReservationStatus) -> NextCharge {
     let earliest = payment
         .charges
         .iter()
-        .filter(|c| unpaid(&c.status))
+        .filter(|c| not_yet_paid(&c.status))
         .min_by_key(|c| (c.period_start, c.adjustment, c.period_index))
         .cloned();
     match (payment.next_charge.clone(), earliest) {
@@ -484,7 +478,7 @@ impl NextCharge {
 /// and paid_at appear when they apply"): what is expected, marked so; `None` when a due
 /// date is sent or nothing is due.
 pub fn unstated_due(charge: &Charge, funding: &Funding) -> Option<&'static str> {
-    if charge.due_at.is_some() || !unpaid(&charge.status) {
+    if charge.due_at.is_some() || !not_yet_paid(&charge.status) {
         return None;
     }
     Some(match (&charge.status, funding) {

@@ -8,6 +8,7 @@
 //! Differs from the agreed interface: `free_gpus` takes `workloads_unknown` too, because a
 //! node alone cannot tell "idle" from "unknown" (the API may send 0 in use then).
 
+use crate::api::assumptions::PAYMENT_DUE_SCOPE;
 use crate::api::enums::{NodeState, ReservationStatus};
 use crate::api::error::codes;
 use crate::api::models::{Node, NodesResponse, Reservation};
@@ -42,7 +43,8 @@ pub fn is_inconsistent(node: &Node) -> bool {
 }
 
 /// Only a ready node takes new workloads; a preparing one will shortly, one under
-/// maintenance is not usable now but still part of what is reserved.
+/// maintenance is not usable now but still part of what is reserved (an assumption,
+/// [`MAINTENANCE_MEANING`](crate::api::assumptions::MAINTENANCE_MEANING)).
 pub fn accepts_launches(node: &Node) -> bool {
     node.state == NodeState::Ready
 }
@@ -242,6 +244,14 @@ pub enum Prediction {
     /// The data cannot tell (placement not loaded, region unreachable, a status the API
     /// documents no launch answer for).
     Unknown(String),
+}
+
+/// The caveat said wherever the console expects a launch to succeed (the launch page's
+/// "Expected to succeed", /fit's "Fits now"): both judge a reservation from its own status,
+/// and whether an overdue payment on another reservation of the account pauses launches
+/// there too is an assumption ([`PAYMENT_DUE_SCOPE`]).
+pub fn success_caveat() -> &'static str {
+    PAYMENT_DUE_SCOPE
 }
 
 /// The answer the current data implies, checked in the order the documented errors are

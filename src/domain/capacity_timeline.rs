@@ -6,8 +6,10 @@
 //!
 //! Times are instants, so month ends and leap days need no care of their own; hours are
 //! whole, a part hour counted as a whole one (never less than there is). A date the API has
-//! not set yet is unknown, never a gap of zero.
+//! not set yet is unknown, never a gap of zero. Each term counts its reserved GPUs as
+//! constant from start to end (an assumption, [`reserved_gpus_over_term`]).
 
+use crate::api::assumptions::reserved_gpus_over_term;
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::money::Usd;
@@ -31,14 +33,14 @@ impl Handover {
     pub fn between(first: &Reservation, renewal: &Reservation) -> Option<Handover> {
         let (end, start) = (first.ends_at?, renewal.starts_at?);
         Some(if start > end {
-            Handover::Gap { hours: whole_hours(start - end), gpus: first.reserved_gpus }
+            Handover::Gap { hours: whole_hours(start - end), gpus: reserved_gpus_over_term(first) }
         } else if start == end {
             Handover::AtEnd
         } else {
             let until = renewal.ends_at.map_or(end, |renewal_end| renewal_end.min(end));
             Handover::Overlap {
                 hours: whole_hours(until - start),
-                gpus: first.reserved_gpus.min(renewal.reserved_gpus),
+                gpus: reserved_gpus_over_term(first).min(reserved_gpus_over_term(renewal)),
             }
         })
     }
@@ -179,7 +181,7 @@ pub fn lanes(all: &[Reservation], now: Timestamp) -> Vec<Lane<'_>> {
 fn stretches(terms: &[&Reservation], now: Timestamp) -> Vec<Stretch> {
     let dated: Vec<(Timestamp, Timestamp, i64)> = terms
         .iter()
-        .filter_map(|r| dates(r).map(|(start, end)| (start.max(now), end, r.reserved_gpus)))
+        .filter_map(|r| dates(r).map(|(start, end)| (start.max(now), end, reserved_gpus_over_term(r))))
         .filter(|(start, end, _)| end > start)
         .collect();
     let mut bounds: Vec<Timestamp> = dated.iter().flat_map(|(start, end, _)| [*start, *end]).collect();

@@ -5,7 +5,7 @@ use crate::api::assumptions::ORG_API_MISPLACED;
 use crate::api::enums::{Funding, ReservationStatus};
 use crate::api::error::{codes, ApiError, ErrorKind, RateLimit};
 use crate::api::models::Reservation;
-use crate::domain::status::settle_overdue;
+use crate::domain::status::{launch_access, settle_overdue};
 use crate::domain::text::visible_controls;
 use crate::domain::words::{count, figure};
 
@@ -36,9 +36,19 @@ pub struct ErrorContext {
     pub status: Option<ReservationStatus>,
     /// How that reservation is funded (the owner's detail says): how to settle what is due.
     pub funding: Option<Funding>,
-    /// Region and GPU type of each live reservation of the account, from its list when read:
-    /// where a `reservation_only` refusal can send the user instead.
-    pub live_reservations: Vec<(String, String)>,
+    /// Where each live reservation of the account is, from its list when read: where a
+    /// `reservation_only` refusal can send the user instead, if it is open to launches.
+    pub live_reservations: Vec<LivePlace>,
+}
+
+/// The region and GPU type of live reservations of the account, and whether one of them
+/// there takes launches now ([`launch_access`]): past due, suspended and not started ones
+/// do not, and are never offered as a place to launch.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LivePlace {
+    pub region_id: String,
+    pub gpu_type: String,
+    pub open: bool,
 }
 
 /// A call that changes things, which a read-only key may not make.
@@ -60,15 +70,23 @@ impl ErrorContext {
     }
 
     /// The same context knowing the account's reservations (`list`): the region and GPU
-    /// type of each one not ended, once each.
+    /// type of each one not ended, once each, open when any reservation there is.
     pub fn with_live(self, list: &[Reservation]) -> Self {
-        let mut live: Vec<(String, String)> = list
+        let mut live: Vec<LivePlace> = list
             .iter()
             .filter(|r| r.status != ReservationStatus::Ended)
-            .map(|r| (r.region_id.clone(), r.gpu_type.clone()))
+            .map(|r| LivePlace {
+                region_id: r.region_id.clone(),
+                gpu_type: r.gpu_type.clone(),
+                open: launch_access(&r.status).allows_launch(),
+            })
             .collect();
         live.sort();
-        live.dedup();
+        live.dedup_by(|later, kept| {
+            let same = (&later.region_id, &later.gpu_type) == (&kept.region_id, &kept.gpu_type);
+            kept.open |= same && later.open;
+            same
+        });
         ErrorContext { live_reservations: live, ..self }
     }
 
@@ -269,28 +287,44 @@ fn explain_as_sent(err: &ApiError, ctx: &ErrorContext) -> Explanation {
     }
 }
 
-/// A `reservation_only` refusal: it names where the account's live reservations are
-/// (one per region is allowed), and never sends the user back to the place refused.
+/// A `reservation_only` refusal: it names where the account's reservations open to launches
+/// are (one per region is allowed), those closed to launches apart, and never sends the user
+/// back to the place refused.
 fn reservation_only(ctx: &ErrorContext, server_says: &str) -> Explanation {
-    let place = |(region, gpu): &(String, String)| format!("region {region} with {gpu} GPUs");
+    let place = |p: &LivePlace| format!("region {} with {} GPUs", p.region_id, p.gpu_type);
     let refused = ctx.region_id.clone().zip(ctx.gpu_type.clone());
     let refused_text = refused.as_ref().map_or_else(
         || "The region or GPU type asked for".to_owned(),
         |(region, gpu)| format!("Region {region} with {gpu} GPUs"),
     );
-    let elsewhere: Vec<String> =
-        ctx.live_reservations.iter().filter(|live| Some(*live) != refused.as_ref()).map(place).collect();
-    let listed_there = refused.as_ref().is_some_and(|r| ctx.live_reservations.contains(r));
-    let mut remedy = match elsewhere.as_slice() {
-        [] if ctx.live_reservations.is_empty() => {
+    let is_refused =
+        |p: &LivePlace| refused.as_ref().is_some_and(|(region, gpu)| (region, gpu) == (&p.region_id, &p.gpu_type));
+    let (open, closed): (Vec<&LivePlace>, Vec<&LivePlace>) =
+        ctx.live_reservations.iter().filter(|p| !is_refused(p)).partition(|p| p.open);
+    let listed_there = ctx.live_reservations.iter().any(is_refused);
+    let closed_text = |places: &[&LivePlace]| {
+        format!(
+            "reservations in {} are closed to launches now (a payment due, suspended, or not started yet).",
+            places.iter().map(|p| place(p)).collect::<Vec<_>>().join("; ")
+        )
+    };
+    let mut remedy = match (open.as_slice(), closed.as_slice()) {
+        ([], []) if ctx.live_reservations.is_empty() => {
             "The server's message names where the account's reservation is: launch there, from that reservation's page."
                 .to_owned()
         }
-        [] => "The account has no other live reservation to launch on.".to_owned(),
-        places => format!(
-            "The account's other live reservations are in {}: launch on one of them, from its own page.",
-            places.join("; ")
-        ),
+        ([], []) => "The account has no other live reservation to launch on.".to_owned(),
+        ([], closed) => format!("The account has no other reservation open to launches: its {}", closed_text(closed)),
+        (open, closed) => {
+            let mut text = format!(
+                "The account's other reservations open to launches are in {}: launch on one of them, from its own page.",
+                open.iter().map(|p| place(p)).collect::<Vec<_>>().join("; ")
+            );
+            if !closed.is_empty() {
+                text.push_str(&format!(" Its {}", closed_text(closed)));
+            }
+            text
+        }
     };
     if listed_there {
         remedy.push_str(" The list read earlier still shows a reservation there: it may have ended or changed since, so reload the reservations before launching again.");
@@ -402,13 +436,15 @@ mod tests {
     }
 
     #[test]
-    fn reservation_only_names_every_live_reservation_and_never_the_refused_place() {
+    fn reservation_only_names_every_reservation_open_to_launches_and_never_the_refused_place() {
         let e = error_with_code(403, Some("reservation_only"), Some("your reservation is in ams (H100)"));
         let list = listed(&[
             ("atl", "NVIDIA-B200", "active"),
             ("atl", "NVIDIA-B200", "scheduled"),
             ("ams", "H100", "active"),
             ("dfw", "NVIDIA-B200", "past_due"),
+            ("lax", "H100", "scheduled"),
+            ("lax", "H100", "active"),
             ("sea", "RTX", "ended"),
         ]);
         let x = explain(&e, &atl_b200().with_live(&list));
@@ -418,13 +454,40 @@ mod tests {
             "Region atl with NVIDIA-B200 GPUs is not in the account's reservations, the API answered. While the account has a reservation, launches are allowed only where it is. The server says: “your reservation is in ams (H100)”."
         );
         assert!(
-            x.remedy.starts_with("The account's other live reservations are in region ams with H100 GPUs; region dfw with NVIDIA-B200 GPUs: launch on one of them"),
+            x.remedy.starts_with(
+                "The account's other reservations open to launches are in region ams with H100 GPUs; region lax with H100 GPUs: launch on one of them"
+            ),
             "{}",
+            x.remedy
+        );
+        assert!(
+            x.remedy.contains(
+                "Its reservations in region dfw with NVIDIA-B200 GPUs are closed to launches now (a payment due, suspended, or not started yet)."
+            ),
+            "a past-due reservation is named as closed, not as a place to launch: {}",
             x.remedy
         );
         assert!(x.remedy.contains("reload the reservations before launching again"), "{}", x.remedy);
         assert!(!x.remedy.contains("sea"), "an ended reservation is not live: {}", x.remedy);
         assert!(!x.remedy.contains("region atl"), "never back to the refused place: {}", x.remedy);
+    }
+
+    #[test]
+    fn reservation_only_never_offers_a_reservation_closed_to_launches_as_a_place_to_launch() {
+        let e = error_with_code(403, Some("reservation_only"), None);
+        let list = listed(&[
+            ("dfw", "NVIDIA-B200", "past_due"),
+            ("lax", "H100", "suspended"),
+            ("sjc", "H100", "scheduled"),
+            ("ord", "H100", "awaiting_payment"),
+            ("iad", "H100", "assigning"),
+        ]);
+        let x = explain(&e, &atl_b200().with_live(&list));
+        assert!(!x.remedy.contains("launch on one of them"), "{}", x.remedy);
+        assert_eq!(
+            x.remedy,
+            "The account has no other reservation open to launches: its reservations in region dfw with NVIDIA-B200 GPUs; region iad with H100 GPUs; region lax with H100 GPUs; region ord with H100 GPUs; region sjc with H100 GPUs are closed to launches now (a payment due, suspended, or not started yet)."
+        );
     }
 
     #[test]

@@ -7,11 +7,16 @@
 //! read yet, a status the console does not know, and nodes whose figures do not add up or
 //! whose state is unknown (they count for nothing, and when the answer would depend on them
 //! the verdict is unknown).
+//!
+//! Each reservation is judged from its own status, as the launch page predicts: "Fits now"
+//! carries the same caveat as its "Expected to succeed" ([`fits_caveat`]), since whether an
+//! overdue payment elsewhere on the account pauses launches here is an assumption
+//! ([`PAYMENT_DUE_SCOPE`](crate::api::assumptions::PAYMENT_DUE_SCOPE)).
 
 use crate::api::enums::NodeState;
 use crate::api::models::{NodesResponse, Reservation, Timestamp};
 use crate::domain::address::query_value;
-use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent};
+use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
 use crate::domain::status::{launch_access, LaunchAccess};
 use std::num::NonZeroU32;
 
@@ -269,6 +274,12 @@ pub fn judge_all(subjects: &[Subject<'_>], question: &Question) -> Vec<Judged> {
     out
 }
 
+/// The caveat said under the verdicts when any of them fits now: the one the launch page
+/// says beside its "Expected to succeed" ([`success_caveat`]).
+pub fn fits_caveat<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Option<&'static str> {
+    verdicts.into_iter().any(|v| matches!(v, Verdict::FitsNow { .. })).then(success_caveat)
+}
+
 /// One reservation's verdict. The filter comes first, then the status (its launch rule is
 /// domain::status's), then the nodes.
 pub fn judge(r: &Reservation, nodes: Option<&NodesResponse>, q: &Question) -> Verdict {
@@ -378,6 +389,27 @@ mod tests {
             }
         );
         assert_eq!(verdict.reason(&ask(4, 3)), "3 replicas of 4 GPUs fit now, on 2 ready nodes.");
+    }
+
+    #[test]
+    fn fits_now_carries_the_launch_pages_payment_caveat_and_nothing_else_does() {
+        let (roomy, full) = (
+            nodes(vec![node("a", NodeState::Ready, 8, Some(0))]),
+            nodes(vec![node("a", NodeState::Ready, 8, Some(8))]),
+        );
+        let (r, other) = (seed_reservation(), Reservation { id: 13, ..seed_reservation() });
+        let judged = |a: &NodesResponse, b: &NodesResponse| {
+            judge_all(
+                &[
+                    Subject { reservation: &r, nodes: Some((a, r.starts_at.unwrap())) },
+                    Subject { reservation: &other, nodes: Some((b, r.starts_at.unwrap())) },
+                ],
+                &ask(4, 1),
+            )
+        };
+        let fits = judged(&roomy, &full);
+        assert_eq!(fits_caveat(fits.iter().map(|j| &j.verdict)), Some(crate::api::assumptions::PAYMENT_DUE_SCOPE));
+        assert_eq!(fits_caveat(judged(&full, &full).iter().map(|j| &j.verdict)), None);
     }
 
     #[test]

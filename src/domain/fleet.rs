@@ -30,7 +30,9 @@ pub struct GpuSplit {
     /// due, suspended, not started): idle, but nothing can be launched there now.
     pub idle_closed: i64,
     /// On nodes that take no workloads now (preparing, under maintenance, a state the
-    /// console does not know).
+    /// console does not know). A node under maintenance is counted here, with no
+    /// replacement beside it (an assumption,
+    /// [`MAINTENANCE_MEANING`](crate::api::assumptions::MAINTENANCE_MEANING)).
     pub not_available: i64,
     /// Not read yet, or the region could not be reached.
     pub unknown: i64,
@@ -156,6 +158,41 @@ impl Add for IdleCost {
     }
 }
 
+/// Whether a reservation's GPUs are charged now, idle or not, by its status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accrual {
+    /// Its term runs (active, past due, or a status the console does not know, counted as
+    /// charged rather than as free of charge).
+    Charged,
+    /// Suspended: taken to be charged, an assumption said beside every figure it changes
+    /// ([`SUSPENDED_ACCRUES`](crate::api::assumptions::SUSPENDED_ACCRUES)).
+    AssumedCharged,
+    /// Not started yet (assigning, scheduled, awaiting payment) or ended: no charge runs
+    /// outside the term (seed 004 lays the periods out from `starts_at` to `ends_at`).
+    NotCharged,
+}
+
+impl Accrual {
+    pub fn of(status: &ReservationStatus) -> Self {
+        match status {
+            ReservationStatus::Active | ReservationStatus::PastDue | ReservationStatus::Unknown(_) => Accrual::Charged,
+            ReservationStatus::Suspended => Accrual::AssumedCharged,
+            ReservationStatus::Assigning
+            | ReservationStatus::Scheduled
+            | ReservationStatus::AwaitingPayment
+            | ReservationStatus::Ended => Accrual::NotCharged,
+        }
+    }
+
+    /// What `idle` GPUs cost at `rate` while they stay idle: nothing when not charged.
+    pub fn idle_cost(self, idle: i64, rate: Usd) -> IdleCost {
+        match self {
+            Accrual::Charged | Accrual::AssumedCharged => IdleCost::of(idle, rate),
+            Accrual::NotCharged => IdleCost::default(),
+        }
+    }
+}
+
 /// One reservation as the overview knows it now.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry<'a> {
@@ -188,7 +225,8 @@ pub enum CostView {
         per_reservation: Vec<(i64, Option<IdleCost>)>,
         /// Idle on reservations that take launches.
         launchable: IdleCost,
-        /// Idle on reservations closed to launches (past due, suspended, not started).
+        /// Idle on reservations closed to launches (past due, suspended; one not started
+        /// is not charged: [`Accrual`]).
         closed: IdleCost,
         /// Whether `closed` counts a suspended reservation, on the assumption that it still
         /// accrues its rate ([`SUSPENDED_ACCRUES`](crate::api::assumptions::SUSPENDED_ACCRUES)).
@@ -217,7 +255,7 @@ impl CostView {
                 Some(cost) if launch_access(&r.status).allows_launch() => launchable = launchable + *cost,
                 Some(cost) => {
                     closed = closed + *cost;
-                    closed_assumed |= r.status == ReservationStatus::Suspended && cost.per_hour != Usd::ZERO;
+                    closed_assumed |= Accrual::of(&r.status) == Accrual::AssumedCharged && cost.per_hour != Usd::ZERO;
                 }
             }
         }
@@ -258,7 +296,7 @@ impl Fleet {
             fleet.total += split;
             let known = (split.unknown == 0).then_some(split);
             match m.rate {
-                Some(rate) => costs.push((r, known.map(|s| IdleCost::of(s.idle(), rate)))),
+                Some(rate) => costs.push((r, known.map(|s| Accrual::of(&r.status).idle_cost(s.idle(), rate)))),
                 None => rate_unknown.push(r.id),
             }
         }
@@ -510,5 +548,23 @@ pub(crate) mod tests {
         assert_eq!(closed.per_hour, Usd::from_cents(200 + 2720), "2 idle on #8 at $1, 8 on #5 at $3.40");
         assert!(closed_assumed, "a suspended reservation's rate is assumed to accrue");
         assert_eq!(per_reservation[2].1.unwrap().per_hour, Usd::from_cents(2720));
+    }
+
+    #[test]
+    fn idle_gpus_of_a_reservation_not_yet_started_cost_nothing_as_no_charge_runs_before_its_term() {
+        let scheduled = reservation(14, ReservationStatus::Scheduled, "atl", "B200", 8);
+        let awaiting = reservation(16, ReservationStatus::AwaitingPayment, "dfw", "B200", 8);
+        let idle = nodes(vec![node(NodeState::Ready, 8, Some(0))], false);
+        let rate = Some(Usd::from_cents(125));
+        let members = [
+            Entry { reservation: &scheduled, nodes: Some(&idle), rate },
+            Entry { reservation: &awaiting, nodes: Some(&idle), rate },
+        ];
+        let f = Fleet::of(&members);
+        assert_eq!(f.total.idle_closed, 16, "idle, and closed to launches, all the same");
+        let CostView::Owner { per_reservation, closed, closed_assumed, .. } = f.cost else { panic!("owner sees cost") };
+        assert_eq!(closed, IdleCost::default(), "nothing accrues before the term starts");
+        assert!(!closed_assumed);
+        assert_eq!(per_reservation, vec![(14, Some(IdleCost::default())), (16, Some(IdleCost::default()))]);
     }
 }

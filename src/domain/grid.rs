@@ -6,6 +6,7 @@
 //! in the order sent, then GPUs reported in use by no listed workload, then free GPUs.
 
 use super::status::Tone;
+use crate::api::assumptions::MAINTENANCE_MEANING;
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::api::models::{Node, Workload};
 
@@ -21,13 +22,12 @@ pub fn kind_label(kind: &WorkloadKind) -> String {
 }
 
 /// What a node state means for launches, as seed 004 documents it; shown beside the badge.
-/// Under maintenance says both halves: seed 004's "the capacity is kept on a replacement"
-/// does not say the replacement is listed or usable now (the simulator lists none), so the
-/// node's GPUs are counted not available, and they stay reserved (and charged).
+/// Under maintenance says both halves of an assumption ([`MAINTENANCE_MEANING`]): its GPUs
+/// are counted not available, and they stay reserved (and charged).
 pub fn state_meaning(state: &NodeState) -> Option<&'static str> {
     match state {
         NodeState::Preparing => Some("GPUs available shortly"),
-        NodeState::UnderMaintenance => Some("not usable now; still part of what is reserved"),
+        NodeState::UnderMaintenance => Some(MAINTENANCE_MEANING),
         NodeState::Ready | NodeState::Unknown(_) => None,
     }
 }

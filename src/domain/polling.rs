@@ -1,7 +1,12 @@
 //! When to poll `/nodes` next (CONTRACT.md): every 5 s by default and never below 3 s, the
 //! next request scheduled after the previous one ends; after a failure wait `retry-after`,
-//! else 2^failures s plus jitter, capped at 60 s; paused while the tab is hidden; stopped
-//! after 30 minutes without user activity. Pure: the caller owns timers and randomness.
+//! else `max(2^failures s, the interval)` capped at 60 s, less a random part of up to a
+//! quarter ([`JITTER_FRACTION`]); paused while the tab is hidden; stopped after 30 minutes
+//! without user activity. Pure: the caller owns timers and randomness.
+//!
+//! The documented client strategy says "plus random jitter". The jitter here is taken off,
+//! not added: so the 60 s cap holds, and clients that reached the cap together still spread
+//! out instead of all waiting exactly 60 s.
 
 use std::time::Duration;
 
@@ -242,6 +247,9 @@ mod tests {
             }
         }
         assert_eq!(wait(&failing(6), 0.5), Duration::from_millis(52_500));
+        // Taken off, never added: at the cap the waits still spread, from 45 s to 60 s.
+        assert_eq!(wait(&failing(20), 1.0), MAX_BACKOFF.mul_f64(1.0 - JITTER_FRACTION));
+        assert_eq!(wait(&failing(20), 0.0), MAX_BACKOFF);
     }
 
     #[test]

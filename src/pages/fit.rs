@@ -6,7 +6,7 @@
 use crate::components::alerts_bell;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
-use crate::domain::fit::{judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::fit::{fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
 use crate::domain::status::Tone;
 use crate::domain::time::updated_ago;
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -178,6 +178,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+        {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
     }
 }
 

@@ -5,7 +5,6 @@
 //! a GPU type, so one sent from it would land on another reservation. A launch left without
 //! an answer is looked for on the nodes, never sent again by itself.
 
-use crate::api::assumptions::PAYMENT_DUE_SCOPE;
 use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::{ApiError, ErrorKind};
@@ -17,7 +16,7 @@ use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::query_value;
 use crate::domain::capacity::{
-    accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, totals, Prediction,
+    accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, success_caveat, totals, Prediction,
 };
 use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::launched::{billing_text, instance_ids, look_for_launch, Sighting};
@@ -166,8 +165,8 @@ pub fn FreeNow(response: Arc<NodesResponse>) -> impl IntoView {
 /// "Predicted answer" in words, and the CSS tone it is shown in.
 pub fn prediction_text(p: &Prediction) -> (&'static str, String) {
     match p {
-        // Predicted from this reservation's own status: "expected", with the scope assumed.
-        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}. {PAYMENT_DUE_SCOPE}")),
+        // Predicted from this reservation's own status: "expected", with the caveat /fit says too.
+        Prediction::Fits { node } => ("ok", format!("Expected to succeed: it fits on {node}. {}", success_caveat())),
         Prediction::WouldFail { status, code, explanation } => (
             "danger",
             format!(

@@ -4,7 +4,6 @@
 //! while they stay idle. Where Connect lands.
 
 use crate::api::assumptions::SUSPENDED_ACCRUES;
-use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
@@ -16,7 +15,7 @@ use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::{explain, ErrorContext};
-use crate::domain::fleet::{CostView, Fleet, GpuSplit, IdleCost};
+use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::{history_csv, History};
 use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
 use crate::domain::status::reservation_status;
@@ -144,7 +143,7 @@ fn IdleCostLine(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                     " A further "
                     <strong class="idle-cost-closed num">{format!("{}/h", closed.per_hour)}</strong>
                     <span class="num">{format!(" ({} a day)", closed.per_day)}</span>
-                    " sits idle on reservations closed to launches (past due, suspended, not started): \
+                    " sits idle on reservations closed to launches (past due, suspended): \
                      nothing can be launched there until they are open again."
                     {closed_assumed.then(|| view! { " " <span class="assumed">{SUSPENDED_ACCRUES}</span> })}
                 })}
@@ -332,7 +331,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                             let unread = GpuSplit::unread(&r);
                             let split = move || splits.with(|s| s.get(&id).copied().unwrap_or(unread));
                             let cost = move || owner_costs.with(|c| c.as_ref().and_then(|c| c.get(&id).copied()));
-                            let suspended = r.status == ReservationStatus::Suspended;
+                            let accrual = Accrual::of(&r.status);
                             view! {
                                 <tr data-reservation=id.to_string()>
                                     <td data-label="Reservation">
@@ -350,10 +349,13 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                     {move || shows_cost().then(|| view! {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
                                             {move || match cost() {
+                                                Some(Some(_)) if accrual == Accrual::NotCharged => view! {
+                                                    <span class="muted" title="No period is charged before the term starts.">"not charged yet"</span>
+                                                }.into_any(),
                                                 Some(Some(c)) => view! {
                                                     {format!("{}/h", c.per_hour)}
                                                     <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
-                                                    {(suspended && c.per_hour != Usd::ZERO).then(|| view! {
+                                                    {(accrual == Accrual::AssumedCharged && c.per_hour != Usd::ZERO).then(|| view! {
                                                         <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
                                                     })}
                                                 }.into_any(),
