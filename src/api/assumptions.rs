@@ -192,6 +192,14 @@ pub const RENEWAL_PAIRING: &str =
 pub const NODES_LOWERED_WHICH: &str =
     "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
 
+/// **assumption** (`domain::at_risk`): the documents do not say whether the workloads running
+/// at a term's end move to the renewal that takes over then. Seed 004 says "a renewal is a
+/// new reservation", and the simulator gives it nodes of its own, so "what stops when" lists
+/// that end too, its workloads taken to stop with the term and to be launched again on the
+/// renewal, and says so:
+pub const RENEWAL_CARRY_OVER: &str =
+    "assumed: a renewal is a new reservation on nodes of its own, and the API does not say that running workloads move to it, so they are taken to stop with this term and to be launched again on the renewal.";
+
 #[cfg(test)]
 mod tests {
     use super::*;
