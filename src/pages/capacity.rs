@@ -6,12 +6,12 @@
 //! rate, which a member's key never gets.
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
-use crate::api::models::{Amendment, Reservation, Timestamp};
+use crate::api::models::{Amendment, Timestamp};
 use crate::components::alerts_bell;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
-use crate::domain::capacity_timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch};
+use crate::domain::capacity_timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
 use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure, sentence};
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -56,7 +56,7 @@ struct LaneView {
 
 impl LaneView {
     fn of(lane: &Lane) -> Self {
-        let rows = lane.terms.iter().map(|t| row(t.reservation, t.renewal, !t.amendments_read, &t.gpus)).collect();
+        let rows = lane.terms.iter().map(row).collect();
         LaneView {
             region: lane.region.to_owned(),
             gpu_type: lane.gpu_type.to_owned(),
@@ -66,8 +66,9 @@ impl LaneView {
     }
 }
 
-fn row(r: &Reservation, renewal: Renewal, amendments_unread: bool, gpus: &[Stretch]) -> TermRow {
-    let (renewal_id, handover, told, tone) = match renewal {
+fn row(term: &Term) -> TermRow {
+    let (r, gpus) = (term.reservation, &term.gpus);
+    let (renewal_id, handover, told, tone) = match term.renewal {
         Renewal::None => (None, None, "No renewal reserved: its GPUs stop at the end.".to_owned(), "danger"),
         Renewal::Unknown(candidate) => {
             (None, None, format!("{}.", sentence(&unknown_renewal(candidate.map(|c| c.id)))), "unknown")
@@ -109,7 +110,7 @@ fn row(r: &Reservation, renewal: Renewal, amendments_unread: bool, gpus: &[Stret
         handover,
         told,
         tone,
-        amendments_unread,
+        amendments_unread: !term.amendments_read,
         changes: changes_text(gpus),
     }
 }
