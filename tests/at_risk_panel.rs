@@ -1,6 +1,7 @@
 //! What stops when, as an owner and a member read it on the overview and on a reservation's
 //! detail, fed fixture answers (no network): each deadline with its countdown and the
-//! workloads it stops; the owner reads the overdue sum and where to pay by funding, a member
+//! workloads it stops (a term end too when its renewal takes over, the renewal beside it); the
+//! owner reads what is owed (the ledger's past due) and where to pay by funding, a member
 //! never a cost; placement that cannot be read says unknown.
 #![cfg(target_arch = "wasm32")]
 
@@ -116,9 +117,9 @@ async fn the_owner_reads_each_deadline_soonest_first_and_what_pays_off_the_past_
     settle().await;
     let found = items(&host);
     let kinds: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
-    // 8 stops on 5 Dec; 12 is lowered on 1 Feb; 6's term ends 1 Mar, 9's 1 Apr; 8's own term
-    // end (1 Nov 2027) too, not 12's: 14 renews it.
-    assert_eq!(kinds, ["past-due", "nodes-lowered", "term-ends", "term-ends", "term-ends"], "{found:?}");
+    // 8 stops on 5 Dec; 12 is lowered on 1 Feb; 6's term ends 1 Mar, 9's 1 Apr; 8's and 12's
+    // own term ends (1 Nov 2027) too, 12's with 14 taking over beside it.
+    assert_eq!(kinds, ["past-due", "nodes-lowered", "term-ends", "term-ends", "term-ends", "term-ends"], "{found:?}");
     let (_, past_due) = &found[0];
     assert!(past_due.starts_with("#8 · Workloads stop unless the overdue payment is made"), "{past_due}");
     assert!(past_due.contains("in 3 days · 5 Dec 2026, 09:30 UTC"), "{past_due}");
@@ -126,7 +127,7 @@ async fn the_owner_reads_each_deadline_soonest_first_and_what_pays_off_the_past_
     assert!(past_due.contains("notebook"), "{past_due}");
     assert!(
         past_due.contains(
-            "Averted by paying the overdue $29,760.00: add credit to the account: this reservation's periods are taken from its credit."
+            "Averted by paying the $29,760.00 owed on the past-due charges, less the advance applied to them: add credit to the account: this reservation's periods are taken from its credit."
         ),
         "the overdue sum and where a wallet-funded reservation pays: {past_due}"
     );
@@ -134,6 +135,20 @@ async fn the_owner_reads_each_deadline_soonest_first_and_what_pays_off_the_past_
     assert!(lowered.starts_with("#12 · An amendment lowers the nodes from 4 to 2"), "{lowered}");
     assert!(lowered.contains("Up to 2 nodes' workloads would stop, of these 2 workloads"), "{lowered}");
     assert!(host.query_selector("[data-deadline='nodes-lowered'] .assumed").unwrap().is_some(), "shown as assumed");
+    let (_, taken_over) = &found[5];
+    assert!(taken_over.starts_with("#12 · The term ends and its renewal #14 takes over"), "{taken_over}");
+    assert!(taken_over.contains("train-run-7"), "its workloads listed: {taken_over}");
+    assert!(
+        taken_over.contains(
+            "All 2 workloads running there now would stop: assumed: a renewal is a new reservation on nodes of its own"
+        ),
+        "{taken_over}"
+    );
+    assert!(
+        taken_over
+            .contains("#14 keeps the GPUs reserved from 1 Nov 2027: the workloads would be launched on it again."),
+        "{taken_over}"
+    );
     let link = host.query_selector("[data-deadline='past-due'] h3 a").unwrap().unwrap();
     assert_eq!(link.get_attribute("href").unwrap(), "/reservations/8#at-risk");
 }
@@ -143,7 +158,7 @@ async fn a_member_reads_the_same_deadlines_and_never_a_cost() {
     let host = mount_overview(Role::Member);
     settle().await;
     let found = items(&host);
-    assert_eq!(found.len(), 5, "{found:?}");
+    assert_eq!(found.len(), 6, "{found:?}");
     assert!(found[0].1.starts_with("#8 · Workloads stop unless the account owner acts"), "{:?}", found[0]);
     assert!(found[0].1.contains("Only the account owner can avert it."), "{:?}", found[0]);
     let panel = panel_text(&host);
@@ -192,7 +207,7 @@ async fn the_detail_shows_its_own_deadlines_with_the_sum_for_the_owner_only() {
     let kinds: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(kinds, ["past-due", "term-ends"], "{found:?}");
     assert!(found[0].1.starts_with("Workloads stop"), "no link to itself: {:?}", found[0]);
-    assert!(found[0].1.contains("Averted by paying the overdue $29,760.00"), "{:?}", found[0]);
+    assert!(found[0].1.contains("Averted by paying the $29,760.00 owed on the past-due charges"), "{:?}", found[0]);
 
     let member = mount_detail(Role::Member);
     settle().await;

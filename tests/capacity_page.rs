@@ -1,12 +1,14 @@
 //! Capacity over the coming terms, as an owner and a member read it, fed fixture answers (no
 //! network): one panel per region and GPU type with its drawing, the stretches in words and a
-//! table of each term and how its renewal takes over; the overlap's cost to the owner only.
+//! table of each term and how its renewal takes over; an amendment changing a term's GPUs
+//! from the day it takes effect; the overlap's cost to the owner only.
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
 
 use console_fixtures::{mount_with, owner_detail, provide_console, reservation, settle, text};
 use leptos::prelude::*;
+use reservations_console::api::models::ReservationDetail;
 use reservations_console::pages::capacity::CapacityBoard;
 use reservations_console::reads::fleet::FleetStore;
 use reservations_console::state::Role;
@@ -36,9 +38,26 @@ fn term(
     r
 }
 
-/// atl: 12 (seed) renewed by 14 at its end; ams: 6 renewed by 21 a week after its end (a
-/// gap); lax: 15 renewed by 22 a month before its end (an overlap); phx: 16 awaiting payment
-/// (no dates). The owner's key has read 22's detail (rate $1.25) when `rate_read`.
+/// 6's detail: 3 nodes of 8 GPUs, an amendment lowering it to 2 on 1 Jun 2027 (as the demo's
+/// #7); a member's key reads it without payment.
+fn lowered_6(role: Role) -> ReservationDetail {
+    let mut d =
+        owner_detail(json!({ "id": 6, "region_id": "ams", "gpu_type": H100, "node_count": 3, "reserved_gpus": 24,
+        "amendments": [{
+            "effective_at": "2027-06-01T00:00:00Z", "node_count_before": 3, "node_count_after": 2,
+            "drive_quota_gib_before": 5000, "drive_quota_gib_after": 5000,
+            "fs_quota_gib_before": 20000, "fs_quota_gib_after": 20000
+        }] }));
+    if role == Role::Member {
+        d.payment = None;
+    }
+    d
+}
+
+/// atl: 12 (seed) renewed by 14 at its end; ams: 6 (3 nodes, lowered to 2 on 1 Jun 2027)
+/// renewed by 21 a week after its end (a gap); lax: 15 renewed by 22 a month before its end
+/// (an overlap); phx: 18 ending, and 16 awaiting payment (no dates), which could renew it.
+/// 6's detail is read; the owner's key has read 22's (rate $1.25) when `rate_read`.
 fn mount_capacity(role: Role, rate_read: bool) -> web_sys::HtmlElement {
     let (host, ()) = mount_with(move || {
         let state = provide_console(role);
@@ -48,19 +67,26 @@ fn mount_capacity(role: Role, rate_read: bool) -> web_sys::HtmlElement {
         let list = [
             term(22, "lax", None, 16, Some(("2027-07-01", "2028-07-01")), "scheduled"),
             term(21, "ams", Some(H100), 24, Some(("2027-10-08", "2028-10-08")), "scheduled"),
+            term(18, "phx", Some(H100), 8, Some(("2026-06-01", "2027-06-01")), "active"),
             term(16, "phx", Some(H100), 8, None, "awaiting_payment"),
             term(15, "lax", None, 16, Some(("2027-02-01", "2027-08-01")), "assigning"),
             term(14, "atl", None, 32, Some(("2027-11-01", "2028-11-01")), "scheduled"),
             json!({ "id": 12 }),
-            term(6, "ams", Some(H100), 24, Some(("2026-10-01", "2027-10-01")), "active"),
+            merge_node_count(term(6, "ams", Some(H100), 24, Some(("2026-10-01", "2027-10-01")), "active"), 3),
         ];
         store.receive_list(session, Ok(list.into_iter().map(reservation).collect()), console_fixtures::now());
+        store.receive_detail(session, lowered_6(role));
         if rate_read && role == Role::Owner {
             store.receive_detail(session, owner_detail(json!({ "id": 22, "region_id": "lax", "status": "scheduled" })));
         }
         ((), view! { <CapacityBoard store/> })
     });
     host
+}
+
+fn merge_node_count(mut term: serde_json::Value, nodes: i64) -> serde_json::Value {
+    term["node_count"] = nodes.into();
+    term
 }
 
 /// A table row: its reservation, how the renewal takes over (`data-handover`), its text.
@@ -119,11 +145,26 @@ async fn a_member_reads_each_region_and_gpu_type_its_gaps_and_overlaps_and_never
             ("#14", "danger"),
             ("#15", "warning"),
             ("#22", "danger"),
+            ("#18", "unknown"),
             ("#16", "unknown")
         ]
     );
     let gap = &row(&found, "#6").2;
-    assert!(gap.contains("#21 starts after a gap of 168 hours: 4,032 GPU-hours without reservation."), "{gap}");
+    assert!(
+        gap.contains("#21 starts after a gap of 168 hours: 2,688 GPU-hours without reservation."),
+        "16 GPUs go at the end, not the 24 listed today: {gap}"
+    );
+    assert!(gap.contains("then 16 GPUs from 1 Jun 2027"), "{gap}");
+    assert!(
+        page.contains(
+            "24 GPUs reserved from 2 Dec 2026 to 1 Jun 2027; 16 GPUs reserved from 1 Jun 2027 to 1 Oct 2027;"
+        ),
+        "the amendment lowers the timeline from the day it takes effect: {page}"
+    );
+    assert!(
+        page.contains("The amendments of #21 are not read yet: drawn at the GPUs listed today throughout."),
+        "{page}"
+    );
     let at_end = &row(&found, "#12").2;
     assert!(at_end.contains("#14 takes over the instant this term ends: no gap."), "{at_end}");
     assert!(at_end.contains("1 Nov 2026 – 1 Nov 2027"), "{at_end}");
@@ -137,8 +178,14 @@ async fn a_member_reads_each_region_and_gpu_type_its_gaps_and_overlaps_and_never
     assert!(row(&found, "#14").2.contains("No renewal reserved: its GPUs stop at the end."));
     let awaiting = &row(&found, "#16").2;
     assert!(
-        awaiting.contains("dates not set yet") && awaiting.contains("Not known: this term has no start yet."),
+        awaiting.contains("dates not set yet")
+            && awaiting.contains("Its renewal is not known: this term has no dates yet."),
         "{awaiting}"
+    );
+    let may_renew = &row(&found, "#18").2;
+    assert!(
+        may_renew.contains("Its renewal is not known: #16 could be it, but has no dates yet."),
+        "the wording of what stops when and the alerts: {may_renew}"
     );
     assert!(page.contains("no reserved GPUs from 1 Oct 2027 to 8 Oct 2027 (a gap of 168 hours)"), "{page}");
     assert!(
@@ -149,7 +196,7 @@ async fn a_member_reads_each_region_and_gpu_type_its_gaps_and_overlaps_and_never
         page.contains("Assumed: the renewal is the next reservation of the same region and GPU type by start date"),
         "{page}"
     );
-    assert_eq!((drawings, gap_marks, overlap_marks), (3, 1, 1), "phx has no dates to draw");
+    assert_eq!((drawings, gap_marks, overlap_marks), (4, 1, 1), "phx draws 18 alone: 16 has no dates");
     assert!(!page.contains('$') && !page.contains("Reserved twice costs"), "no money for a member: {page}");
 }
 

@@ -8,7 +8,7 @@ mod console_fixtures;
 use console_fixtures::{member_detail, mount, now, owner_detail, provide_console, text};
 use leptos::prelude::*;
 use reservations_console::api::models::ReservationDetail;
-use reservations_console::domain::ledger::{ledger, Account, Missing, Row};
+use reservations_console::domain::ledger::{ledger, overdue, Account, Missing, Row};
 use reservations_console::pages::ledger::LedgerBoard;
 use reservations_console::state::Role;
 use serde_json::json;
@@ -112,6 +112,24 @@ fn the_owner_reads_each_reservations_committed_total_its_parts_and_the_accounts_
     assert!(page.contains("Download the ledger (CSV)"), "{page}");
     assert!(host.query_selector(".schedule-issues").unwrap().is_none(), "nothing disagrees: {page}");
     assert!(!page.contains("Unknown"), "{page}");
+}
+
+#[wasm_bindgen_test]
+fn the_past_due_figure_is_what_is_owed_less_the_advance_applied_and_says_so() {
+    // December past due, $29,200 of its $29,760 covered by the advance: $560 is owed.
+    let detail = owner_detail(json!({ "status": "past_due", "payment": { "advance_remaining_usd": 0, "charges": [
+        charge(0, "2026-11", "2026-12", 28800.0, 0.0, "paid"),
+        charge(1, "2026-12", "2027-01", 29760.0, 29200.0, "past_due"),
+    ] } }));
+    let owed = overdue(detail.payment.as_ref().unwrap());
+    let host = mount_board(Role::Owner, vec![row(detail)]);
+    let body = table(&host, "tbody");
+    assert_eq!(
+        body[0][3],
+        format!("$560.00{owed} owed on the past-due charges, less the advance applied to them"),
+        "the unpaid part and, under it, the one overdue sum what stops when shows"
+    );
+    assert_eq!(owed.to_string(), "$560.00");
 }
 
 #[wasm_bindgen_test]

@@ -95,10 +95,11 @@ pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not s
 pub const SUSPENDED_ACCRUES: &str =
     "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
 
-/// **assumption** (`domain::capacity_timeline`): a reservation's `reserved_gpus`, as the list
-/// sends it, holds for its whole term. The list carries no amendments (the detail does), so
-/// the capacity timeline's stretches and a renewal's gap or overlap count each term at this
-/// figure from its start to its end, even where an amendment changes `node_count` within it.
+/// **assumption** (`domain::amendments::gpus_at`): a reservation's `reserved_gpus`, as the
+/// list sends it, holds from its start until an amendment takes effect, which sets
+/// `node_count_after` × `gpus_per_node`. The list carries no amendments (the detail does),
+/// so a term whose detail is not read is counted at this figure over its whole term, and
+/// the pages say so.
 pub fn reserved_gpus_over_term(r: &Reservation) -> i64 {
     r.reserved_gpus
 }
@@ -219,6 +220,14 @@ pub const RENEWAL_PAIRING: &str =
 /// running now as at risk, "up to" the removed nodes' worth, and shows it as assumed:
 pub const NODES_LOWERED_WHICH: &str =
     "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
+
+/// **assumption** (`domain::at_risk`): the documents do not say whether the workloads running
+/// at a term's end move to the renewal that takes over then. Seed 004 says "a renewal is a
+/// new reservation", and the simulator gives it nodes of its own, so "what stops when" lists
+/// that end too, its workloads taken to stop with the term and to be launched again on the
+/// renewal, and says so:
+pub const RENEWAL_CARRY_OVER: &str =
+    "assumed: a renewal is a new reservation on nodes of its own, and the API does not say that running workloads move to it, so they are taken to stop with this term and to be launched again on the renewal.";
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,9 @@ use crate::api::money::Usd;
 use crate::components::api_text::ApiText;
 use crate::components::money::Money;
 use crate::components::time::zone;
-use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Workloads, ANCHOR};
+use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR};
 use crate::domain::grid::kind_label;
+use crate::domain::ledger::OVERDUE_RULE;
 use crate::domain::time::{format_time, format_utc_date, relative, Zone};
 use crate::domain::words::count;
 use crate::reads::fleet::FleetStore;
@@ -88,7 +89,7 @@ pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: 
             {move || match shown.get() {
                 None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
                 Some(list) if list.is_empty() => view! {
-                    <p class="muted">"No deadline ahead: no past-due stop, no term ending without a renewal, no amendment lowering nodes."</p>
+                    <p class="muted">"No deadline ahead: no past-due stop, no term end, no amendment lowering nodes."</p>
                 }
                 .into_any(),
                 Some(list) => view! {
@@ -130,7 +131,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     };
     let remedy = match (&risk.deadline, averted_by) {
         (Deadline::PastDue, Some((sum, settle))) => view! {
-            <p class="at-risk-remedy">"Averted by paying the overdue " <Money amount=sum/> ": " {settle} "."</p>
+            <p class="at-risk-remedy">"Averted by paying the " <Money amount=sum/> {format!(" {OVERDUE_RULE}: {settle}.")}</p>
         }
         .into_any(),
         (Deadline::PastDue, None) if owner => {
@@ -141,13 +142,25 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
             view! { <p class="at-risk-remedy">"Only the account owner can avert it."</p> }
                 .into_any()
         }
-        (Deadline::TermEnds { .. }, _) => view! {
-            <p class="at-risk-remedy">
-                {format!("Averted by a renewal of the same region and GPU type starting by {}. ", format_utc_date(at))}
-                <span class="assumed" title=RENEWAL_PAIRING>"assumed pairing"</span>
-            </p>
+        (Deadline::TermEnds { renewal }, _) => {
+            let keeps = match renewal {
+                Successor::TakesOver { id, start } => format!(
+                    "#{id} keeps the GPUs reserved from {}: the workloads would be launched on it again. ",
+                    format_utc_date(*start)
+                ),
+                _ => format!(
+                    "A renewal of the same region and GPU type starting by {} would keep the GPUs reserved. ",
+                    format_utc_date(at)
+                ),
+            };
+            view! {
+                <p class="at-risk-remedy">
+                    {keeps}
+                    <span class="assumed" title=RENEWAL_PAIRING>"assumed pairing"</span>
+                </p>
+            }
+            .into_any()
         }
-        .into_any(),
         (Deadline::NodesLowered { .. }, _) => ().into_any(),
     };
     let assumed = risk.assumed();

@@ -4,9 +4,10 @@
 
 use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
+use crate::domain::amendments::AmendmentsOf;
 use crate::domain::at_risk::ANCHOR;
 use crate::domain::capacity::runs_workloads;
-use crate::domain::capacity_timeline::{renewal, Handover, Renewal};
+use crate::domain::capacity_timeline::{renewal, unknown_renewal, Handover, Renewal};
 use crate::domain::grid::state_meaning;
 use crate::domain::status::settle_overdue;
 use crate::domain::text::visible_controls;
@@ -114,16 +115,18 @@ pub struct Inputs<'a> {
 /// Every alert, most severe first, then soonest, then by reservation.
 pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<Alert> {
     let mut out: Vec<Alert> = Vec::new();
+    let amendments = |id: i64| inputs.details.get(&id).map(|d| d.amendments.as_slice());
     for r in inputs.reservations {
         let detail = inputs.details.get(&r.id);
         let funding = detail.and_then(|d| d.payment.as_ref()).map(|p| &p.funding);
         out.extend(past_due(r, funding, now, owner, zone));
         out.extend(suspended(r, funding, owner));
         out.extend(awaiting_payment(r, detail, owner));
+        // Every term end of a running reservation is in "what stops when", renewed or not.
         out.extend(
-            term_ending_unrenewed(r, inputs.reservations, now)
-                .map(|a| Alert { stops: true, ..a })
-                .or_else(|| term_ending(r, now)),
+            term_ending_unrenewed(r, inputs.reservations, &amendments, now)
+                .or_else(|| term_ending(r, now))
+                .map(|a| Alert { stops: true, ..a }),
         );
         if let Some(detail) = detail {
             out.extend(amendments_soon(detail, now));
@@ -232,18 +235,24 @@ pub fn term_ending(r: &Reservation, now: Timestamp) -> Option<Alert> {
     alert(Severity::Warning, r.id, text, Some(at))
 }
 
-/// A term ending within 30 days that no renewal takes over by then ([`renewal`] among
-/// `all`): none is reserved, or it starts after the end. The workloads there stop, so it is
-/// critical under 24 h. A renewal at or before the end, or one not known, is left to
+/// A term ending within 30 days that no renewal is known to take over by then ([`renewal`]
+/// among `all`): none is reserved, it starts after the end, or it is not known
+/// ([`unknown_renewal`], the wording "what stops when" and `/capacity` use). The workloads
+/// there stop, so it is critical under 24 h. A renewal at or before the end is left to
 /// [`term_ending`].
-pub fn term_ending_unrenewed(r: &Reservation, all: &[Reservation], now: Timestamp) -> Option<Alert> {
+pub fn term_ending_unrenewed(
+    r: &Reservation,
+    all: &[Reservation],
+    amendments: AmendmentsOf,
+    now: Timestamp,
+) -> Option<Alert> {
     let at = r.ends_at?;
     let running = matches!(r.status, ReservationStatus::Active | ReservationStatus::PastDue);
     if !running || at <= now || at - now > TERM_END_WITHIN {
         return None;
     }
     let (id, ends) = (r.id, format!("ends {} ({})", relative(now, at), format_utc_date(at)));
-    let text = match renewal(r, all) {
+    let text = match renewal(r, all, amendments) {
         Renewal::None => format!(
             "Reservation #{id}'s term {ends} and no renewal is reserved in {} for {}: its workloads stop then.",
             r.region_id, r.gpu_type
@@ -255,7 +264,10 @@ pub fn term_ending_unrenewed(r: &Reservation, all: &[Reservation], now: Timestam
             count(hours, "hour"),
             r.region_id
         ),
-        Renewal::Next { .. } | Renewal::Unknown => return None,
+        Renewal::Unknown(candidate) => {
+            format!("Reservation #{id}'s term {ends} and {}.", unknown_renewal(candidate.map(|c| c.id)))
+        }
+        Renewal::Next { .. } => return None,
     };
     let severity = if at - now < CRITICAL_WITHIN { Severity::Critical } else { Severity::Warning };
     alert(severity, id, text, Some(at))
@@ -503,11 +515,12 @@ mod tests {
 
     #[test]
     fn a_term_ending_within_30_days_without_a_renewal_taking_over_says_its_workloads_stop() {
+        let unread = |_: i64| None;
         let mut r = reservation(9, ReservationStatus::Active, "ord", "H100", 24);
         r.starts_at = Some(now() - TimeDelta::days(300));
         r.ends_at = Some(now() + TimeDelta::days(12));
         let alone = [r.clone()];
-        let told = term_ending_unrenewed(&r, &alone, now()).unwrap();
+        let told = term_ending_unrenewed(&r, &alone, &unread, now()).unwrap();
         assert_eq!(told.severity, Severity::Warning);
         assert_eq!(
             told.text,
@@ -517,14 +530,14 @@ mod tests {
         renewal.starts_at = Some(now() + TimeDelta::days(17));
         renewal.ends_at = Some(now() + TimeDelta::days(400));
         let late = [r.clone(), renewal.clone()];
-        let told = term_ending_unrenewed(&r, &late, now()).unwrap();
+        let told = term_ending_unrenewed(&r, &late, &unread, now()).unwrap();
         assert_eq!(
             told.text,
             "Reservation #9's term ends in 12 days (14 Dec 2026) and its renewal #21 starts only on 19 Dec 2026: 120 hours without reserved GPUs in ord."
         );
         renewal.starts_at = r.ends_at;
         let on_time = [r.clone(), renewal.clone()];
-        assert_eq!(term_ending_unrenewed(&r, &on_time, now()), None, "renewed at the end");
+        assert_eq!(term_ending_unrenewed(&r, &on_time, &unread, now()), None, "renewed at the end");
         // Renewed on time, the end is still announced as before; alone, only the unrenewed alert is.
         let (details, recent) = (BTreeMap::new(), BTreeMap::new());
         let texts = |list: &[Reservation]| {
@@ -535,9 +548,9 @@ mod tests {
         assert_eq!(texts(&alone).len(), 1);
         assert!(texts(&alone)[0].contains("no renewal is reserved"), "{:?}", texts(&alone));
         r.ends_at = Some(now() + hours(5));
-        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()).unwrap().severity, Severity::Critical);
+        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], &unread, now()).unwrap().severity, Severity::Critical);
         r.ends_at = Some(now() + TimeDelta::days(31));
-        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], now()), None, "not within 30 days");
+        assert_eq!(term_ending_unrenewed(&r, &[r.clone()], &unread, now()), None, "not within 30 days");
     }
 
     #[test]
@@ -570,7 +583,8 @@ mod tests {
                 (12, "/reservations/12#at-risk".to_owned()),
             ]
         );
-        // Renewed by a term starting at its end: #9's end stops nothing; a raise neither.
+        // Renewed by a term starting at its end: #9's end is still in what stops when (its
+        // workloads are on its own nodes); a raise is not.
         let mut renewal = ending.clone();
         renewal.id = 19;
         renewal.starts_at = ending.ends_at;
@@ -580,7 +594,7 @@ mod tests {
         let inputs = Inputs { reservations: &list, details: &raised, changes: &[], recent_use: &BTreeMap::new() };
         let told = alerts(&inputs, now(), true, Zone::Utc);
         let href = |id| told.iter().find(|a| a.reservation == id).unwrap().href();
-        assert_eq!((href(9), href(12)), ("/reservations/9".to_owned(), "/reservations/12".to_owned()));
+        assert_eq!((href(9), href(12)), ("/reservations/9#at-risk".to_owned(), "/reservations/12".to_owned()));
     }
 
     #[test]

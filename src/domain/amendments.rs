@@ -1,5 +1,7 @@
-//! An amendment as a list of readable before → after changes.
+//! An amendment as a list of readable before → after changes, and the GPUs a term reserves
+//! at a time once its amendments are counted.
 
+use crate::api::assumptions::reserved_gpus_over_term;
 use crate::api::models::{Amendment, Reservation, Storage, Timestamp};
 use crate::api::money::{group_thousands, Usd};
 
@@ -56,6 +58,32 @@ pub fn gib(v: f64) -> String {
     } else {
         format!("{v} GiB")
     }
+}
+
+/// Each reservation's amendments as far as they are read (from its detail): `None` for one
+/// whose detail is not read, so whether an amendment changes its GPUs is not known.
+pub type AmendmentsOf<'a> = &'a dyn Fn(i64) -> Option<&'a [Amendment]>;
+
+/// The GPUs `r` reserves at `at`, by the amendment in force then: the latest of `amendments`
+/// taking effect by `at` sets `node_count_after` × `gpus_per_node`; before any, the list's
+/// `reserved_gpus` (the figure in force now, seed 004's list being read live). The one rule
+/// by which the capacity timeline, its gaps and overlaps count an amendment.
+pub fn gpus_at(r: &Reservation, amendments: &[Amendment], at: Timestamp) -> i64 {
+    in_force(r, amendments, |effective| effective <= at)
+}
+
+/// The GPUs `r` reserves over the last moment before `end`: an amendment taking effect at
+/// `end` itself changes nothing before it.
+pub fn gpus_before(r: &Reservation, amendments: &[Amendment], end: Timestamp) -> i64 {
+    in_force(r, amendments, |effective| effective < end)
+}
+
+fn in_force(r: &Reservation, amendments: &[Amendment], taken_effect: impl Fn(Timestamp) -> bool) -> i64 {
+    amendments
+        .iter()
+        .filter(|a| taken_effect(a.effective_at))
+        .max_by_key(|a| a.effective_at)
+        .map_or(reserved_gpus_over_term(r), |a| a.node_count_after * r.gpus_per_node)
 }
 
 /// Not in force yet at `now`.

@@ -1,20 +1,22 @@
 //! What stops when: for each reservation that runs workloads and has a deadline ahead of
 //! it, the workloads running there now that the deadline would stop. Three deadlines:
 //! past due (`stops_at`: every workload stops unless the overdue payment is made), the
-//! term's end (`ends_at`) that its renewal does not cover
-//! ([`covers_the_end`](crate::domain::capacity_timeline::Handover::covers_the_end)), and an
-//! amendment lowering `node_count` (`effective_at`: which workloads go is not documented,
-//! see [`NODES_LOWERED_WHICH`]).
+//! term's end (`ends_at`), with its renewal beside it (one taking over at the end runs on
+//! nodes of its own: whether the workloads move to it is not documented, see
+//! [`RENEWAL_CARRY_OVER`]), and an amendment lowering `node_count` (`effective_at`: which
+//! workloads go is not documented, see [`NODES_LOWERED_WHICH`]).
 //!
 //! Placement that cannot be read (nodes not read yet, the region unreachable, nodes whose
 //! figures are absurd) is said to be unknown, never "nothing at risk".
 
-use crate::api::assumptions::NODES_LOWERED_WHICH;
-use crate::api::enums::{ChargeStatus, ReservationStatus, WorkloadKind};
+use crate::api::assumptions::{NODES_LOWERED_WHICH, RENEWAL_CARRY_OVER};
+use crate::api::enums::{ReservationStatus, WorkloadKind};
 use crate::api::models::{Amendment, NodesResponse, Payment, Reservation, Timestamp};
 use crate::api::money::Usd;
+use crate::domain::amendments::AmendmentsOf;
 use crate::domain::capacity::runs_workloads;
-use crate::domain::capacity_timeline::{renewal, Renewal};
+use crate::domain::capacity_timeline::{renewal, unknown_renewal, Renewal};
+use crate::domain::ledger::overdue;
 use crate::domain::status::settle_overdue;
 use crate::domain::words::count;
 
@@ -26,11 +28,24 @@ pub const ANCHOR: &str = "at-risk";
 pub enum Deadline {
     /// Past due: running workloads stop at `stops_at` unless the overdue payment is made.
     PastDue,
-    /// The term ends and no renewal starts by then: `renewal` is the one starting later
-    /// (id and start), if any.
-    TermEnds { renewal: Option<(i64, Timestamp)> },
+    /// The term ends; `renewal` is what follows it.
+    TermEnds { renewal: Successor },
     /// An amendment lowers the nodes from `from` to `to`.
     NodesLowered { from: i64, to: i64 },
+}
+
+/// What follows a term's end, by [`renewal`]'s rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Successor {
+    /// No reservation of its region and GPU type follows.
+    None,
+    /// `id` starts at `start`, after the end: hours without reserved GPUs.
+    Later { id: i64, start: Timestamp },
+    /// `id` starts at `start`, at or before the end: the GPUs stay reserved, on the nodes of
+    /// another reservation.
+    TakesOver { id: i64, start: Timestamp },
+    /// Not known ([`unknown_renewal`]): `candidate`, without dates yet, could be it.
+    Unknown { candidate: Option<i64> },
 }
 
 /// One workload running now, as a deadline would stop it: seed 004 lists a cluster once per
@@ -87,14 +102,15 @@ pub struct Subject<'a> {
 /// Every deadline ahead of `subjects` at `now`, soonest first (then by reservation). `all`
 /// is every reservation of the account, among which renewals are found.
 pub fn at_risk(subjects: &[Subject], all: &[Reservation], now: Timestamp) -> Vec<Risk> {
-    let mut out: Vec<Risk> = subjects.iter().flat_map(|s| deadlines(s, all, now)).collect();
+    let read = |id: i64| subjects.iter().find(|s| s.reservation.id == id).and_then(|s| s.amendments);
+    let mut out: Vec<Risk> = subjects.iter().flat_map(|s| deadlines(s, all, &read, now)).collect();
     out.sort_by_key(|risk| (risk.at, risk.reservation));
     out
 }
 
 /// One reservation's deadlines, with the workloads each would stop. Only a reservation whose
 /// workloads run (active, past due) has any: the others stop nothing.
-pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<Risk> {
+fn deadlines(subject: &Subject, all: &[Reservation], amendments: AmendmentsOf, now: Timestamp) -> Vec<Risk> {
     let r = subject.reservation;
     if !runs_workloads(&r.status) {
         return Vec::new();
@@ -103,7 +119,7 @@ pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<
     if r.status == ReservationStatus::PastDue {
         found.extend(r.stops_at.map(|at| (at, Deadline::PastDue)));
     }
-    found.extend(unrenewed_end(r, all, now));
+    found.extend(term_end(r, all, amendments, now));
     for a in subject.amendments.unwrap_or_default() {
         if a.effective_at > now && a.node_count_after < a.node_count_before {
             found.push((a.effective_at, Deadline::NodesLowered { from: a.node_count_before, to: a.node_count_after }));
@@ -116,20 +132,31 @@ pub fn deadlines(subject: &Subject, all: &[Reservation], now: Timestamp) -> Vec<
         .collect()
 }
 
-/// `r`'s term end ahead of `now` when its renewal among `all` ([`renewal`]) does not cover
-/// it ([`Handover::covers_the_end`]), with the renewal starting later, if any. A renewal
-/// whose start is not set yet (awaiting payment) covers nothing: the workloads stop at the
-/// end unless it is paid.
+/// `r`'s term end ahead of `now`, with what follows it among `all` ([`renewal`]): whether
+/// the renewal takes over by then is [`Handover::covers_the_end`]'s rule, the one the alerts
+/// and the timeline read. A renewal taking over does not make the end pass unsaid: it is a
+/// new reservation on nodes of its own ([`RENEWAL_CARRY_OVER`]).
 ///
 /// [`Handover::covers_the_end`]: crate::domain::capacity_timeline::Handover::covers_the_end
-pub fn unrenewed_end(r: &Reservation, all: &[Reservation], now: Timestamp) -> Option<(Timestamp, Deadline)> {
+fn term_end(
+    r: &Reservation,
+    all: &[Reservation],
+    amendments: AmendmentsOf,
+    now: Timestamp,
+) -> Option<(Timestamp, Deadline)> {
     let end = r.ends_at.filter(|end| *end > now)?;
-    let later = match renewal(r, all) {
-        Renewal::Next { handover: Some(handover), .. } if handover.covers_the_end() => return None,
-        Renewal::Next { renewal, .. } => renewal.starts_at.map(|start| (renewal.id, start)),
-        Renewal::None | Renewal::Unknown => None,
+    let renewal = match renewal(r, all, amendments) {
+        Renewal::Next { renewal, handover } => {
+            let (id, start) = (renewal.id, renewal.starts_at?);
+            match handover {
+                Some(handover) if handover.covers_the_end() => Successor::TakesOver { id, start },
+                _ => Successor::Later { id, start },
+            }
+        }
+        Renewal::None => Successor::None,
+        Renewal::Unknown(candidate) => Successor::Unknown { candidate: candidate.map(|c| c.id) },
     };
-    Some((end, Deadline::TermEnds { renewal: later }))
+    Some((end, Deadline::TermEnds { renewal }))
 }
 
 /// The workloads running on `nodes` now, gathered by kind and id, in the order first seen.
@@ -173,9 +200,15 @@ impl Risk {
         match &self.deadline {
             Deadline::PastDue if owner => "Workloads stop unless the overdue payment is made".to_owned(),
             Deadline::PastDue => "Workloads stop unless the account owner acts".to_owned(),
-            Deadline::TermEnds { renewal: None } => "The term ends with no renewal".to_owned(),
-            Deadline::TermEnds { renewal: Some((id, _)) } => {
+            Deadline::TermEnds { renewal: Successor::None } => "The term ends with no renewal".to_owned(),
+            Deadline::TermEnds { renewal: Successor::Later { id, .. } } => {
                 format!("The term ends before its renewal #{id} starts")
+            }
+            Deadline::TermEnds { renewal: Successor::TakesOver { id, .. } } => {
+                format!("The term ends and its renewal #{id} takes over")
+            }
+            Deadline::TermEnds { renewal: Successor::Unknown { candidate } } => {
+                format!("The term ends and {}", unknown_renewal(*candidate))
             }
             Deadline::NodesLowered { from, to } => format!("An amendment lowers the nodes from {from} to {to}"),
         }
@@ -204,6 +237,9 @@ impl Risk {
         };
         let them = count(i64::try_from(listed).unwrap_or(i64::MAX), "workload");
         match &self.deadline {
+            Deadline::TermEnds { renewal: Successor::TakesOver { .. } } => {
+                format!("All {them} running there now would stop: {RENEWAL_CARRY_OVER}{unread}")
+            }
             Deadline::PastDue | Deadline::TermEnds { .. } => {
                 format!("All {them} running there now would stop.{unread}")
             }
@@ -218,23 +254,21 @@ impl Risk {
     }
 
     /// The figure or mark the scope rests on is an assumption (which workloads an amendment
-    /// stops), so the view says "assumed".
+    /// stops, whether they move to a renewal), so the view says "assumed".
     pub fn assumed(&self) -> bool {
-        matches!(self.deadline, Deadline::NodesLowered { .. })
+        matches!(
+            self.deadline,
+            Deadline::NodesLowered { .. } | Deadline::TermEnds { renewal: Successor::TakesOver { .. } }
+        )
     }
 }
 
-/// What would avert a past-due stop, for the owner (the one who has `payment`): the overdue
-/// charges' sum and where to pay it by `funding`. `None` for other deadlines and for a
-/// member, who is never shown money.
+/// What would avert a past-due stop, for the owner (the one who has `payment`): what is owed
+/// ([`overdue`], the ledger's past due) and where to pay it by `funding`. `None` for other
+/// deadlines and for a member, who is never shown money.
 pub fn averted_by(risk: &Risk, payment: Option<&Payment>) -> Option<(Usd, &'static str)> {
     let payment = payment.filter(|_| risk.deadline == Deadline::PastDue)?;
-    let overdue = payment
-        .charges
-        .iter()
-        .filter(|c| c.status == ChargeStatus::PastDue)
-        .fold(Usd::default(), |sum, c| sum + c.amount_usd);
-    Some((overdue, settle_overdue(Some(&payment.funding))))
+    Some((overdue(payment), settle_overdue(Some(&payment.funding))))
 }
 
 #[cfg(test)]
@@ -332,14 +366,15 @@ mod tests {
         let nodes = placed();
         let all = [r.clone(), term(14, "2027-11-01T00:00:00Z", "2028-11-01T00:00:00Z")];
         let risks = at_risk(&[subject(&r, Some(&nodes))], &all, now());
+        assert_eq!(risks.len(), 2, "the stop, then the term's end: {risks:?}");
         assert_eq!(
-            risks,
-            vec![Risk {
+            risks[0],
+            Risk {
                 reservation: 8,
                 at: now() + TimeDelta::days(3),
                 deadline: Deadline::PastDue,
                 workloads: Workloads::Known(stopping_now())
-            }]
+            }
         );
         assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
         assert!(!risks[0].assumed());
@@ -354,25 +389,62 @@ mod tests {
         let risks = at_risk(&[subject(&r, Some(&nodes))], std::slice::from_ref(&r), now());
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].at, at("2027-02-28T00:00:00Z"));
-        assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: None });
+        assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: Successor::None });
         assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
         assert_eq!(risks[0].title(false), "The term ends with no renewal");
     }
 
     #[test]
-    fn a_renewal_starting_at_or_before_the_end_averts_the_term_end_and_a_later_one_does_not() {
+    fn a_term_end_taken_over_by_a_renewal_is_listed_with_its_workloads_and_the_renewal_beside_it() {
         let r = term(12, "2026-01-31T00:00:00Z", "2027-02-28T00:00:00Z");
         let nodes = placed();
-        let at_end = term(14, "2027-02-28T00:00:00Z", "2028-02-29T00:00:00Z");
-        assert!(at_risk(&[subject(&r, Some(&nodes))], &[r.clone(), at_end], now()).is_empty());
-        let before_end = term(14, "2027-02-01T00:00:00Z", "2028-02-01T00:00:00Z");
-        assert!(at_risk(&[subject(&r, Some(&nodes))], &[r.clone(), before_end], now()).is_empty());
+        for start in ["2027-02-28T00:00:00Z", "2027-02-01T00:00:00Z"] {
+            let all = [r.clone(), term(14, start, "2028-02-29T00:00:00Z")];
+            let risks = at_risk(&[subject(&r, Some(&nodes))], &all, now());
+            assert_eq!(risks.len(), 1, "renewed from {start}: {risks:?}");
+            assert_eq!(risks[0].at, at("2027-02-28T00:00:00Z"));
+            assert_eq!(
+                risks[0].deadline,
+                Deadline::TermEnds { renewal: Successor::TakesOver { id: 14, start: at(start) } }
+            );
+            assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
+            assert_eq!(risks[0].title(false), "The term ends and its renewal #14 takes over");
+            assert_eq!(
+                risks[0].scope(),
+                format!("All 2 workloads running there now would stop: {RENEWAL_CARRY_OVER}"),
+                "the carry-over is an assumption, said"
+            );
+            assert!(risks[0].assumed());
+        }
         // Leap-year month end: the renewal starts a day after the end, a gap.
         let after_end = term(14, "2027-03-01T00:00:00Z", "2028-02-29T00:00:00Z");
         let risks = at_risk(&[subject(&r, Some(&nodes))], &[r.clone(), after_end], now());
         assert_eq!(risks.len(), 1);
-        assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: Some((14, at("2027-03-01T00:00:00Z"))) });
+        assert_eq!(
+            risks[0].deadline,
+            Deadline::TermEnds { renewal: Successor::Later { id: 14, start: at("2027-03-01T00:00:00Z") } }
+        );
         assert_eq!(risks[0].title(true), "The term ends before its renewal #14 starts");
+        assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
+        assert!(!risks[0].assumed());
+    }
+
+    #[test]
+    fn a_renewal_awaiting_payment_is_worded_alike_in_what_stops_when_and_the_alert() {
+        use crate::domain::alerts::term_ending_unrenewed;
+        let r = term(6, "2026-03-01T00:00:00Z", "2027-03-01T00:00:00Z");
+        let mut awaiting = reservation(16, ReservationStatus::AwaitingPayment, "sea", "RTX", 16);
+        (awaiting.starts_at, awaiting.ends_at) = (None, None);
+        let all = [r.clone(), awaiting];
+        let nodes = placed();
+        let risks = at_risk(&[subject(&r, Some(&nodes))], &all, now());
+        assert_eq!(risks[0].deadline, Deadline::TermEnds { renewal: Successor::Unknown { candidate: Some(16) } });
+        let words = unknown_renewal(Some(16));
+        assert_eq!(words, "its renewal is not known: #16 could be it, but has no dates yet");
+        assert_eq!(risks[0].title(false), format!("The term ends and {words}"));
+        let unread = |_: i64| None;
+        let alert = term_ending_unrenewed(&r, &all, &unread, now()).expect("the alert says it too");
+        assert!(alert.text.ends_with(&format!("and {words}.")), "{}", alert.text);
     }
 
     #[test]
@@ -387,13 +459,15 @@ mod tests {
             ("2027-02-27T00:00:00Z", Handover::Overlap { hours: 24, gpus: 16 }),
         ] {
             let all = [r.clone(), term(14, start, "2028-02-29T00:00:00Z")];
-            let Renewal::Next { handover: Some(read), .. } = renewal(&r, &all) else {
+            let unread = |_: i64| None;
+            let Renewal::Next { handover: Some(read), .. } = renewal(&r, &all, &unread) else {
                 panic!("starting {start}, #14 renews #12");
             };
             assert_eq!(read, handover, "the timeline, starting {start}");
-            let stops = !at_risk(&[subject(&r, Some(&nodes))], &all, now()).is_empty();
-            assert_eq!(stops, !handover.covers_the_end(), "what stops when, starting {start}");
-            let alerted = term_ending_unrenewed(&r, &all, now()).is_some();
+            let risks = at_risk(&[subject(&r, Some(&nodes))], &all, now());
+            let taken_over = matches!(risks[0].deadline, Deadline::TermEnds { renewal: Successor::TakesOver { .. } });
+            assert_eq!(taken_over, handover.covers_the_end(), "what stops when, starting {start}");
+            let alerted = term_ending_unrenewed(&r, &all, &unread, now()).is_some();
             assert_eq!(alerted, !handover.covers_the_end(), "the alert, starting {start}");
         }
     }
@@ -409,7 +483,8 @@ mod tests {
         ];
         let subject = Subject { reservation: &r, amendments: Some(&amendments), nodes: Some(&nodes) };
         let all = [r.clone(), term(14, "2027-11-01T00:00:00Z", "2028-11-01T00:00:00Z")];
-        let risks = at_risk(&[subject], &all, now());
+        let mut risks = at_risk(&[subject], &all, now());
+        risks.retain(|risk| !matches!(risk.deadline, Deadline::TermEnds { .. }));
         // The raise and the past lowering are no deadline.
         assert_eq!(risks.len(), 1, "{risks:?}");
         assert_eq!(risks[0].at, at("2027-03-31T00:00:00Z"));
@@ -489,6 +564,32 @@ mod tests {
     }
 
     #[test]
+    fn the_sum_that_averts_a_stop_is_what_is_owed_less_the_advance_applied_as_the_ledger_says() {
+        let detail: crate::api::models::ReservationDetail =
+            serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
+        let mut payment = detail.payment.clone().unwrap();
+        // December's $29,760 is past due, $29,200 of it covered by the advance: $560 is owed.
+        let charge = payment.charges[0].clone();
+        payment.charges = vec![crate::api::models::Charge {
+            status: ChargeStatus::PastDue,
+            advance_applied_usd: Usd::from_cents(2_920_000),
+            ..charge
+        }];
+        let risk = Risk {
+            reservation: 12,
+            at: now(),
+            deadline: Deadline::PastDue,
+            workloads: Workloads::Unknown(UnknownWhy::NotRead),
+        };
+        let (owed, _) = averted_by(&risk, Some(&payment)).unwrap();
+        assert_eq!(owed, Usd::from_cents(56_000));
+        let ledger =
+            crate::domain::ledger::ledger(&crate::api::models::ReservationDetail { payment: Some(payment), ..detail })
+                .unwrap();
+        assert_eq!(ledger.sums.past_due, owed, "the ledger's past due is the same sum");
+    }
+
+    #[test]
     fn the_owner_reads_the_overdue_sum_and_where_to_pay_by_funding_and_a_member_nothing() {
         let detail: crate::api::models::ReservationDetail =
             serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
@@ -512,7 +613,7 @@ mod tests {
             Some("pay the overdue invoice under Billing → Invoices")
         );
         assert_eq!(averted_by(&risk, None), None, "a member has no payment");
-        let ending = Risk { deadline: Deadline::TermEnds { renewal: None }, ..risk };
+        let ending = Risk { deadline: Deadline::TermEnds { renewal: Successor::None }, ..risk };
         assert_eq!(averted_by(&ending, Some(&payment)), None, "money does not avert a term's end");
     }
 }

@@ -12,7 +12,7 @@
 use super::billing::period_name;
 use crate::api::assumptions::LEDGER_WHOLE_CENTS;
 use crate::api::enums::{ChargeStatus, ReservationStatus};
-use crate::api::models::{Charge, Reservation, ReservationDetail};
+use crate::api::models::{Charge, Payment, Reservation, ReservationDetail};
 use crate::api::money::Usd;
 
 /// The amounts of a ledger, each at whole cents.
@@ -24,7 +24,7 @@ pub struct Sums {
     pub paid: Usd,
     /// Invoiced or past due, not paid yet.
     pub invoiced_unpaid: Usd,
-    /// The part of `invoiced_unpaid` that is past due.
+    /// What is owed of the past-due charges ([`overdue`]), within `invoiced_unpaid`.
     pub past_due: Usd,
     pub scheduled: Usd,
     pub waived: Usd,
@@ -130,6 +130,23 @@ fn cents(amount: Usd, rounded: &mut bool) -> Usd {
     whole
 }
 
+/// What must be paid to settle the past-due charges, the one overdue sum the console shows
+/// (the ledger's past due, the figure that averts a past-due stop): each past-due charge's
+/// `amount_usd` less the `advance_applied_usd` already covering it (never below zero), at
+/// whole cents as the ledger counts them. Said beside the figure as [`OVERDUE_RULE`].
+pub fn overdue(payment: &Payment) -> Usd {
+    let mut rounded = false;
+    payment
+        .charges
+        .iter()
+        .filter(|c| c.status == ChargeStatus::PastDue)
+        .map(|c| (cents(c.amount_usd, &mut rounded) - cents(c.advance_applied_usd, &mut rounded)).max(Usd::default()))
+        .sum()
+}
+
+/// How [`overdue`] is counted, in the words shown beside it.
+pub const OVERDUE_RULE: &str = "owed on the past-due charges, less the advance applied to them";
+
 /// `$5.00 more` / `$5.00 less`: how `a` stands against `b`.
 fn off_by(a: Usd, b: Usd) -> String {
     let difference = a - b;
@@ -183,10 +200,7 @@ pub fn ledger(detail: &ReservationDetail) -> Result<Ledger, Missing> {
         let part = match &c.status {
             ChargeStatus::Paid => &mut sums.paid,
             ChargeStatus::Invoiced => &mut sums.invoiced_unpaid,
-            ChargeStatus::PastDue => {
-                sums.past_due = sums.past_due + rest;
-                &mut sums.invoiced_unpaid
-            }
+            ChargeStatus::PastDue => &mut sums.invoiced_unpaid,
             ChargeStatus::Scheduled => &mut sums.scheduled,
             ChargeStatus::Waived => &mut sums.waived,
             ChargeStatus::CoveredByAdvance => {
@@ -208,6 +222,7 @@ pub fn ledger(detail: &ReservationDetail) -> Result<Ledger, Missing> {
         };
         *part = *part + rest;
     }
+    sums.past_due = overdue(payment);
     let expected_remaining = sums.advance - sums.covered_by_advance;
     if sums.advance_remaining != expected_remaining {
         disagreements.push(format!(

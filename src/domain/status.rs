@@ -1,6 +1,7 @@
 //! What each status of both APIs means, and what it means for launches.
 
 use super::time::{countdown, format_time, Zone};
+use super::words::sentence;
 use crate::api::enums::{ChargeStatus, Funding, OrgReservationStatus, ReservationStatus};
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::org::OrgReservation;
@@ -230,12 +231,6 @@ pub fn settle_overdue(funding: Option<&Funding>) -> &'static str {
             "pay the overdue invoice under Billing → Invoices if the reservation is invoiced, or add credit to the account if its periods are taken from the wallet"
         }
     }
-}
-
-/// `text` with its first letter in capitals, to start a sentence.
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The banner for `past_due`, `awaiting_payment` and `suspended`; `None` otherwise; its

@@ -25,6 +25,12 @@ where
     format!("{} {noun}{}", figure(n), if one { "" } else { "s" })
 }
 
+/// `text` with its first letter in capitals, to start a sentence.
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,22 +1,24 @@
 //! Capacity without gaps: per region and GPU type, the reserved GPUs over the coming terms
 //! (`domain::capacity_timeline`), drawn and told again in words and a table with the same
 //! facts: each term, its renewal and how it takes over (at the end, after a gap, with an
-//! overlap). It reads what the overview reads (the same loop and store); only the owner
-//! reads what an overlap costs, from the renewal's rate, which a member's key never gets.
+//! overlap), each term's GPUs as its amendments change them. It reads what the overview reads
+//! (the same loop and store); only the owner reads what an overlap costs, from the renewal's
+//! rate, which a member's key never gets.
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
-use crate::api::models::{Reservation, Timestamp};
+use crate::api::models::{Amendment, Timestamp};
 use crate::components::alerts_bell;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
-use crate::domain::capacity_timeline::{lanes, overlap_cost, Handover, Lane, Renewal, Stretch};
+use crate::domain::capacity_timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
 use crate::domain::time::{format_utc_date, utc_title};
-use crate::domain::words::{count, figure};
+use crate::domain::words::{count, figure, sentence};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
 use leptos::prelude::*;
+use std::collections::BTreeMap;
 
 #[component]
 pub fn CapacityPage() -> impl IntoView {
@@ -37,6 +39,10 @@ struct TermRow {
     /// The sentence for the renewal column.
     told: String,
     tone: &'static str,
+    /// Its amendments are not read yet: drawn at the list's GPUs, and said.
+    amendments_unread: bool,
+    /// Where an amendment changes its GPUs after the first figure: "then 16 GPUs from 1 Jul 2027".
+    changes: Option<String>,
 }
 
 /// A lane as the page shows it (owned, so a memo can compare it).
@@ -50,7 +56,7 @@ struct LaneView {
 
 impl LaneView {
     fn of(lane: &Lane) -> Self {
-        let rows = lane.terms.iter().map(|t| row(t.reservation, t.renewal)).collect();
+        let rows = lane.terms.iter().map(row).collect();
         LaneView {
             region: lane.region.to_owned(),
             gpu_type: lane.gpu_type.to_owned(),
@@ -60,14 +66,12 @@ impl LaneView {
     }
 }
 
-fn row(r: &Reservation, renewal: Renewal) -> TermRow {
-    let (renewal_id, handover, told, tone) = match renewal {
+fn row(term: &Term) -> TermRow {
+    let (r, gpus) = (term.reservation, &term.gpus);
+    let (renewal_id, handover, told, tone) = match term.renewal {
         Renewal::None => (None, None, "No renewal reserved: its GPUs stop at the end.".to_owned(), "danger"),
-        Renewal::Unknown if r.starts_at.is_none() => {
-            (None, None, "Not known: this term has no start yet.".to_owned(), "unknown")
-        }
-        Renewal::Unknown => {
-            (None, None, "Not known: another reservation here has no start yet and could be it.".to_owned(), "unknown")
+        Renewal::Unknown(candidate) => {
+            (None, None, format!("{}.", sentence(&unknown_renewal(candidate.map(|c| c.id)))), "unknown")
         }
         Renewal::Next { renewal, handover } => {
             let id = renewal.id;
@@ -98,14 +102,24 @@ fn row(r: &Reservation, renewal: Renewal) -> TermRow {
     };
     TermRow {
         id: r.id,
-        gpus: r.reserved_gpus,
+        // Its first figure from now: an amendment before its start already counted.
+        gpus: gpus.first().map_or(r.reserved_gpus, |s| s.gpus),
         start: r.starts_at,
         end: r.ends_at,
         renewal: renewal_id,
         handover,
         told,
         tone,
+        amendments_unread: !term.amendments_read,
+        changes: changes_text(gpus),
     }
+}
+
+/// A term's GPUs after its first stretch, as its amendments change them; `None` when they do not.
+fn changes_text(gpus: &[Stretch]) -> Option<String> {
+    let later: Vec<String> =
+        gpus.iter().skip(1).map(|s| format!("{} from {}", gpus_text(s.gpus), format_utc_date(s.from))).collect();
+    (!later.is_empty()).then(|| format!("then {}", later.join(", then ")))
 }
 
 /// Every lane from the store. Tests mount it on a store fed fixture answers.
@@ -116,7 +130,10 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
     let views = Memo::new(move |_| {
         let list = store.reservations()?;
-        Some(lanes(&list, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
+        let read: BTreeMap<i64, Vec<Amendment>> =
+            list.iter().filter_map(|r| Some((r.id, store.detail(r.id)?.amendments))).collect();
+        let amendments = |id: i64| read.get(&id).map(Vec::as_slice);
+        Some(lanes(&list, &amendments, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
     });
     let state = use_connection();
     view! {
@@ -152,6 +169,10 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     let title = format!("{} · {}", lane.region, lane.gpu_type);
     let heading = format!("capacity-lane-{index}");
     let summary = stretches_text(&lane.stretches);
+    let unread: Vec<String> = lane.rows.iter().filter(|r| r.amendments_unread).map(|r| format!("#{}", r.id)).collect();
+    let unread = (!unread.is_empty()).then(|| {
+        format!("The amendments of {} are not read yet: drawn at the GPUs listed today throughout.", unread.join(", "))
+    });
     let drawing = draw(&lane);
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
@@ -159,6 +180,7 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
             <h2 id=heading.clone()>{title}</h2>
             {drawing}
             <p class="capacity-stretches">{summary}</p>
+            {unread.map(|text| view! { <p class="capacity-unread muted">{text}</p> })}
             <div class="table-wrap">
                 <table class="data-table stack-table capacity-table">
                     <thead>
@@ -207,7 +229,10 @@ fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
             <th scope="row" data-label="Reservation">
                 <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
             </th>
-            <td class="num" data-label="GPUs">{figure(r.gpus)}</td>
+            <td class="num" data-label="GPUs">
+                {figure(r.gpus)}
+                {r.changes.map(|text| view! { <span class="cell-sub">{text}</span> })}
+            </td>
             <td data-label="Term (UTC)">{term}</td>
             <td data-label="Renewal"><span class=format!("key fill-{}", r.tone) aria-hidden="true"></span> " " {r.told}</td>
             {cost}
@@ -264,7 +289,10 @@ fn draw(lane: &LaneView) -> Option<impl IntoView> {
             let y = format!("{:.0}", BAR_GAP + i as f64 * (BAR + BAR_GAP));
             view! {
                 <rect class="capacity-term fill-info" x=x(from) y=y width=width(from, to) height=BAR.to_string() rx="3">
-                    <title>{format!("#{}: {}", r.id, gpus_text(r.gpus))}</title>
+                    <title>{match &r.changes {
+                        Some(changes) => format!("#{}: {}, {changes}", r.id, gpus_text(r.gpus)),
+                        None => format!("#{}: {}", r.id, gpus_text(r.gpus)),
+                    }}</title>
                 </rect>
             }
         })

@@ -11,7 +11,7 @@ use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::csv::ledger_csv;
-use crate::domain::ledger::{ledger, Account, Missing, Row, Sums};
+use crate::domain::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
 use crate::domain::status::reservation_status;
 use crate::domain::time::{format_time, Zone};
 use crate::reads::remote::Remote;
@@ -177,7 +177,7 @@ fn Figures(sums: Option<Sums>) -> impl IntoView {
         (Some(a), Some(b)) => Some(format!("{a} · {b}")),
         (a, b) => a.or(b),
     };
-    let past_due = sums.as_ref().and_then(|s| note(s.past_due, "past due"));
+    let past_due = sums.as_ref().and_then(|s| note(s.past_due, OVERDUE_RULE));
     view! {
         {cell("Committed for the term", pick(|s| s.committed), committed_sub)}
         {cell("Paid", pick(|s| s.paid), None)}
