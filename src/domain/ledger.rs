@@ -38,21 +38,32 @@ pub struct Sums {
     pub advance_remaining: Usd,
 }
 
+/// A part of the committed total: its label on the page and its column in the CSV, named
+/// `part_…` so that a spreadsheet adds those columns and no other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub label: &'static str,
+    pub column: &'static str,
+    pub amount: Usd,
+}
+
 impl Sums {
     /// The parts of `committed` added up (past due is within invoiced and unpaid).
     pub fn parts(&self) -> Usd {
-        self.paid + self.invoiced_unpaid + self.scheduled + self.waived + self.covered_by_advance + self.unrecognised
+        self.labelled_parts().iter().map(|part| part.amount).sum()
     }
 
-    /// The parts with their labels, in the order the ledger shows them.
-    pub fn labelled_parts(&self) -> [(&'static str, Usd); 6] {
+    /// The parts, in the order the ledger shows them. Past due is not one (it is within
+    /// invoiced and unpaid), nor is the advance (it pays parts, it is not one).
+    pub fn labelled_parts(&self) -> [Part; 6] {
+        let part = |label, column, amount| Part { label, column, amount };
         [
-            ("Paid", self.paid),
-            ("Invoiced, unpaid", self.invoiced_unpaid),
-            ("Scheduled", self.scheduled),
-            ("Waived", self.waived),
-            ("Covered by the advance", self.covered_by_advance),
-            ("Unrecognised status", self.unrecognised),
+            part("Paid", "part_paid_usd", self.paid),
+            part("Invoiced, unpaid", "part_invoiced_unpaid_usd", self.invoiced_unpaid),
+            part("Scheduled", "part_scheduled_usd", self.scheduled),
+            part("Waived", "part_waived_usd", self.waived),
+            part("Covered by the advance", "part_covered_by_advance_usd", self.covered_by_advance),
+            part("Unrecognised status", "part_unrecognised_usd", self.unrecognised),
         ]
     }
 
