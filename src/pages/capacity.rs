@@ -7,10 +7,12 @@
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Reservation, Timestamp};
 use crate::components::alerts_bell;
+use crate::components::api_text::ApiText;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
 use crate::domain::capacity_timeline::{lanes, overlap_cost, Handover, Lane, Renewal, Stretch};
+use crate::domain::text::visible_controls;
 use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -149,14 +151,13 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
 
 #[component]
 fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
-    let title = format!("{} · {}", lane.region, lane.gpu_type);
     let heading = format!("capacity-lane-{index}");
     let summary = stretches_text(&lane.stretches);
     let drawing = draw(&lane);
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
         <section class="panel capacity-lane" aria-labelledby=heading>
-            <h2 id=heading.clone()>{title}</h2>
+            <h2 id=heading.clone()><ApiText text=lane.region.clone()/>" · "<ApiText text=lane.gpu_type.clone()/></h2>
             {drawing}
             <p class="capacity-stretches">{summary}</p>
             <div class="table-wrap">
@@ -301,8 +302,8 @@ fn draw(lane: &LaneView) -> Option<impl IntoView> {
         .collect_view();
     let label = format!(
         "{} · {}: {} from {} to {}; the words and the table below say the same.",
-        lane.region,
-        lane.gpu_type,
+        visible_controls(&lane.region),
+        visible_controls(&lane.gpu_type),
         count(dated.len(), "term"),
         format_utc_date(start),
         format_utc_date(end)
