@@ -9,6 +9,7 @@
 //! starts a line, where such a reader starts a cell too.
 
 use super::capacity::in_use;
+use super::fleet_history::History;
 use super::ledger::{Account, Sums};
 use crate::api::models::{NodesResponse, Payment, Timestamp};
 
@@ -213,10 +214,33 @@ pub fn placement_csv(response: &NodesResponse) -> String {
     write_csv(&HEADER, rows)
 }
 
+/// The overview's utilization history: one line per point, shares in percent.
+pub fn history_csv(histories: &[(i64, &History)]) -> String {
+    const HEADER: [&str; 6] = ["time_utc", "reservation", "mean_percent", "min_percent", "max_percent", "samples"];
+    let percent = |share: f64| number(format!("{:.1}", share * 100.0));
+    let rows = histories.iter().flat_map(|(id, history)| {
+        history.points().iter().map(move |p| {
+            vec![time(Some(p.at)), number(id), percent(p.mean), percent(p.min), percent(p.max), number(p.samples)]
+        })
+    });
+    write_csv(&HEADER, rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_utilization_history_has_one_line_per_point_in_percent() {
+        let mut h = History::default();
+        let start = chrono::DateTime::parse_from_rfc3339("2026-12-02T00:00:00Z").unwrap().to_utc();
+        h.record(start, 0.25);
+        assert_eq!(
+            history_csv(&[(12, &h)]),
+            "time_utc,reservation,mean_percent,min_percent,max_percent,samples\r\n2026-12-02T00:00:00Z,12,25.0,25.0,25.0,1\r\n"
+        );
+    }
 
     #[test]
     fn charges_are_one_line_each_with_plain_amounts() {
@@ -370,6 +394,9 @@ mod tests {
             Row { ledger: ledger(&detail), reservation }
         });
         assert_no_loose_formula(&ledger_csv(&Account::of(rows.collect())));
+        let mut history = History::default();
+        history.record(chrono::DateTime::parse_from_rfc3339("2026-12-02T00:00:00Z").unwrap().to_utc(), 0.25);
+        assert_no_loose_formula(&history_csv(&[(-1, &history)]));
     }
 
     #[test]
