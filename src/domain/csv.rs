@@ -299,13 +299,17 @@ mod tests {
     }
 
     #[test]
-    fn placement_lists_every_workload_and_empty_nodes_once() {
+    fn placement_lists_every_workload_empty_nodes_once_and_the_nodes_set_apart_flagged_with_why() {
         let nodes: NodesResponse = serde_json::from_value(json!({
             "nodes": [
                 { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
                     { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4, "billing": "reserved" },
                     { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 } ] },
-                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] },
+                // Set apart by the decoder: a count not whole, a workload larger than its node.
+                { "display_name": "b", "state": "ready", "gpus": 8.5, "gpus_in_use": 0 },
+                { "display_name": "c", "state": "preparing", "gpus": 8, "gpus_in_use": 0, "workloads": [
+                    { "kind": "gpu_instance", "id": 7, "name": "big", "gpus": 9 } ] }
             ],
             "workloads_unknown": false
         }))
@@ -319,6 +323,8 @@ mod tests {
                 r#""node-1","ready",8,6,"gpu_cluster",418,"train-run-7",4,"reserved","""#,
                 r#""node-1","ready",8,6,"gpu_instance",902,"notebook",2,"","""#,
                 r#""node-2","under_maintenance",8,0,"","","","","","""#,
+                r#""b","ready","unknown","unknown","","","","","","gpus: 8.5 is not a whole number""#,
+                r#""c","preparing",8,"unknown","","","","","","workload #7 gpus: 9 on a node of 8""#,
                 ""
             ]
         );
@@ -399,33 +405,6 @@ mod tests {
         assert_no_loose_formula(&history_csv(&[(-1, &history)]));
     }
 
-    #[test]
-    fn placement_lists_the_nodes_set_apart_as_unreadable_flagged_with_why() {
-        let nodes: NodesResponse = serde_json::from_value(json!({
-            "nodes": [
-                { "display_name": "a", "state": "ready", "gpus": 8, "gpus_in_use": 2, "workloads": [
-                    { "kind": "gpu_instance", "id": 1, "name": "nb", "gpus": 2 } ] },
-                { "display_name": "b", "state": "ready", "gpus": 8.5, "gpus_in_use": 0 },
-                { "display_name": "c", "state": "preparing", "gpus": 8, "gpus_in_use": 0, "workloads": [
-                    { "kind": "gpu_instance", "id": 7, "name": "big", "gpus": 9 } ] }
-            ],
-            "workloads_unknown": false
-        }))
-        .unwrap();
-        let csv = placement_csv(&nodes);
-        let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert_eq!(
-            lines,
-            [
-                "node,state,gpus,gpus_in_use,workload_kind,workload_id,workload_name,workload_gpus,billing,unreadable",
-                r#""a","ready",8,2,"gpu_instance",1,"nb",2,"","""#,
-                r#""b","ready","unknown","unknown","","","","","","gpus: 8.5 is not a whole number""#,
-                r#""c","preparing",8,"unknown","","","","","","workload #7 gpus: 9 on a node of 8""#,
-                ""
-            ]
-        );
-    }
-
     /// The cells of a CSV line, as an RFC 4180 reader splits it at `,`.
     fn fields(line: &str) -> Vec<String> {
         let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
@@ -448,28 +427,10 @@ mod tests {
     #[test]
     fn the_ledger_columns_named_parts_add_up_to_the_committed_total_and_the_others_say_they_are_not_parts() {
         use crate::api::money::Usd;
+        use crate::domain::ledger::tests::one_of_each_status;
         use crate::domain::ledger::{ledger, Row};
-        let mut seed: serde_json::Value = serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
-        seed["payment"]["advance_usd"] = 1500.into();
-        seed["payment"]["advance_remaining_usd"] = 100.into();
-        let charge = |month: u32, amount: f64, applied: f64, status: &str| {
-            json!({ "period_index": month, "adjustment": false,
-                "period_start": format!("2027-{month:02}-01T00:00:00Z"), "period_end": format!("2027-{:02}-01T00:00:00Z", month + 1),
-                "gpu_amount_usd": amount, "storage_amount_usd": 0, "amount_usd": amount,
-                "advance_applied_usd": applied, "status": status })
-        };
-        seed["payment"]["charges"] = json!([
-            charge(1, 1000.0, 0.0, "paid"),
-            charge(2, 1000.0, 0.0, "invoiced"),
-            charge(3, 1000.0, 0.0, "past_due"),
-            charge(4, 1000.0, 0.0, "scheduled"),
-            charge(5, 1000.0, 0.0, "waived"),
-            charge(6, 1000.0, 400.0, "paid"),
-            // Marked covered, but only 600 applied: 400 is in no part.
-            charge(7, 1000.0, 600.0, "covered_by_advance"),
-            charge(8, 1000.0, 0.0, "refunded"),
-        ]);
-        let detail: crate::api::models::ReservationDetail = serde_json::from_value(seed).unwrap();
+        // July's charge is marked covered, but only 600 of it applied: 400 is in no part.
+        let detail = one_of_each_status(600.0);
         let row = Row { ledger: ledger(&detail), reservation: detail.reservation.clone() };
         let csv = ledger_csv(&Account::of(vec![row.clone(), row]));
         let lines: Vec<Vec<String>> = csv.split("\r\n").filter(|l| !l.is_empty()).map(fields).collect();

@@ -284,7 +284,7 @@ impl Account {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::api::models::tests::SEED_DETAIL;
     use serde_json::json;
@@ -312,23 +312,29 @@ mod tests {
         serde_json::from_value(d).unwrap()
     }
 
-    #[test]
-    fn each_charge_splits_into_the_advance_and_its_status_and_the_parts_add_up_to_the_committed_total() {
-        let d = detail(
+    /// A charge of $1,000 in each status (and an unrecognised one), with $1,500 of advance,
+    /// $100 left: it paid 400 of June's charge (the rest was paid) and `covered` of July's,
+    /// which is marked covered by the advance.
+    pub(crate) fn one_of_each_status(covered: f64) -> ReservationDetail {
+        detail(
             json!([
                 charge(1, 1000.0, 0.0, "paid"),
                 charge(2, 1000.0, 0.0, "invoiced"),
                 charge(3, 1000.0, 0.0, "past_due"),
                 charge(4, 1000.0, 0.0, "scheduled"),
                 charge(5, 1000.0, 0.0, "waived"),
-                // The advance paid 400 of June's charge; the rest was paid.
                 charge(6, 1000.0, 400.0, "paid"),
-                charge(7, 1000.0, 1000.0, "covered_by_advance"),
+                charge(7, 1000.0, covered, "covered_by_advance"),
                 charge(8, 1000.0, 0.0, "refunded"),
             ]),
             1500.0,
             100.0,
-        );
+        )
+    }
+
+    #[test]
+    fn each_charge_splits_into_the_advance_and_its_status_and_the_parts_add_up_to_the_committed_total() {
+        let d = one_of_each_status(1000.0);
         let l = ledger(&d).unwrap();
         let s = l.sums;
         assert_eq!(s.committed, usd(800_000));
