@@ -191,8 +191,8 @@ async fn an_address_with_invalid_values_is_explained_and_judges_nothing() {
     let (page, rows) = (text(&host), verdicts(&host).len());
     restore(&before);
     assert!(page.contains("This address's question cannot be read:"), "{page}");
-    assert!(page.contains("“0” is not a number of GPUs: give a whole number from 1 to 100000."), "{page}");
-    assert!(page.contains("“lots” is not a number of replicas"), "{page}");
+    assert!(page.contains("The address's number of GPUs is not a whole number from 1 to 100000."), "{page}");
+    assert!(page.contains("The address's number of replicas is not"), "{page}");
     assert_eq!(rows, 0);
 }
 

@@ -638,3 +638,128 @@ async fn an_alert_shows_an_override_in_a_node_name_isolated() {
     assert!(items.iter().any(|i| i.contains("fdp.exe of reservation #12 went under maintenance")), "{items:?}");
     assert_override_shown_and_isolated(&host, "alerts", 1);
 }
+
+/// The fit page at `address`, with reservation 12 in region and GPU type [`RLO`] on
+/// [`override_nodes`] (4 GPUs free on the node named [`RLO`]).
+async fn fit_at(address: &str) -> web_sys::HtmlElement {
+    use reservations_console::pages::fit::FitBoard;
+    console_fixtures::at_address(address, || {
+        let (store, nodes, session) = provide_fleet(Role::Member);
+        let list = vec![reservation(json!({ "id": 12, "region_id": RLO, "gpu_type": RLO, "node_count": 1 }))];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(override_nodes())), now());
+        view! { <FitBoard store/> }.into_any()
+    })
+    .await
+}
+
+/// The text of `host`'s elements matching `css`.
+fn texts(host: &web_sys::HtmlElement, css: &str) -> Vec<String> {
+    all(host, css).iter().map(|e| e.text_content().unwrap_or_default()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_fit_page_shows_an_override_in_regions_gpu_types_and_nodes_isolated() {
+    // `type` as the reservation's: its verdict and the room on its node are shown.
+    let host = fit_at("/fit?gpus=1&type=%E2%80%AEfdp.exe").await;
+    let options = texts(&host, "option");
+    assert!(options.iter().all(|o| !o.contains('\u{202E}')), "{options:?}");
+    assert!(options.iter().any(|o| o.contains("⟨RLO⟩fdp.exe")), "{options:?}");
+    let table = host.query_selector(".fit-table").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>();
+    // The reservation's region and GPU type, and the node with room.
+    assert_override_shown_and_isolated(&table, "fit verdicts", 3);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_fit_page_never_echoes_the_address_as_its_own_words() {
+    // A GPU count that reads "A100" and a region no reservation has.
+    let host = fit_at("/fit?gpus=%E2%80%AE001A&region=Reconnect%20at%20evil.example").await;
+    let problems = texts(&host, "[role=alert] li");
+    assert!(!problems.is_empty(), "the count is refused");
+    assert!(problems.iter().all(|p| !p.contains("001A")), "the address's text said as the console's: {problems:?}");
+    assert!(!text(&host).contains('\u{202E}'), "{}", text(&host));
+    let selected: Vec<String> = all(&host, "#fit-region option")
+        .into_iter()
+        .filter(|o| o.get_attribute("value").as_deref() == Some("Reconnect at evil.example"))
+        .map(|o| o.text_content().unwrap())
+        .collect();
+    assert_eq!(selected.len(), 1, "the address's region stays selectable");
+    assert!(
+        selected[0] != "Reconnect at evil.example" && selected[0].contains("address"),
+        "offered as the address's: {selected:?}"
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_capacity_lanes_show_an_override_in_their_region_and_gpu_type_isolated() {
+    use reservations_console::pages::capacity::CapacityBoard;
+    let host = mount_narrow(|| {
+        let (store, _, session) = provide_fleet(Role::Member);
+        let list = vec![reservation(json!({ "id": 12, "region_id": RLO, "gpu_type": RLO }))];
+        store.receive_list(session, Ok(list), now());
+        view! { <CapacityBoard store/> }
+    });
+    settle().await;
+    assert_override_shown_and_isolated(&host, "capacity", 2);
+    let labels: Vec<String> = all(&host, "[aria-label]").iter().filter_map(|e| e.get_attribute("aria-label")).collect();
+    assert!(labels.iter().all(|l| !l.contains('\u{202E}')), "{labels:?}");
+}
+
+#[wasm_bindgen_test]
+async fn the_ledger_shows_an_override_in_regions_gpu_types_statuses_and_errors_isolated() {
+    use console_fixtures::owner_detail;
+    use reservations_console::domain::ledger::{ledger, Account, Missing, Row};
+    use reservations_console::pages::ledger::LedgerBoard;
+    let host = mount_narrow(|| {
+        provide_console(Role::Owner);
+        let detail = owner_detail(json!({ "region_id": RLO, "gpu_type": RLO, "status": RLO }));
+        let unread = Row { reservation: detail.reservation.clone(), ledger: Err(Missing::NotRead(RLO.to_owned())) };
+        let rows = vec![Row { ledger: ledger(&detail), reservation: detail.reservation }, unread];
+        view! { <LedgerBoard account=Account::of(rows) read_at=now()/> }
+    });
+    settle().await;
+    // Each row's region, GPU type and unrecognised status; the error in the unread row's
+    // cell and in the account's note.
+    assert_override_shown_and_isolated(&host, "ledger", 8);
+}
+
+#[wasm_bindgen_test]
+async fn the_launch_forms_facts_show_an_override_in_the_gpu_type_and_region_isolated() {
+    use reservations_console::pages::launch::LaunchForm;
+    let host = mount_narrow(|| {
+        provide_console(Role::Member);
+        view! {
+            <LaunchForm
+                reservation=reservation(json!({ "gpu_type": RLO, "region_id": RLO }))
+                nodes=Signal::stored(Some(Arc::new(override_nodes())))
+                pending=Signal::stored(false)
+                outcome=Signal::stored(None)
+                submit=Callback::new(|_| ())
+                reread=Callback::new(|()| ())
+            />
+        }
+    });
+    settle().await;
+    let facts = host.query_selector(".launch-fixed").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>();
+    assert_override_shown_and_isolated(&facts, "launch facts", 2);
+}
+
+#[wasm_bindgen_test]
+async fn an_unrecognised_status_badge_and_its_explanation_show_an_override_isolated() {
+    use reservations_console::components::status_badge::StatusWithExplanation;
+    use reservations_console::domain::status::reservation_status;
+    // A status that would read "A100" with its override obeyed.
+    let host = mount_narrow(|| {
+        let status = reservation_status(&reservation(json!({ "status": "\u{202E}001A" })), now());
+        view! { <StatusWithExplanation status/> }
+    });
+    settle().await;
+    let shown = host.text_content().unwrap_or_default();
+    assert!(!shown.contains('\u{202E}'), "the override obeyed: {shown}");
+    let badge = host.query_selector(".badge").unwrap().unwrap();
+    assert_eq!(badge.text_content().unwrap(), "⟨RLO⟩001A (unrecognised)");
+    let isolated = all(&host, ".badge bdi, .status-explanation bdi").len();
+    assert!(isolated >= 2, "the badge's and the explanation's text each isolated: {isolated}");
+}

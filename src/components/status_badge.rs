@@ -1,6 +1,8 @@
 //! A status as a coloured badge that always carries its word, with the sentence that says
-//! what it means for the user. Unknown values arrive labelled "unrecognised" by the domain.
+//! what it means for the user. Unknown values arrive labelled "unrecognised" by the domain,
+//! holding the API's text as sent: badge and sentence show it through [`ApiText`].
 
+use crate::components::api_text::ApiText;
 use crate::components::html::Html;
 use crate::domain::status::{StatusText, Tone};
 use leptos::prelude::*;
@@ -19,7 +21,7 @@ pub fn tone_name(tone: Tone) -> &'static str {
 
 #[component]
 pub fn StatusBadge(label: String, tone: Tone) -> impl IntoView {
-    view! { <span class=format!("badge tone-{}", tone_name(tone))>{label}</span> }
+    view! { <span class=format!("badge tone-{}", tone_name(tone))><ApiText text=label/></span> }
 }
 
 /// Badge plus explanation, for a table cell or a facts entry.
@@ -27,7 +29,7 @@ pub fn StatusBadge(label: String, tone: Tone) -> impl IntoView {
 pub fn StatusWithExplanation(status: StatusText) -> impl IntoView {
     view! {
         <StatusBadge label=status.label tone=status.tone/>
-        <p class="status-explanation">{status.explanation}</p>
+        <p class="status-explanation"><ApiText text=status.explanation/></p>
     }
 }
 

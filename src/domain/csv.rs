@@ -1,11 +1,15 @@
 //! CSV exports (RFC 4180: CRLF line ends). Every cell of API text is quoted, whatever it
-//! holds: a spreadsheet in a locale whose separator is `;` (or tab) splits unquoted fields on
-//! it, so `x;=HYPERLINK(…)` would become a formula cell there. A text cell that a spreadsheet
-//! would run as a formula (starting, after any blanks, with `=`, `+`, `-`, `@`, or with a
-//! tab, carriage return or line feed) is prefixed with `'`. Numbers and times are written by
-//! the console itself and are left bare, so they stay numbers.
+//! holds, and guarded against formulas: a text cell, or any piece of it that follows a `;`,
+//! tab or line break, that a spreadsheet would run as a formula (starting, after any blanks
+//! or quotes, with `=`, `+`, `-`, `@`, or with a tab, carriage return or line feed) is
+//! prefixed with `'`. The pieces matter because a spreadsheet in a locale whose separator is
+//! `;` (German, French) splits a line at every `;` when the file does not say its separator,
+//! quotes or not: `"nb;=1+1;x"` would give it a cell `=1+1`. Numbers and times are written by
+//! the console itself and are left bare, so they stay numbers, except a negative one that
+//! starts a line, where such a reader starts a cell too.
 
 use super::capacity::in_use;
+use super::fleet_history::History;
 use super::ledger::{Account, Sums};
 use crate::api::models::{NodesResponse, Payment, Timestamp};
 
@@ -28,18 +32,34 @@ fn time(t: Option<Timestamp>) -> Cell {
     Cell::Number(t.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default())
 }
 
-/// Whether a spreadsheet could take the text as a formula (some trim leading blanks first).
+/// Where a spreadsheet may cut a line whatever the quotes: at `;` or tab where its locale's
+/// separator is one, and at a line break.
+const LOOSE_CUTS: [char; 4] = [';', '\t', '\r', '\n'];
+
+/// Whether a spreadsheet could take the text as a formula: some skip leading blanks, and one
+/// that cut a quoted cell sees its quotes.
 fn looks_like_formula(s: &str) -> bool {
-    s.starts_with(['\t', '\r', '\n']) || s.trim_start().starts_with(['=', '+', '-', '@', '＝', '＋', '－', '＠'])
+    s.trim_start_matches(|c: char| c == '"' || (c.is_whitespace() && !LOOSE_CUTS.contains(&c)))
+        .starts_with(['\t', '\r', '\n', '=', '+', '-', '@', '＝', '＋', '－', '＠'])
 }
 
-fn escape(cell: &Cell) -> String {
-    match cell {
-        Cell::Text(s) => {
-            let guarded = if looks_like_formula(s) { format!("'{s}") } else { s.clone() };
-            format!("\"{}\"", guarded.replace('"', "\"\""))
+/// `s` with `'` before the text and before each piece after a [`LOOSE_CUTS`] character,
+/// wherever that piece could be taken as a formula.
+fn guarded(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 1);
+    for piece in s.split_inclusive(LOOSE_CUTS) {
+        if looks_like_formula(piece) {
+            out.push('\'');
         }
-        Cell::Number(s) => s.clone(),
+        out.push_str(piece);
+    }
+    out
+}
+
+fn escape(cell: &Cell, starts_line: bool) -> String {
+    match cell {
+        Cell::Number(s) if !(starts_line && looks_like_formula(s)) => s.clone(),
+        Cell::Text(s) | Cell::Number(s) => format!("\"{}\"", guarded(s).replace('"', "\"\"")),
     }
 }
 
@@ -47,7 +67,7 @@ fn write_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> Stri
     let mut out = header.join(",");
     out.push_str("\r\n");
     for row in rows {
-        out.push_str(&row.iter().map(escape).collect::<Vec<_>>().join(","));
+        out.push_str(&row.iter().enumerate().map(|(i, cell)| escape(cell, i == 0)).collect::<Vec<_>>().join(","));
         out.push_str("\r\n");
     }
     out
@@ -88,45 +108,30 @@ pub fn charges_csv(payment: &Payment) -> String {
     )
 }
 
+/// The amount columns of the ledger after `committed_usd` that are not parts of it, each
+/// named so: past due is within invoiced and unpaid; the advance pays parts.
+const NOT_PARTS: [&str; 3] = ["not_a_part_past_due_usd", "not_a_part_advance_usd", "not_a_part_advance_remaining_usd"];
+
 /// The account's term ledger: one line per reservation, then one for the account, amounts
-/// as plain decimals at whole cents. An unknown ledger writes `unknown` in every amount and
-/// why in `note`, never 0; a known one notes its ⚠ lines and the rounding assumed.
+/// as plain decimals at whole cents. The `part_…` columns add up to `committed_usd` on every
+/// line (`part_unaccounted_usd` is what no other part accounts for, ⚠ in `note`); the
+/// `not_a_part_…` ones are not to be added. An unknown ledger writes `unknown` in every
+/// amount and why in `note`, never 0; a known one notes its ⚠ lines and the rounding assumed.
 pub fn ledger_csv(account: &Account) -> String {
-    const HEADER: [&str; 15] = [
-        "reservation_id",
-        "region_id",
-        "gpu_type",
-        "status",
-        "committed_usd",
-        "paid_usd",
-        "invoiced_unpaid_usd",
-        "past_due_usd",
-        "scheduled_usd",
-        "waived_usd",
-        "covered_by_advance_usd",
-        "unrecognised_usd",
-        "advance_usd",
-        "advance_remaining_usd",
-        "note",
-    ];
+    let parts = Sums::default().labelled_parts().map(|part| part.column);
+    let mut header = vec!["reservation_id", "region_id", "gpu_type", "status", "committed_usd"];
+    header.extend(parts);
+    header.push("part_unaccounted_usd");
+    header.extend(NOT_PARTS);
+    header.push("note");
     let amounts = |sums: Option<Sums>| -> Vec<Cell> {
         match sums {
-            Some(s) => [
-                s.committed,
-                s.paid,
-                s.invoiced_unpaid,
-                s.past_due,
-                s.scheduled,
-                s.waived,
-                s.covered_by_advance,
-                s.unrecognised,
-                s.advance,
-                s.advance_remaining,
-            ]
-            .into_iter()
-            .map(|amount| number(amount.to_plain_string()))
-            .collect(),
-            None => (0..10).map(|_| text("unknown")).collect(),
+            Some(s) => std::iter::once(s.committed)
+                .chain(s.labelled_parts().map(|part| part.amount))
+                .chain([s.unaccounted(), s.past_due, s.advance, s.advance_remaining])
+                .map(|amount| number(amount.to_plain_string()))
+                .collect(),
+            None => (0..1 + parts.len() + 1 + NOT_PARTS.len()).map(|_| text("unknown")).collect(),
         }
     };
     let mut rows: Vec<Vec<Cell>> = account
@@ -152,13 +157,15 @@ pub fn ledger_csv(account: &Account) -> String {
     total.extend(amounts(account.total()));
     total.push(text(account.unknown_words().unwrap_or_default()));
     rows.push(total);
-    write_csv(&HEADER, rows)
+    write_csv(&header, rows)
 }
 
 /// One line per workload (a node without workloads gets one line with the workload columns
-/// empty). When the region could not be read, GPUs in use say `unknown`.
+/// empty). When the region could not be read, GPUs in use say `unknown`. The nodes the
+/// decoder set apart follow, one line each, flagged by why in `unreadable` (empty for the
+/// nodes read), their GPUs in use (and GPUs, when that count was absurd) `unknown`.
 pub fn placement_csv(response: &NodesResponse) -> String {
-    const HEADER: [&str; 9] = [
+    const HEADER: [&str; 10] = [
         "node",
         "state",
         "gpus",
@@ -168,7 +175,9 @@ pub fn placement_csv(response: &NodesResponse) -> String {
         "workload_name",
         "workload_gpus",
         "billing",
+        "unreadable",
     ];
+    let no_workload = || (0..5).map(|_| text(""));
     let mut rows = Vec::new();
     for node in &response.nodes {
         let used = || match in_use(node, response.workloads_unknown) {
@@ -178,7 +187,8 @@ pub fn placement_csv(response: &NodesResponse) -> String {
         let node_cells = || vec![text(&node.display_name), text(node.state.as_str()), number(node.gpus), used()];
         if node.workloads.is_empty() {
             let mut row = node_cells();
-            row.extend((0..5).map(|_| text("")));
+            row.extend(no_workload());
+            row.push(text(""));
             rows.push(row);
         }
         for w in &node.workloads {
@@ -189,10 +199,30 @@ pub fn placement_csv(response: &NodesResponse) -> String {
                 text(&w.name),
                 number(w.gpus),
                 text(w.billing.as_ref().map(|b| b.as_str()).unwrap_or("")),
+                text(""),
             ]);
             rows.push(row);
         }
     }
+    for node in &response.unreadable_nodes {
+        let gpus = node.gpus.map_or_else(|| text("unknown"), number);
+        let mut row = vec![text(&node.display_name), text(node.state.as_str()), gpus, text("unknown")];
+        row.extend(no_workload());
+        row.push(text(&node.why));
+        rows.push(row);
+    }
+    write_csv(&HEADER, rows)
+}
+
+/// The overview's utilization history: one line per point, shares in percent.
+pub fn history_csv(histories: &[(i64, &History)]) -> String {
+    const HEADER: [&str; 6] = ["time_utc", "reservation", "mean_percent", "min_percent", "max_percent", "samples"];
+    let percent = |share: f64| number(format!("{:.1}", share * 100.0));
+    let rows = histories.iter().flat_map(|(id, history)| {
+        history.points().iter().map(move |p| {
+            vec![time(Some(p.at)), number(id), percent(p.mean), percent(p.min), percent(p.max), number(p.samples)]
+        })
+    });
     write_csv(&HEADER, rows)
 }
 
@@ -200,6 +230,17 @@ pub fn placement_csv(response: &NodesResponse) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_utilization_history_has_one_line_per_point_in_percent() {
+        let mut h = History::default();
+        let start = chrono::DateTime::parse_from_rfc3339("2026-12-02T00:00:00Z").unwrap().to_utc();
+        h.record(start, 0.25);
+        assert_eq!(
+            history_csv(&[(12, &h)]),
+            "time_utc,reservation,mean_percent,min_percent,max_percent,samples\r\n2026-12-02T00:00:00Z,12,25.0,25.0,25.0,1\r\n"
+        );
+    }
 
     #[test]
     fn charges_are_one_line_each_with_plain_amounts() {
@@ -245,26 +286,30 @@ mod tests {
         let csv = ledger_csv(&account);
         let lines: Vec<&str> = csv.split("\r\n").collect();
         assert_eq!(lines, [
-            "reservation_id,region_id,gpu_type,status,committed_usd,paid_usd,invoiced_unpaid_usd,past_due_usd,scheduled_usd,waived_usd,covered_by_advance_usd,unrecognised_usd,advance_usd,advance_remaining_usd,note",
-            "12,\"atl\",\"RTX-PRO-6000\",\"active\",88320.00,28800.00,29760.00,29760.00,0.00,29760.00,0.00,0.00,29200.00,29200.00,\"assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)\"",
-            "3,\"atl\",\"RTX-PRO-6000\",\"active\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown: its schedule is laid out once its first invoice is paid\"",
-            "\"account\",\"\",\"\",\"\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"Unknown while a reservation's ledger is: #3: its schedule is laid out once its first invoice is paid.\"",
+            "reservation_id,region_id,gpu_type,status,committed_usd,part_paid_usd,part_invoiced_unpaid_usd,part_scheduled_usd,part_waived_usd,part_covered_by_advance_usd,part_unrecognised_usd,part_unaccounted_usd,not_a_part_past_due_usd,not_a_part_advance_usd,not_a_part_advance_remaining_usd,note",
+            "12,\"atl\",\"RTX-PRO-6000\",\"active\",88320.00,28800.00,29760.00,0.00,29760.00,0.00,0.00,0.00,29760.00,29200.00,29200.00,\"assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)\"",
+            "3,\"atl\",\"RTX-PRO-6000\",\"active\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown: its schedule is laid out once its first invoice is paid\"",
+            "\"account\",\"\",\"\",\"\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"unknown\",\"Unknown while a reservation's ledger is: #3: its schedule is laid out once its first invoice is paid.\"",
             ""
         ]);
         let known = Account::of(account.rows[..1].to_vec());
         assert!(ledger_csv(&known).ends_with(
-            "\r\n\"account\",\"\",\"\",\"\",88320.00,28800.00,29760.00,29760.00,0.00,29760.00,0.00,0.00,29200.00,29200.00,\"\"\r\n"
+            "\r\n\"account\",\"\",\"\",\"\",88320.00,28800.00,29760.00,0.00,29760.00,0.00,0.00,0.00,29760.00,29200.00,29200.00,\"\"\r\n"
         ));
     }
 
     #[test]
-    fn placement_lists_every_workload_and_empty_nodes_once() {
+    fn placement_lists_every_workload_empty_nodes_once_and_the_nodes_set_apart_flagged_with_why() {
         let nodes: NodesResponse = serde_json::from_value(json!({
             "nodes": [
                 { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 6, "workloads": [
                     { "kind": "gpu_cluster", "id": 418, "name": "train-run-7", "gpus": 4, "billing": "reserved" },
                     { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 } ] },
-                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] }
+                { "display_name": "node-2", "state": "under_maintenance", "gpus": 8, "gpus_in_use": 0, "workloads": [] },
+                // Set apart by the decoder: a count not whole, a workload larger than its node.
+                { "display_name": "b", "state": "ready", "gpus": 8.5, "gpus_in_use": 0 },
+                { "display_name": "c", "state": "preparing", "gpus": 8, "gpus_in_use": 0, "workloads": [
+                    { "kind": "gpu_instance", "id": 7, "name": "big", "gpus": 9 } ] }
             ],
             "workloads_unknown": false
         }))
@@ -274,10 +319,12 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "node,state,gpus,gpus_in_use,workload_kind,workload_id,workload_name,workload_gpus,billing",
-                r#""node-1","ready",8,6,"gpu_cluster",418,"train-run-7",4,"reserved""#,
-                r#""node-1","ready",8,6,"gpu_instance",902,"notebook",2,"""#,
-                r#""node-2","under_maintenance",8,0,"","","","","""#,
+                "node,state,gpus,gpus_in_use,workload_kind,workload_id,workload_name,workload_gpus,billing,unreadable",
+                r#""node-1","ready",8,6,"gpu_cluster",418,"train-run-7",4,"reserved","""#,
+                r#""node-1","ready",8,6,"gpu_instance",902,"notebook",2,"","""#,
+                r#""node-2","under_maintenance",8,0,"","","","","","""#,
+                r#""b","ready","unknown","unknown","","","","","","gpus: 8.5 is not a whole number""#,
+                r#""c","preparing",8,"unknown","","","","","","workload #7 gpus: 9 on a node of 8""#,
                 ""
             ]
         );
@@ -289,7 +336,126 @@ mod tests {
             r#"{"nodes":[{"display_name":"n","state":"ready","gpus":8,"gpus_in_use":0}],"workloads_unknown":true}"#,
         )
         .unwrap();
-        assert!(placement_csv(&nodes).contains("\r\n\"n\",\"ready\",8,\"unknown\",\"\",\"\",\"\",\"\",\"\"\r\n"));
+        assert!(placement_csv(&nodes).contains("\r\n\"n\",\"ready\",8,\"unknown\",\"\",\"\",\"\",\"\",\"\",\"\"\r\n"));
+    }
+
+    /// The cells a spreadsheet sees that splits each line at `separator` whatever the quotes
+    /// (German or French ones split at `;` when the file does not say its separator): lines
+    /// broken at every CR or LF too, and each cell's leading blanks and quotes dropped, as a
+    /// lenient reader might.
+    fn loose_cells(csv: &str, separator: char) -> Vec<String> {
+        csv.split(['\r', '\n'])
+            .flat_map(|line| line.split(separator))
+            .map(|cell| cell.trim_start_matches([' ', '"']).to_owned())
+            .collect()
+    }
+
+    /// No cell of `csv`, read loosely at `;` or at tab, would run as a formula.
+    fn assert_no_loose_formula(csv: &str) {
+        for separator in [';', '\t'] {
+            for cell in loose_cells(csv, separator) {
+                assert!(
+                    !cell.starts_with(['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠']),
+                    "a cell {cell:?} when split at {separator:?}:\n{csv}"
+                );
+            }
+        }
+    }
+
+    /// API text that becomes a formula cell where `;` (or tab) splits a line, quotes or not.
+    const LOOSE_FORMULAS: [&str; 8] =
+        ["nb;=1+1;x", "a; +1", "a;\"=1\"", "a;\t=1", "a\n-1", "a\r@x", ";@SUM(1)", "x;－1"];
+
+    #[test]
+    fn no_export_holds_a_formula_cell_when_read_split_at_every_semicolon_or_tab() {
+        let workloads: Vec<serde_json::Value> = LOOSE_FORMULAS
+            .iter()
+            .enumerate()
+            .map(|(i, name)| json!({ "kind": name, "id": i, "name": name, "gpus": 1, "billing": name }))
+            .collect();
+        let nodes: NodesResponse = serde_json::from_value(json!({
+            "nodes": [
+                { "display_name": "nb;=1+1;x", "state": "x;=1", "gpus": 8, "gpus_in_use": 8, "workloads": workloads },
+                { "display_name": "a;-1", "state": "ready", "gpus": 8.5, "gpus_in_use": 0 }
+            ]
+        }))
+        .unwrap();
+        assert_no_loose_formula(&placement_csv(&nodes));
+
+        let mut seed: serde_json::Value = serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
+        seed["payment"]["charges"] = json!([
+            { "period_index": -1, "period_start": "2026-11-01T00:00:00Z", "period_end": "2026-12-01T00:00:00Z",
+              "gpu_amount_usd": -5, "storage_amount_usd": 0, "amount_usd": -5, "advance_applied_usd": 0, "status": "x;=1" }
+        ]);
+        let detail: crate::api::models::ReservationDetail = serde_json::from_value(seed).unwrap();
+        assert_no_loose_formula(&charges_csv(detail.payment.as_ref().unwrap()));
+
+        use crate::domain::ledger::{ledger, Row};
+        let rows = LOOSE_FORMULAS.iter().enumerate().map(|(i, text)| {
+            let mut reservation = detail.reservation.clone();
+            reservation.id = -(i as i64);
+            reservation.region_id = (*text).to_owned();
+            reservation.gpu_type = (*text).to_owned();
+            reservation.status = serde_json::from_value(json!(text)).unwrap();
+            Row { ledger: ledger(&detail), reservation }
+        });
+        assert_no_loose_formula(&ledger_csv(&Account::of(rows.collect())));
+        let mut history = History::default();
+        history.record(chrono::DateTime::parse_from_rfc3339("2026-12-02T00:00:00Z").unwrap().to_utc(), 0.25);
+        assert_no_loose_formula(&history_csv(&[(-1, &history)]));
+    }
+
+    /// The cells of a CSV line, as an RFC 4180 reader splits it at `,`.
+    fn fields(line: &str) -> Vec<String> {
+        let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    cell.push('"');
+                    chars.next();
+                }
+                ('"', _) => quoted = !quoted,
+                (',', false) => cells.push(std::mem::take(&mut cell)),
+                _ => cell.push(c),
+            }
+        }
+        cells.push(cell);
+        cells
+    }
+
+    #[test]
+    fn the_ledger_columns_named_parts_add_up_to_the_committed_total_and_the_others_say_they_are_not_parts() {
+        use crate::api::money::Usd;
+        use crate::domain::ledger::tests::one_of_each_status;
+        use crate::domain::ledger::{ledger, Row};
+        // July's charge is marked covered, but only 600 of it applied: 400 is in no part.
+        let detail = one_of_each_status(600.0);
+        let row = Row { ledger: ledger(&detail), reservation: detail.reservation.clone() };
+        let csv = ledger_csv(&Account::of(vec![row.clone(), row]));
+        let lines: Vec<Vec<String>> = csv.split("\r\n").filter(|l| !l.is_empty()).map(fields).collect();
+        let header = &lines[0];
+        // Amounts at whole cents: "1234.56".
+        let amount = |line: &[String], column: usize| {
+            Usd::from_cents(line[column].replace('.', "").parse().unwrap_or_else(|_| panic!("{line:?}")))
+        };
+        let committed = header.iter().position(|h| h == "committed_usd").unwrap();
+        let parts: Vec<usize> = (0..header.len()).filter(|i| header[*i].starts_with("part_")).collect();
+        for column in header.iter().filter(|h| h.ends_with("_usd")) {
+            assert!(
+                column == "committed_usd" || column.starts_with("part_") || column.starts_with("not_a_part_"),
+                "{column}: neither the total, a part of it, nor named as not a part"
+            );
+        }
+        assert_eq!(lines.len(), 4, "{csv}");
+        for line in &lines[1..] {
+            let sum: Usd = parts.iter().map(|i| amount(line, *i)).sum();
+            assert_eq!(sum, amount(line, committed), "{line:?}");
+        }
+        let column = |name: &str| amount(&lines[1], header.iter().position(|h| h == name).unwrap());
+        assert_eq!(column("part_unaccounted_usd"), Usd::from_cents(40_000));
+        assert_eq!(column("not_a_part_past_due_usd"), Usd::from_cents(100_000));
+        assert_eq!(column("not_a_part_advance_usd"), Usd::from_cents(150_000));
     }
 
     #[test]
@@ -308,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn text_is_quoted_for_semicolon_locales_and_blank_led_formulas_are_guarded() {
+    fn text_is_quoted_and_formulas_after_blanks_semicolons_or_line_breaks_are_guarded() {
         let nodes: NodesResponse = serde_json::from_value(json!({
             "nodes": [{ "display_name": "x;=HYPERLINK(1)", "state": "ready", "gpus": 1, "gpus_in_use": 0, "workloads": [
                 { "kind": "gpu_instance", "id": 1, "name": " =1+1", "gpus": 1 },
@@ -317,10 +483,11 @@ mod tests {
         }))
         .unwrap();
         let csv = placement_csv(&nodes);
-        // In a `;` locale an unquoted `x;=HYPERLINK(1)` splits into a formula cell.
-        assert!(csv.contains("\r\n\"x;=HYPERLINK(1)\",\"ready\","), "{csv}");
+        // A `;` locale splits `x;=HYPERLINK(1)` into a formula cell, quoted or not.
+        assert!(csv.contains("\r\n\"x;'=HYPERLINK(1)\",\"ready\","), "{csv}");
         assert!(csv.contains(",1,\"' =1+1\",1,"), "{csv}");
-        assert!(csv.contains(",2,\"'\n=1+1\",1,"), "{csv}");
+        // A reader that breaks the line there sees `=1+1` start a line: guarded too.
+        assert!(csv.contains(",2,\"'\n'=1+1\",1,"), "{csv}");
         assert!(csv.contains(",3,\"a\tb\",1,"), "{csv}");
         for line in csv.split("\r\n").skip(1).filter(|l| !l.is_empty()) {
             assert!(line.starts_with('"'), "{line}");

@@ -18,6 +18,8 @@ use crate::api::models::{NodesResponse, Reservation, Timestamp};
 use crate::domain::address::query_value;
 use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
 use crate::domain::status::{launch_access, LaunchAccess};
+use crate::domain::text::visible_controls;
+use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
 /// The most GPUs or replicas a question may ask for: far above any node, small enough that
@@ -47,8 +49,9 @@ impl Question {
                     .and_then(NonZeroU32::new)
                     .filter(|n| n.get() <= MAX_ASKED)
                     .map(Some)
+                    // Not echoed: an address is anyone's text, never the console's words.
                     .ok_or_else(|| {
-                        format!("“{raw}” is not a number of {what}: give a whole number from 1 to {MAX_ASKED}.")
+                        format!("The address's number of {what} is not a whole number from 1 to {MAX_ASKED}.")
                     }),
             }
         };
@@ -74,6 +77,27 @@ impl Question {
             r => format!("{r} × {each}"),
         }
     }
+}
+
+/// An option of the form's GPU type or region: the value it puts in the address, its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub value: String,
+    pub label: String,
+}
+
+/// The options offered: each value of the reservations `read`, its bidirectional controls
+/// shown, then the address's `asked` value when none of them is it, quoted as the address's:
+/// an address is anyone's text, and the page never says it as its own.
+pub fn choices(read: BTreeSet<String>, asked: &str) -> Vec<Choice> {
+    let shown = |value: &str| visible_controls(value).into_owned();
+    let mut offered: Vec<Choice> =
+        read.iter().map(|value| Choice { value: value.clone(), label: shown(value) }).collect();
+    if !asked.is_empty() && !read.contains(asked) {
+        offered
+            .push(Choice { value: asked.to_owned(), label: format!("“{}” (asked by the address)", shown(asked)) });
+    }
+    offered
 }
 
 /// A reservation and what is known of its nodes.
@@ -518,11 +542,23 @@ mod tests {
         assert_eq!(
             Question::from_query("?gpus=0&replicas=-1"),
             Err(vec![
-                "“0” is not a number of GPUs: give a whole number from 1 to 100000.".to_owned(),
-                "“-1” is not a number of replicas: give a whole number from 1 to 100000.".to_owned()
+                "The address's number of GPUs is not a whole number from 1 to 100000.".to_owned(),
+                "The address's number of replicas is not a whole number from 1 to 100000.".to_owned()
             ])
         );
         assert!(Question::from_query("?gpus=99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn the_options_show_controls_and_quote_a_value_only_the_address_asks_as_the_addresss() {
+        let read: BTreeSet<String> = ["atl".to_owned(), "\u{202E}001A".to_owned()].into();
+        let labels = |asked| choices(read.clone(), asked).into_iter().map(|c| (c.value, c.label)).collect::<Vec<_>>();
+        assert_eq!(labels("atl"), [("atl".into(), "atl".into()), ("\u{202E}001A".into(), "⟨RLO⟩001A".into())]);
+        assert_eq!(
+            labels("Reconnect at evil.example")[2],
+            ("Reconnect at evil.example".into(), "“Reconnect at evil.example” (asked by the address)".into())
+        );
+        assert_eq!(labels("").len(), 2);
     }
 
     #[test]

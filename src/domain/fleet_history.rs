@@ -200,25 +200,6 @@ pub fn sparkline(points: &[Point], start: Timestamp, end: Timestamp, width: f64,
         .join(" ")
 }
 
-/// One CSV line per point: `time_utc,reservation,mean_percent,min_percent,max_percent,samples`.
-pub fn history_csv(histories: &[(i64, &History)]) -> String {
-    let mut out = String::from("time_utc,reservation,mean_percent,min_percent,max_percent,samples\n");
-    let percent = |share: f64| format!("{:.1}", share * 100.0);
-    for (id, history) in histories {
-        for p in history.points() {
-            out.push_str(&format!(
-                "{},{id},{},{},{},{}\n",
-                p.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                percent(p.mean),
-                percent(p.min),
-                percent(p.max),
-                p.samples
-            ));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,16 +324,6 @@ mod tests {
         assert_eq!(
             sparkline(h.points(), start(), start() + TimeDelta::minutes(60), 120.0, 24.0),
             "0.0,0.0 60.0,12.0 120.0,24.0"
-        );
-    }
-
-    #[test]
-    fn the_csv_has_one_line_per_point_in_percent() {
-        let mut h = History::default();
-        h.record(start(), 0.25);
-        assert_eq!(
-            history_csv(&[(12, &h)]),
-            "time_utc,reservation,mean_percent,min_percent,max_percent,samples\n2026-12-02T00:00:00Z,12,25.0,25.0,25.0,1\n"
         );
     }
 }

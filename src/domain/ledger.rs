@@ -38,21 +38,32 @@ pub struct Sums {
     pub advance_remaining: Usd,
 }
 
+/// A part of the committed total: its label on the page and its column in the CSV, named
+/// `part_…` so that a spreadsheet adds those columns and no other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub label: &'static str,
+    pub column: &'static str,
+    pub amount: Usd,
+}
+
 impl Sums {
     /// The parts of `committed` added up (past due is within invoiced and unpaid).
     pub fn parts(&self) -> Usd {
-        self.paid + self.invoiced_unpaid + self.scheduled + self.waived + self.covered_by_advance + self.unrecognised
+        self.labelled_parts().iter().map(|part| part.amount).sum()
     }
 
-    /// The parts with their labels, in the order the ledger shows them.
-    pub fn labelled_parts(&self) -> [(&'static str, Usd); 6] {
+    /// The parts, in the order the ledger shows them. Past due is not one (it is within
+    /// invoiced and unpaid), nor is the advance (it pays parts, it is not one).
+    pub fn labelled_parts(&self) -> [Part; 6] {
+        let part = |label, column, amount| Part { label, column, amount };
         [
-            ("Paid", self.paid),
-            ("Invoiced, unpaid", self.invoiced_unpaid),
-            ("Scheduled", self.scheduled),
-            ("Waived", self.waived),
-            ("Covered by the advance", self.covered_by_advance),
-            ("Unrecognised status", self.unrecognised),
+            part("Paid", "part_paid_usd", self.paid),
+            part("Invoiced, unpaid", "part_invoiced_unpaid_usd", self.invoiced_unpaid),
+            part("Scheduled", "part_scheduled_usd", self.scheduled),
+            part("Waived", "part_waived_usd", self.waived),
+            part("Covered by the advance", "part_covered_by_advance_usd", self.covered_by_advance),
+            part("Unrecognised status", "part_unrecognised_usd", self.unrecognised),
         ]
     }
 
@@ -288,7 +299,7 @@ impl Account {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::api::models::tests::SEED_DETAIL;
     use serde_json::json;
@@ -316,23 +327,29 @@ mod tests {
         serde_json::from_value(d).unwrap()
     }
 
-    #[test]
-    fn each_charge_splits_into_the_advance_and_its_status_and_the_parts_add_up_to_the_committed_total() {
-        let d = detail(
+    /// A charge of $1,000 in each status (and an unrecognised one), with $1,500 of advance,
+    /// $100 left: it paid 400 of June's charge (the rest was paid) and `covered` of July's,
+    /// which is marked covered by the advance.
+    pub(crate) fn one_of_each_status(covered: f64) -> ReservationDetail {
+        detail(
             json!([
                 charge(1, 1000.0, 0.0, "paid"),
                 charge(2, 1000.0, 0.0, "invoiced"),
                 charge(3, 1000.0, 0.0, "past_due"),
                 charge(4, 1000.0, 0.0, "scheduled"),
                 charge(5, 1000.0, 0.0, "waived"),
-                // The advance paid 400 of June's charge; the rest was paid.
                 charge(6, 1000.0, 400.0, "paid"),
-                charge(7, 1000.0, 1000.0, "covered_by_advance"),
+                charge(7, 1000.0, covered, "covered_by_advance"),
                 charge(8, 1000.0, 0.0, "refunded"),
             ]),
             1500.0,
             100.0,
-        );
+        )
+    }
+
+    #[test]
+    fn each_charge_splits_into_the_advance_and_its_status_and_the_parts_add_up_to_the_committed_total() {
+        let d = one_of_each_status(1000.0);
         let l = ledger(&d).unwrap();
         let s = l.sums;
         assert_eq!(s.committed, usd(800_000));

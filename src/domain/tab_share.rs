@@ -18,14 +18,38 @@ pub const GONE_AFTER: Duration = Duration::from_secs(7);
 /// The window the key's limit counts over.
 const MINUTE_MS: f64 = 60_000.0;
 
-/// The other tabs heard from, with when each was last heard (ms on one clock).
+/// The least a tab may send a minute, however many tabs it hears of. Any script of the
+/// origin can post to the channel: 300 made-up tabs saying "here" would otherwise hold every
+/// real tab to one request a minute. 20 keeps a Nodes page's 5 s poll (12) and a few reads;
+/// more than ten real tabs then ask more than the key's 200 together, and the 429s that
+/// follow are waited out like any other.
+pub const SHARE_FLOOR_PER_MINUTE: u32 = 20;
+
+/// The most other tabs remembered. Past ten a tab's share is at its floor anyway, so more
+/// only takes memory: made-up ids beyond this push out those heard longest ago.
+const REMEMBERED: usize = 64;
+
+/// The other tabs heard from, with when each was last heard (ms on one clock): at most
+/// [`REMEMBERED`], none gone for longer than [`GONE_AFTER`] once another is heard.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tabs {
     others: BTreeMap<u64, f64>,
 }
 
+/// Whether a tab last heard at `heard` still counts at `now_ms`.
+fn alive(heard: f64, now_ms: f64) -> bool {
+    now_ms - heard <= GONE_AFTER.as_secs_f64() * 1000.0
+}
+
 impl Tabs {
     pub fn heard(&mut self, tab: u64, now_ms: f64) {
+        self.others.retain(|_, heard| alive(*heard, now_ms));
+        if self.others.len() >= REMEMBERED && !self.others.contains_key(&tab) {
+            let oldest = self.others.iter().min_by(|a, b| a.1.total_cmp(b.1)).map(|(id, _)| *id);
+            if let Some(id) = oldest {
+                self.others.remove(&id);
+            }
+        }
         self.others.insert(tab, now_ms);
     }
 
@@ -36,16 +60,16 @@ impl Tabs {
 
     /// This tab and the others heard from within [`GONE_AFTER`].
     pub fn count(&self, now_ms: f64) -> u32 {
-        let gone = GONE_AFTER.as_secs_f64() * 1000.0;
-        let alive = self.others.values().filter(|heard| now_ms - **heard <= gone).count();
+        let alive = self.others.values().filter(|heard| alive(**heard, now_ms)).count();
         u32::try_from(alive).unwrap_or(u32::MAX).saturating_add(1)
     }
 }
 
 /// Each of `tabs` tabs' requests a minute: an equal share, rounded down so that the shares
-/// never add up to more than the key's limit; at least one, so a tab is never stuck.
+/// of up to ten tabs never add up to more than the key's limit; never below
+/// [`SHARE_FLOOR_PER_MINUTE`].
 pub fn share_per_minute(tabs: u32) -> u32 {
-    (KEY_LIMIT_PER_MINUTE / tabs.max(1)).max(1)
+    (KEY_LIMIT_PER_MINUTE / tabs.max(1)).max(SHARE_FLOOR_PER_MINUTE)
 }
 
 /// When this tab's requests started over the last minute, or are booked to start.
@@ -88,7 +112,43 @@ mod tests {
         assert_eq!(tabs.count(1_000.0 + GONE_AFTER.as_secs_f64() * 1000.0 + 1.0), 1, "not heard from: gone");
         tabs.left(9);
         assert_eq!(tabs.count(2_000.0), 2);
-        assert_eq!(share_per_minute(u32::MAX), 1, "never stuck at zero");
+        assert_eq!(share_per_minute(u32::MAX), SHARE_FLOOR_PER_MINUTE, "never below the floor");
+    }
+
+    /// Any script of the origin can post to the channel: 300 made-up tabs saying "here"
+    /// every 2 s must not hold a real tab below a floor.
+    #[test]
+    fn a_flood_of_made_up_tabs_leaves_each_tab_at_least_its_floor() {
+        let mut tabs = Tabs::default();
+        for tick in 0..30u32 {
+            let now = f64::from(tick) * 2_000.0;
+            for id in 0..300 {
+                tabs.heard(id, now);
+            }
+            let share = share_per_minute(tabs.count(now));
+            assert!(share >= SHARE_FLOOR_PER_MINUTE, "at {now} ms: {share}");
+        }
+    }
+
+    #[test]
+    fn ids_not_heard_from_expire_and_random_ids_keep_memory_bounded() {
+        let mut tabs = Tabs::default();
+        for id in 0..1_000 {
+            tabs.heard(id, 0.0);
+        }
+        assert!(tabs.others.len() <= REMEMBERED, "{} ids kept at once", tabs.others.len());
+        let later = GONE_AFTER.as_secs_f64() * 1000.0 + 1.0;
+        tabs.heard(5_000, later);
+        assert_eq!(tabs.others.len(), 1, "the ids gone are forgotten");
+        // Fresh random ids every 2 s for an hour: what is kept stays bounded.
+        let mut most = 0;
+        for tick in 0..1_800u64 {
+            for i in 0..300 {
+                tabs.heard(tick * 1_000 + i, tick as f64 * 2_000.0);
+            }
+            most = most.max(tabs.others.len());
+        }
+        assert!(most <= REMEMBERED, "{most} ids kept");
     }
 
     #[test]

@@ -8,10 +8,12 @@
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
 use crate::components::alerts_bell;
+use crate::components::api_text::ApiText;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
 use crate::domain::capacity_timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
+use crate::domain::text::visible_controls;
 use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure, sentence};
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -166,7 +168,6 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
 
 #[component]
 fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
-    let title = format!("{} · {}", lane.region, lane.gpu_type);
     let heading = format!("capacity-lane-{index}");
     let summary = stretches_text(&lane.stretches);
     let unread: Vec<String> = lane.rows.iter().filter(|r| r.amendments_unread).map(|r| format!("#{}", r.id)).collect();
@@ -177,7 +178,7 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
         <section class="panel capacity-lane" aria-labelledby=heading>
-            <h2 id=heading.clone()>{title}</h2>
+            <h2 id=heading.clone()><ApiText text=lane.region.clone()/>" · "<ApiText text=lane.gpu_type.clone()/></h2>
             {drawing}
             <p class="capacity-stretches">{summary}</p>
             {unread.map(|text| view! { <p class="capacity-unread muted">{text}</p> })}
@@ -329,8 +330,8 @@ fn draw(lane: &LaneView) -> Option<impl IntoView> {
         .collect_view();
     let label = format!(
         "{} · {}: {} from {} to {}; the words and the table below say the same.",
-        lane.region,
-        lane.gpu_type,
+        visible_controls(&lane.region),
+        visible_controls(&lane.gpu_type),
         count(dated.len(), "term"),
         format_utc_date(start),
         format_utc_date(end)

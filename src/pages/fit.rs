@@ -4,16 +4,16 @@
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
 use crate::components::alerts_bell;
+use crate::components::api_text::ApiText;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
-use crate::domain::fit::{fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
 use crate::domain::status::Tone;
 use crate::domain::time::updated_ago;
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
 use crate::state::use_clock;
 use leptos::prelude::*;
-use std::collections::BTreeSet;
 
 #[component]
 pub fn FitPage() -> impl IntoView {
@@ -69,10 +69,8 @@ fn FitForm(store: FleetStore) -> impl IntoView {
         RwSignal::new(read("region")),
     );
     // The choices offered are those of the reservations read, and what the address asks.
-    let choices = move |pick: fn(&crate::api::models::Reservation) -> String, chosen: String| {
-        let mut all: BTreeSet<String> = store.reservations().unwrap_or_default().iter().map(pick).collect();
-        all.extend((!chosen.is_empty()).then_some(chosen));
-        all.into_iter().collect::<Vec<_>>()
+    let offered = move |pick: fn(&crate::api::models::Reservation) -> String, chosen: String| {
+        choices(store.reservations().unwrap_or_default().iter().map(pick).collect(), &chosen)
     };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -91,7 +89,7 @@ fn FitForm(store: FleetStore) -> impl IntoView {
                 <label for=id>{label}</label>
                 <select id=id name=id on:change:target=move |ev| chosen.set(ev.target().value()) prop:value=move || chosen.get()>
                     <option value="">{all}</option>
-                    {move || choices(pick, chosen.get()).into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+                    {move || offered(pick, chosen.get()).into_iter().map(|c| view! { <option value=c.value>{c.label}</option> }).collect_view()}
                 </select>
             </div>
         }
@@ -152,7 +150,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             <tbody>
                 {move || judged.get().into_iter().map(|(j, r)| {
                     let Judged { reservation_id: id, verdict, read_at } = j;
-                    let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
+                    let place = r.map(|r| view! { <ApiText text=r.region_id/>" · "<ApiText text=r.gpu_type/> });
                     let reason = question.with_value(|q| verdict.reason(q));
                     let age = move || read_at.map_or_else(|| "not read yet".to_owned(), |at| format!("updated {}", updated_ago(clock.now(), at)));
                     let gpus = question.with_value(|q| q.gpus.get());
@@ -170,7 +168,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                                 " " <span class="muted">{place}</span>
                             </th>
                             <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
-                            <td data-label="Why">{reason}{rooms.map(|t| view! { <br/><span class="muted">{t}</span> })}</td>
+                            <td data-label="Why"><ApiText text=reason/>{rooms.map(|t| view! { <br/><span class="muted"><ApiText text=t/></span> })}</td>
                             <td class="muted" data-label="Nodes read">{age}</td>
                             <td data-label="">{launch}</td>
                         </tr>

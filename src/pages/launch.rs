@@ -9,6 +9,7 @@ use crate::api::client;
 use crate::api::enums::WorkloadKind;
 use crate::api::error::{ApiError, ErrorKind};
 use crate::api::models::{LaunchRequest, LaunchedInstance, NodesResponse, Reservation};
+use crate::components::api_text::ApiText;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
@@ -277,8 +278,8 @@ pub fn LaunchForm(
             <h2 id="launch-heading">"New GPU instance"</h2>
             <form class="launch-form" on:submit=on_submit novalidate=true aria-busy=move || pending.get().to_string()>
                 <dl class="facts launch-fixed">
-                    <div><dt>"GPU type"</dt><dd>{r.with_value(|r| r.gpu_type.clone())}</dd></div>
-                    <div><dt>"Region"</dt><dd>{r.with_value(|r| r.region_id.clone())}</dd></div>
+                    <div><dt>"GPU type"</dt><dd><ApiText text=r.with_value(|r| r.gpu_type.clone())/></dd></div>
+                    <div><dt>"Region"</dt><dd><ApiText text=r.with_value(|r| r.region_id.clone())/></dd></div>
                     <div><dt>"GPUs per node"</dt><dd class="num">{per_node.to_string()}</dd></div>
                 </dl>
                 <p class="field-help">"GPU type and region are the reservation's; a launch elsewhere is not covered by it."</p>

@@ -6,6 +6,7 @@
 
 use crate::api::client;
 use crate::browser::set_page_title;
+use crate::components::api_text::ApiText;
 use crate::components::csv_button::CsvButton;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
@@ -80,7 +81,7 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
             let figures = match ledger {
                 Ok(l) => view! { <Figures sums=Some(l.sums)/> }.into_any(),
                 Err(why) => view! {
-                    <td colspan="7" class="ledger-unknown" data-label="Ledger">{format!("Unknown: {}.", why.words())}</td>
+                    <td colspan="7" class="ledger-unknown" data-label="Ledger"><ApiText text=format!("Unknown: {}.", why.words())/></td>
                 }
                 .into_any(),
             };
@@ -89,7 +90,7 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
                     <th scope="row" data-label="Reservation">
                         <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
                         " " <StatusBadge label=status.label tone=status.tone/>
-                        <span class="cell-sub">{format!("{} · {}", r.region_id, r.gpu_type)}</span>
+                        <span class="cell-sub"><ApiText text=r.region_id/>" · "<ApiText text=r.gpu_type/></span>
                     </th>
                     {figures}
                 </tr>
@@ -142,7 +143,7 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
                     </tfoot>
                 </table>
             </div>
-            {unknown.map(|text| view! { <p class="ledger-note tone-text-warning">{text}</p> })}
+            {unknown.map(|text| view! { <p class="ledger-note tone-text-warning"><ApiText text/></p> })}
             {assumed.map(|text| view! { <p class="ledger-note muted">{text}</p> })}
             {(!warnings.is_empty()).then(|| view! {
                 <ul class="schedule-issues tone-text-warning" aria-label="Where the ledger's figures disagree">

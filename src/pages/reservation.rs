@@ -28,7 +28,7 @@ use crate::domain::billing::{
 };
 use crate::domain::capacity::{capacity_text, gpus_text, runs_workloads};
 use crate::domain::csv::charges_csv;
-use crate::domain::ledger::{ledger, Ledger};
+use crate::domain::ledger::{ledger, Ledger, Part};
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
 use crate::domain::time::{
     countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
@@ -541,8 +541,8 @@ fn LedgerFacts(ledger: Ledger) -> impl IntoView {
                 {sums
                     .labelled_parts()
                     .into_iter()
-                    .filter(|(_, amount)| !amount.is_zero())
-                    .map(|(label, amount)| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
+                    .filter(|part| !part.amount.is_zero())
+                    .map(|Part { label, amount, .. }| view! { <div><dt>{label}</dt><dd><Money amount/></dd></div> })
                     .collect::<Vec<_>>()}
                 {(!sums.past_due.is_zero()).then(|| view! {
                     <div><dt>"of which past due"</dt><dd class="tone-text-danger"><Money amount=sums.past_due/></dd></div>
