@@ -638,3 +638,51 @@ async fn an_alert_shows_an_override_in_a_node_name_isolated() {
     assert!(items.iter().any(|i| i.contains("fdp.exe of reservation #12 went under maintenance")), "{items:?}");
     assert_override_shown_and_isolated(&host, "alerts", 1);
 }
+
+/// A card's "+N more", opened, stays open when the next poll's answer arrives, whether the
+/// answer redraws the card's line (the first polls, then once a minute) or changes its node;
+/// closed again by the user, it stays closed. At a desktop's width and a phone's.
+#[wasm_bindgen_test]
+async fn an_opened_more_stays_open_until_the_user_closes_it_whatever_the_polls_answer() {
+    use chrono::TimeDelta;
+    for width in [1280, 390] {
+        let model = NodesModel::default();
+        let host = mount_in_frame(width, move || {
+            provide_console(Role::Member);
+            model.receive(Ok(five_workloads()), now());
+            view! { <NodesBoard model reservation=12/> }
+        });
+        settle_drawn().await;
+        console_fixtures::sleep(50).await;
+        let more = || host.query_selector(".workloads-more").unwrap().expect("a +N more");
+        let press =
+            || more().query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+        // The browser tells of a toggle in a task of its own: a poll comes seconds after.
+        let toggled = || async {
+            console_fixtures::sleep(20).await;
+            settle().await;
+        };
+        press();
+        toggled().await;
+        assert!(more().has_attribute("open"), "at {width} px the +3 more opens");
+
+        // The next poll, the same answer: the card's line is due and redrawn.
+        model.receive(Ok(five_workloads()), now() + TimeDelta::seconds(5));
+        settle().await;
+        assert!(more().has_attribute("open"), "at {width} px a poll that redraws the card's line closed the +3 more");
+        // A poll that changes the node: one more GPU for its last workload.
+        let mut changed = five_workloads();
+        changed.nodes[0].gpus_in_use = Some(6);
+        changed.nodes[0].workloads[4].gpus = 2;
+        model.receive(Ok(changed), now() + TimeDelta::seconds(10));
+        settle().await;
+        assert!(more().has_attribute("open"), "at {width} px a poll that changes the node closed the +3 more");
+
+        press();
+        toggled().await;
+        assert!(!more().has_attribute("open"), "at {width} px the user closes it");
+        model.receive(Ok(five_workloads()), now() + TimeDelta::seconds(15));
+        settle().await;
+        assert!(!more().has_attribute("open"), "at {width} px a poll opened again what the user closed");
+    }
+}
