@@ -686,3 +686,155 @@ async fn an_opened_more_stays_open_until_the_user_closes_it_whatever_the_polls_a
         assert!(!more().has_attribute("open"), "at {width} px a poll opened again what the user closed");
     }
 }
+
+/// Two ready nodes of 8 GPUs, the second named with a 10,000-character name: a cluster with
+/// a 10,000-character name runs on both, a notebook on the first; 6 GPUs free on the second.
+fn long_named_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 4, "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": long_name(), "gpus": 2 },
+                { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 }
+            ] },
+            { "display_name": long_name(), "state": "ready", "gpus": 8, "gpus_in_use": 2, "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": long_name(), "gpus": 2 }
+            ] }
+        ]
+    }))
+    .unwrap()
+}
+
+/// Each table scroller matching `css` is in the tab order and named as a region, so that a
+/// keyboard reaches what scrolls sideways in it (axe: `scrollable-region-focusable`).
+fn assert_scrollers_reachable(host: &web_sys::HtmlElement, css: &str, width: u32) {
+    let found = all(host, css);
+    assert!(!found.is_empty(), "at {width} px nothing matches {css}");
+    for wrap in found {
+        let name = wrap.get_attribute("aria-label").or_else(|| wrap.get_attribute("aria-labelledby"));
+        assert_eq!(wrap.get_attribute("tabindex").as_deref(), Some("0"), "at {width} px {css} is out of the tab order");
+        assert_eq!(wrap.get_attribute("role").as_deref(), Some("region"), "at {width} px {css} is no region");
+        assert!(name.is_some_and(|n| !n.trim().is_empty()), "at {width} px {css} has no name");
+    }
+}
+
+/// A 10,000-character name as a page added since the Nodes cards shows it at `width`: the
+/// page never scrolls sideways, `part` (what shows the name) stays under 2,000 px high, each
+/// text holding the name a few lines high (measured on the holder itself: a stacked row
+/// off screen is not laid out, `content-visibility`), and the whole name is reachable in a
+/// title.
+fn assert_long_name_cut(host: &web_sys::HtmlElement, width: u32, part: &str) {
+    assert_nothing_scrolls_sideways(host, width);
+    let shown = host.query_selector(part).unwrap().unwrap_or_else(|| panic!("no {part}"));
+    let height = rect(&shown, "height");
+    assert!(height < 2_000.0, "at {width} px {part} is {height} px high");
+    let holders: Vec<web_sys::HtmlElement> = all(host, "*")
+        .into_iter()
+        .filter(|e| {
+            let children = e.child_nodes();
+            (0..children.length()).filter_map(|i| children.item(i)).any(|child| {
+                child.node_type() == web_sys::Node::TEXT_NODE
+                    && child.text_content().is_some_and(|t| t.contains(&long_name()))
+            })
+        })
+        .collect();
+    assert!(!holders.is_empty(), "at {width} px the name is not shown");
+    for holder in holders {
+        let high = rect(&holder, "height");
+        assert!(high < 100.0, "at {width} px <{}> holds the name {high} px high", holder.tag_name().to_lowercase());
+    }
+    let titled =
+        all(host, "[title]").iter().any(|e| e.get_attribute("title").is_some_and(|t| t.contains(&long_name())));
+    assert!(titled, "at {width} px the whole name is in no title");
+}
+
+#[wasm_bindgen_test]
+async fn what_stops_when_on_the_overview_cuts_a_long_name_and_its_scrollers_are_reachable_at_360_and_390_px() {
+    for width in [360, 390] {
+        let host = mount_in_frame(width, || {
+            let (store, nodes, session) = provide_fleet(Role::Owner);
+            // 12's term ends with no renewal: its workloads are listed.
+            store.receive_list(session, Ok(vec![reservation(json!({ "id": 12 }))]), now());
+            nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+            view! { <OverviewBoard store/> }
+        });
+        settle().await;
+        assert!(text(&host).contains("notebook"), "the workloads are listed");
+        assert_long_name_cut(&host, width, "#at-risk");
+        assert_scrollers_reachable(&host, "#at-risk .table-wrap", width);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn what_stops_when_on_a_reservations_detail_cuts_a_long_name_within_360_and_390_px() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::reservation::ReservationView;
+    for width in [360, 390] {
+        let host = mount_in_frame(width, || {
+            let state = provide_console(Role::Owner);
+            let session = state.session_id_untracked().unwrap();
+            let nodes = use_nodes();
+            nodes.begin_current();
+            nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+            let detail = owner_detail(json!({}));
+            let account = Signal::stored(Some(vec![detail.reservation.clone()]));
+            view! { <ReservationView detail account/> }
+        });
+        settle().await;
+        assert!(text(&host).contains("notebook"), "the workloads are listed");
+        assert_long_name_cut(&host, width, "#at-risk");
+        assert_scrollers_reachable(&host, "#at-risk .table-wrap", width);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn where_gpus_fit_cuts_a_long_gpu_type_and_node_name_within_360_px() {
+    use reservations_console::pages::fit::FitBoard;
+    use reservations_console::router::Router;
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
+    let host = mount_in_frame(360, || {
+        let (store, nodes, session) = provide_fleet(Role::Owner);
+        let list = vec![reservation(json!({ "id": 12, "gpu_type": long_name() })), reservation(json!({ "id": 3 }))];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+        view! { <Router><FitBoard store/></Router> }
+    });
+    settle().await;
+    window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
+    assert!(text(&host).contains("6 free"), "the long-named node's room is listed: {:.300}", text(&host));
+    assert_long_name_cut(&host, 360, ".fit-page");
+    assert_scrollers_reachable(&host, ".table-wrap", 360);
+}
+
+#[wasm_bindgen_test]
+async fn capacity_over_the_coming_terms_cuts_a_long_gpu_type_within_360_px() {
+    use reservations_console::pages::capacity::CapacityBoard;
+    let host = mount_in_frame(360, || {
+        let (store, _, session) = provide_fleet(Role::Owner);
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12, "gpu_type": long_name() }))]), now());
+        view! { <CapacityBoard store/> }
+    });
+    settle().await;
+    assert!(text(&host).contains("No renewal reserved"), "the lane's table is drawn: {:.300}", text(&host));
+    assert_long_name_cut(&host, 360, ".capacity-page");
+    assert_scrollers_reachable(&host, ".table-wrap", 360);
+}
+
+#[wasm_bindgen_test]
+async fn the_term_ledger_cuts_a_long_gpu_type_within_360_px() {
+    use console_fixtures::owner_detail;
+    use reservations_console::domain::ledger::{ledger, Account, Row};
+    use reservations_console::pages::ledger::LedgerBoard;
+    let host = mount_in_frame(360, || {
+        provide_console(Role::Owner);
+        let detail = owner_detail(json!({ "gpu_type": long_name() }));
+        let rows = vec![Row { ledger: ledger(&detail), reservation: detail.reservation }];
+        view! { <LedgerBoard account=Account::of(rows) read_at=now()/> }
+    });
+    settle().await;
+    assert!(text(&host).contains("Committed"), "the ledger is drawn");
+    assert_long_name_cut(&host, 360, "section.ledger");
+    assert_scrollers_reachable(&host, ".table-wrap", 360);
+}

@@ -7,6 +7,7 @@
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Reservation, Timestamp};
 use crate::components::alerts_bell;
+use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
@@ -151,15 +152,17 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
 fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
     let title = format!("{} · {}", lane.region, lane.gpu_type);
     let heading = format!("capacity-lane-{index}");
+    // The table's scroller is named by the lane's heading too.
+    let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
     let drawing = draw(&lane);
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
         <section class="panel capacity-lane" aria-labelledby=heading>
-            <h2 id=heading.clone()>{title}</h2>
+            <h2 id=heading_id><CutText text=title/></h2>
             {drawing}
             <p class="capacity-stretches">{summary}</p>
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-labelledby=table_label>
                 <table class="data-table stack-table capacity-table">
                     <thead>
                         <tr>

@@ -4,6 +4,7 @@
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
 use crate::components::alerts_bell;
+use crate::components::api_text::CutText;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::fit::{judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
@@ -139,6 +140,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
     view! {
         <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
         {move || (!listed()).then(|| view! { <p class="muted">"Reading the reservations…"</p> })}
+        <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
         <table class="fleet-table fit-table stack-table">
             <thead>
                 <tr>
@@ -167,10 +169,10 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                         <tr data-verdict=verdict.label()>
                             <th scope="row" data-label="Reservation">
                                 <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
-                                " " <span class="muted">{place}</span>
+                                " " <span class="muted"><CutText text=place/></span>
                             </th>
                             <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
-                            <td data-label="Why">{reason}{rooms.map(|t| view! { <br/><span class="muted">{t}</span> })}</td>
+                            <td data-label="Why">{reason}{rooms.map(|t| view! { <span class="cell-sub"><CutText text=t/></span> })}</td>
                             <td class="muted" data-label="Nodes read">{age}</td>
                             <td data-label="">{launch}</td>
                         </tr>
@@ -178,6 +180,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }
 
