@@ -722,8 +722,9 @@ fn assert_scrollers_reachable(host: &web_sys::HtmlElement, css: &str, width: u32
 /// page never scrolls sideways, `part` (what shows the name) stays under 2,000 px high, each
 /// text holding the name a few lines high (measured on the holder itself: a stacked row
 /// off screen is not laid out, `content-visibility`), and the whole name is reachable in a
-/// title.
+/// title; the table scrollers in `part` are reachable ([`assert_scrollers_reachable`]).
 fn assert_long_name_cut(host: &web_sys::HtmlElement, width: u32, part: &str) {
+    assert_scrollers_reachable(host, &format!("{part} .table-wrap"), width);
     assert_nothing_scrolls_sideways(host, width);
     let shown = host.query_selector(part).unwrap().unwrap_or_else(|| panic!("no {part}"));
     let height = rect(&shown, "height");
@@ -748,6 +749,14 @@ fn assert_long_name_cut(host: &web_sys::HtmlElement, width: u32, part: &str) {
     assert!(titled, "at {width} px the whole name is in no title");
 }
 
+/// What stops when at `width`, drawn from [`long_named_nodes`]: the workloads listed, the
+/// long name cut and the table's scroller reachable.
+async fn assert_the_panel_cuts_the_long_name(host: &web_sys::HtmlElement, width: u32) {
+    settle().await;
+    assert!(text(host).contains("notebook"), "at {width} px the workloads are listed");
+    assert_long_name_cut(host, width, "#at-risk");
+}
+
 #[wasm_bindgen_test]
 async fn what_stops_when_on_the_overview_cuts_a_long_name_and_its_scrollers_are_reachable_at_360_and_390_px() {
     for width in [360, 390] {
@@ -758,10 +767,7 @@ async fn what_stops_when_on_the_overview_cuts_a_long_name_and_its_scrollers_are_
             nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
             view! { <OverviewBoard store/> }
         });
-        settle().await;
-        assert!(text(&host).contains("notebook"), "the workloads are listed");
-        assert_long_name_cut(&host, width, "#at-risk");
-        assert_scrollers_reachable(&host, "#at-risk .table-wrap", width);
+        assert_the_panel_cuts_the_long_name(&host, width).await;
     }
 }
 
@@ -780,10 +786,7 @@ async fn what_stops_when_on_a_reservations_detail_cuts_a_long_name_within_360_an
             let account = Signal::stored(Some(vec![detail.reservation.clone()]));
             view! { <ReservationView detail account/> }
         });
-        settle().await;
-        assert!(text(&host).contains("notebook"), "the workloads are listed");
-        assert_long_name_cut(&host, width, "#at-risk");
-        assert_scrollers_reachable(&host, "#at-risk .table-wrap", width);
+        assert_the_panel_cuts_the_long_name(&host, width).await;
     }
 }
 
@@ -805,7 +808,6 @@ async fn where_gpus_fit_cuts_a_long_gpu_type_and_node_name_within_360_px() {
     window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
     assert!(text(&host).contains("6 free"), "the long-named node's room is listed: {:.300}", text(&host));
     assert_long_name_cut(&host, 360, ".fit-page");
-    assert_scrollers_reachable(&host, ".table-wrap", 360);
 }
 
 #[wasm_bindgen_test]
@@ -819,7 +821,6 @@ async fn capacity_over_the_coming_terms_cuts_a_long_gpu_type_within_360_px() {
     settle().await;
     assert!(text(&host).contains("No renewal reserved"), "the lane's table is drawn: {:.300}", text(&host));
     assert_long_name_cut(&host, 360, ".capacity-page");
-    assert_scrollers_reachable(&host, ".table-wrap", 360);
 }
 
 #[wasm_bindgen_test]
@@ -836,5 +837,4 @@ async fn the_term_ledger_cuts_a_long_gpu_type_within_360_px() {
     settle().await;
     assert!(text(&host).contains("Committed"), "the ledger is drawn");
     assert_long_name_cut(&host, 360, "section.ledger");
-    assert_scrollers_reachable(&host, ".table-wrap", 360);
 }
