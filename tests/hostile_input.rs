@@ -762,4 +762,203 @@ async fn an_unrecognised_status_badge_and_its_explanation_show_an_override_isola
     assert_eq!(badge.text_content().unwrap(), "⟨RLO⟩001A (unrecognised)");
     let isolated = all(&host, ".badge bdi, .status-explanation bdi").len();
     assert!(isolated >= 2, "the badge's and the explanation's text each isolated: {isolated}");
+
+/// A card's "+N more", opened, stays open when the next poll's answer arrives, whether the
+/// answer redraws the card's line (the first polls, then once a minute) or changes its node;
+/// closed again by the user, it stays closed. At a desktop's width and a phone's.
+#[wasm_bindgen_test]
+async fn an_opened_more_stays_open_until_the_user_closes_it_whatever_the_polls_answer() {
+    use chrono::TimeDelta;
+    for width in [1280, 390] {
+        let model = NodesModel::default();
+        let host = mount_in_frame(width, move || {
+            provide_console(Role::Member);
+            model.receive(Ok(five_workloads()), now());
+            view! { <NodesBoard model reservation=12/> }
+        });
+        settle_drawn().await;
+        console_fixtures::sleep(50).await;
+        let more = || host.query_selector(".workloads-more").unwrap().expect("a +N more");
+        let press =
+            || more().query_selector("summary").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+        // The browser tells of a toggle in a task of its own: a poll comes seconds after.
+        let toggled = || async {
+            console_fixtures::sleep(20).await;
+            settle().await;
+        };
+        press();
+        toggled().await;
+        assert!(more().has_attribute("open"), "at {width} px the +3 more opens");
+
+        // The next poll, the same answer: the card's line is due and redrawn.
+        model.receive(Ok(five_workloads()), now() + TimeDelta::seconds(5));
+        settle().await;
+        assert!(more().has_attribute("open"), "at {width} px a poll that redraws the card's line closed the +3 more");
+        // A poll that changes the node: one more GPU for its last workload.
+        let mut changed = five_workloads();
+        changed.nodes[0].gpus_in_use = Some(6);
+        changed.nodes[0].workloads[4].gpus = 2;
+        model.receive(Ok(changed), now() + TimeDelta::seconds(10));
+        settle().await;
+        assert!(more().has_attribute("open"), "at {width} px a poll that changes the node closed the +3 more");
+
+        press();
+        toggled().await;
+        assert!(!more().has_attribute("open"), "at {width} px the user closes it");
+        model.receive(Ok(five_workloads()), now() + TimeDelta::seconds(15));
+        settle().await;
+        assert!(!more().has_attribute("open"), "at {width} px a poll opened again what the user closed");
+    }
+}
+
+/// Two ready nodes of 8 GPUs, the second named with a 10,000-character name: a cluster with
+/// a 10,000-character name runs on both, a notebook on the first; 6 GPUs free on the second.
+fn long_named_nodes() -> NodesResponse {
+    serde_json::from_value(json!({
+        "workloads_unknown": false,
+        "nodes": [
+            { "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 4, "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": long_name(), "gpus": 2 },
+                { "kind": "gpu_instance", "id": 902, "name": "notebook", "gpus": 2 }
+            ] },
+            { "display_name": long_name(), "state": "ready", "gpus": 8, "gpus_in_use": 2, "workloads": [
+                { "kind": "gpu_cluster", "id": 418, "name": long_name(), "gpus": 2 }
+            ] }
+        ]
+    }))
+    .unwrap()
+}
+
+/// Each table scroller matching `css` is in the tab order and named as a region, so that a
+/// keyboard reaches what scrolls sideways in it (axe: `scrollable-region-focusable`).
+fn assert_scrollers_reachable(host: &web_sys::HtmlElement, css: &str, width: u32) {
+    let found = all(host, css);
+    assert!(!found.is_empty(), "at {width} px nothing matches {css}");
+    for wrap in found {
+        let name = wrap.get_attribute("aria-label").or_else(|| wrap.get_attribute("aria-labelledby"));
+        assert_eq!(wrap.get_attribute("tabindex").as_deref(), Some("0"), "at {width} px {css} is out of the tab order");
+        assert_eq!(wrap.get_attribute("role").as_deref(), Some("region"), "at {width} px {css} is no region");
+        assert!(name.is_some_and(|n| !n.trim().is_empty()), "at {width} px {css} has no name");
+    }
+}
+
+/// A 10,000-character name as a page added since the Nodes cards shows it at `width`: the
+/// page never scrolls sideways, `part` (what shows the name) stays under 2,000 px high, each
+/// text holding the name a few lines high (measured on the holder itself: a stacked row
+/// off screen is not laid out, `content-visibility`), and the whole name is reachable in a
+/// title; the table scrollers in `part` are reachable ([`assert_scrollers_reachable`]).
+fn assert_long_name_cut(host: &web_sys::HtmlElement, width: u32, part: &str) {
+    assert_scrollers_reachable(host, &format!("{part} .table-wrap"), width);
+    assert_nothing_scrolls_sideways(host, width);
+    let shown = host.query_selector(part).unwrap().unwrap_or_else(|| panic!("no {part}"));
+    let height = rect(&shown, "height");
+    assert!(height < 2_000.0, "at {width} px {part} is {height} px high");
+    let holders: Vec<web_sys::HtmlElement> = all(host, "*")
+        .into_iter()
+        .filter(|e| {
+            let children = e.child_nodes();
+            (0..children.length()).filter_map(|i| children.item(i)).any(|child| {
+                child.node_type() == web_sys::Node::TEXT_NODE
+                    && child.text_content().is_some_and(|t| t.contains(&long_name()))
+            })
+        })
+        .collect();
+    assert!(!holders.is_empty(), "at {width} px the name is not shown");
+    for holder in holders {
+        let high = rect(&holder, "height");
+        assert!(high < 100.0, "at {width} px <{}> holds the name {high} px high", holder.tag_name().to_lowercase());
+    }
+    let titled =
+        all(host, "[title]").iter().any(|e| e.get_attribute("title").is_some_and(|t| t.contains(&long_name())));
+    assert!(titled, "at {width} px the whole name is in no title");
+}
+
+/// What stops when at `width`, drawn from [`long_named_nodes`]: the workloads listed, the
+/// long name cut and the table's scroller reachable.
+async fn assert_the_panel_cuts_the_long_name(host: &web_sys::HtmlElement, width: u32) {
+    settle().await;
+    assert!(text(host).contains("notebook"), "at {width} px the workloads are listed");
+    assert_long_name_cut(host, width, "#at-risk");
+}
+
+#[wasm_bindgen_test]
+async fn what_stops_when_on_the_overview_cuts_a_long_name_and_its_scrollers_are_reachable_at_360_and_390_px() {
+    for width in [360, 390] {
+        let host = mount_in_frame(width, || {
+            let (store, nodes, session) = provide_fleet(Role::Owner);
+            // 12's term ends with no renewal: its workloads are listed.
+            store.receive_list(session, Ok(vec![reservation(json!({ "id": 12 }))]), now());
+            nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+            view! { <OverviewBoard store/> }
+        });
+        assert_the_panel_cuts_the_long_name(&host, width).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn what_stops_when_on_a_reservations_detail_cuts_a_long_name_within_360_and_390_px() {
+    use console_fixtures::owner_detail;
+    use reservations_console::pages::reservation::ReservationView;
+    for width in [360, 390] {
+        let host = mount_in_frame(width, || {
+            let state = provide_console(Role::Owner);
+            let session = state.session_id_untracked().unwrap();
+            let nodes = use_nodes();
+            nodes.begin_current();
+            nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+            let detail = owner_detail(json!({}));
+            let account = Signal::stored(Some(vec![detail.reservation.clone()]));
+            view! { <ReservationView detail account/> }
+        });
+        assert_the_panel_cuts_the_long_name(&host, width).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn where_gpus_fit_cuts_a_long_gpu_type_and_node_name_within_360_px() {
+    use reservations_console::pages::fit::FitBoard;
+    use reservations_console::router::Router;
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
+    let host = mount_in_frame(360, || {
+        let (store, nodes, session) = provide_fleet(Role::Owner);
+        let list = vec![reservation(json!({ "id": 12, "gpu_type": long_name() })), reservation(json!({ "id": 3 }))];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(long_named_nodes())), now());
+        view! { <Router><FitBoard store/></Router> }
+    });
+    settle().await;
+    window.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&before)).unwrap();
+    assert!(text(&host).contains("6 free"), "the long-named node's room is listed: {:.300}", text(&host));
+    assert_long_name_cut(&host, 360, ".fit-page");
+}
+
+#[wasm_bindgen_test]
+async fn capacity_over_the_coming_terms_cuts_a_long_gpu_type_within_360_px() {
+    use reservations_console::pages::capacity::CapacityBoard;
+    let host = mount_in_frame(360, || {
+        let (store, _, session) = provide_fleet(Role::Owner);
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12, "gpu_type": long_name() }))]), now());
+        view! { <CapacityBoard store/> }
+    });
+    settle().await;
+    assert!(text(&host).contains("No renewal reserved"), "the lane's table is drawn: {:.300}", text(&host));
+    assert_long_name_cut(&host, 360, ".capacity-page");
+}
+
+#[wasm_bindgen_test]
+async fn the_term_ledger_cuts_a_long_gpu_type_within_360_px() {
+    use console_fixtures::owner_detail;
+    use reservations_console::domain::ledger::{ledger, Account, Row};
+    use reservations_console::pages::ledger::LedgerBoard;
+    let host = mount_in_frame(360, || {
+        provide_console(Role::Owner);
+        let detail = owner_detail(json!({ "gpu_type": long_name() }));
+        let rows = vec![Row { ledger: ledger(&detail), reservation: detail.reservation }];
+        view! { <LedgerBoard account=Account::of(rows) read_at=now()/> }
+    });
+    settle().await;
+    assert!(text(&host).contains("Committed"), "the ledger is drawn");
+    assert_long_name_cut(&host, 360, "section.ledger");
 }

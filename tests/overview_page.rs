@@ -512,3 +512,31 @@ async fn the_header_links_to_the_overview_until_the_alerts_are_read_then_counts_
     assert!(host.query_selector(".alerts-bell a").unwrap().is_none(), "the link gives way to the bell");
     assert_eq!(text(&host.query_selector(".alerts-count").unwrap().unwrap().unchecked_into()), "1");
 }
+
+/// A reservation closed to launches says so in its row beside the badge, as the idle cost
+/// line does: past due pauses new launches, suspended stops them and its workloads; an
+/// active row says nothing of launches.
+#[wasm_bindgen_test]
+async fn a_past_due_or_suspended_row_says_what_its_status_does_to_launches() {
+    let (host, ()) = mount_with(|| {
+        let Fleet { store, nodes, session } = fleet(Role::Member);
+        let list = vec![
+            reservation(json!({ "id": 8, "status": "past_due", "stops_at": "2026-12-05T09:30:00Z" })),
+            reservation(json!({ "id": 5, "status": "suspended" })),
+            reservation(json!({ "id": 12 })),
+        ];
+        store.receive_list(session, Ok(list), now());
+        for id in [8, 5, 12] {
+            nodes.receive(session, id, Ok(Arc::new(idle_node())), now());
+        }
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    settle().await;
+    let cell = |id: i64| {
+        let found = host.query_selector(&format!("tr[data-reservation='{id}'] td[data-label='Reservation']")).unwrap();
+        found.unwrap_or_else(|| panic!("no row of #{id}")).text_content().unwrap()
+    };
+    assert!(cell(8).contains("New launches paused"), "{}", cell(8));
+    assert!(cell(5).contains("Launches and workloads stopped"), "{}", cell(5));
+    assert!(!cell(12).to_lowercase().contains("launches"), "an active row says nothing of launches: {}", cell(12));
+}

@@ -11,3 +11,14 @@ use leptos::prelude::*;
 pub fn ApiText(#[prop(into)] text: String) -> impl IntoView {
     view! { <bdi>{visible_controls(&text).into_owned()}</bdi> }
 }
+
+/// API text that may run long (the API bounds no name), cut by the stylesheet to a few
+/// lines (`.api-cut`, style/overview.css) with the whole of it in the title, as the node
+/// cards cut theirs: a 10,000-character name keeps its row a few lines high and stays
+/// reachable whole. Isolated and its controls shown, as [`ApiText`].
+#[component]
+pub fn CutText(#[prop(into)] text: String) -> impl IntoView {
+    let shown = visible_controls(&text).into_owned();
+    let whole = shown.clone();
+    view! { <bdi class="api-cut" title=whole>{shown}</bdi> }
+}

@@ -7,7 +7,7 @@
 use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
-use crate::components::api_text::ApiText;
+use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::time::zone;
 use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR};
@@ -166,6 +166,8 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     let assumed = risk.assumed();
     let scope = risk.scope();
     let title = risk.title(owner);
+    // Names the table's scroller: "Workloads that would stop: #8, Workloads stop unless …".
+    let label = format!("Workloads that would stop: #{id}, {title}");
     view! {
         <li class="at-risk-item" data-deadline=kind>
             <h3 class="at-risk-title">
@@ -181,7 +183,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
                 {scope}
                 {assumed.then(|| view! { " " <span class="assumed">"assumed"</span> })}
             </p>
-            <WorkloadsTable workloads=risk.workloads/>
+            <WorkloadsTable workloads=risk.workloads label/>
             {remedy}
         </li>
     }
@@ -190,8 +192,11 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
 /// Workloads listed before the rest are counted.
 const LISTED: usize = 8;
 
+/// The workloads a deadline would stop. Narrow, the table scrolls in its own box, which
+/// the keyboard reaches and a screen reader names by `label`; a long name, kind or node is
+/// cut to a few lines, the whole in its title.
 #[component]
-fn WorkloadsTable(workloads: Workloads) -> impl IntoView {
+fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
     let known: Vec<Stopping> = match workloads {
         Workloads::Known(known) | Workloads::Partly { known, .. } => known,
         Workloads::Unknown(_) => Vec::new(),
@@ -199,7 +204,7 @@ fn WorkloadsTable(workloads: Workloads) -> impl IntoView {
     let more = known.len().saturating_sub(LISTED);
     (!known.is_empty()).then(|| {
         view! {
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label=label>
                 <table class="data-table at-risk-workloads">
                     <thead>
                         <tr>
@@ -212,10 +217,10 @@ fn WorkloadsTable(workloads: Workloads) -> impl IntoView {
                     <tbody>
                         {known.into_iter().take(LISTED).map(|w| view! {
                             <tr>
-                                <th scope="row"><ApiText text=w.name/></th>
-                                <td><ApiText text=kind_label(&w.kind)/></td>
+                                <th scope="row"><CutText text=w.name/></th>
+                                <td><CutText text=kind_label(&w.kind)/></td>
                                 <td class="num">{w.gpus}</td>
-                                <td><ApiText text=w.nodes.join(", ")/></td>
+                                <td><CutText text=w.nodes.join(", ")/></td>
                             </tr>
                         }).collect_view()}
                     </tbody>

@@ -39,7 +39,9 @@ use crate::domain::workload::workload_page_path;
 use chrono::TimeDelta;
 use leptos::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use wasm_bindgen::JsCast;
 
 /// One node's card data. Clones share the signal and the history.
 #[derive(Clone)]
@@ -55,6 +57,10 @@ pub struct NodeRow {
     /// Utilization since the tab opened (or since the node appeared): not a signal, the
     /// store says when lines are due for a redraw ([`NodeStore::record`]).
     history: Arc<Mutex<History>>,
+    /// Whether the user opened the card's "+N more": a card is rewritten whole when its node
+    /// changes or its line is redrawn, and is written open again while this holds, so what
+    /// the user opened stays open across polls until they close it.
+    more_open: Arc<AtomicBool>,
 }
 
 /// A node as its card shows it.
@@ -84,6 +90,7 @@ impl NodeRow {
                 placement: (!workloads_unknown).then(|| Placement::of(node)),
             }),
             history: Arc::default(),
+            more_open: Arc::default(),
         }
     }
 
@@ -340,9 +347,17 @@ fn node_line(history: &History) -> Html {
 /// windowed grid cannot grow.
 const CARD_WORKLOADS: usize = 2;
 
+/// What a card's body shows of its node's workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listing {
+    /// Cells only: the workloads are left out (hidden, they would only be built and parsed
+    /// for nothing at every card a scroll draws).
+    CellsOnly,
+    /// Listed, the "+N more" written open when the user opened it ([`NodeRow::more_open`]).
+    Listed { more_open: bool },
+}
+
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
-/// Cells only (`listed` false), the workloads are left out: hidden, they would only be
-/// built and parsed for nothing at every card a scroll draws.
 fn node_body(
     reservation: i64,
     name: &str,
@@ -350,7 +365,7 @@ fn node_body(
     gpus: i64,
     placement: Option<&Placement>,
     repeated: bool,
-    listed: bool,
+    listing: Listing,
 ) -> Html {
     let node = Node {
         display_name: name.to_owned(),
@@ -378,7 +393,7 @@ fn node_body(
         html.markup(r#"<li class="gpu-more">+"#).text(drawn.clipped).markup(" more</li>");
     }
     html.markup("</ol>");
-    if listed {
+    if let Listing::Listed { more_open } = listing {
         let (first, rest) = workloads.split_at(workloads.len().min(CARD_WORKLOADS));
         html.markup(r#"<ol class="node-workloads">"#);
         for (i, w) in first.iter().enumerate() {
@@ -387,7 +402,8 @@ fn node_body(
         html.markup("</ol>");
         if !rest.is_empty() {
             // Opened, it covers the card (style/nodes.css): the row keeps its height.
-            html.markup(r#"<details class="workloads-more"><summary><span class="more-closed">+"#).text(rest.len());
+            html.markup(r#"<details class="workloads-more""#).markup(if more_open { " open" } else { "" });
+            html.markup(r#"><summary><span class="more-closed">+"#).text(rest.len());
             // Opened, it covers the card's head: it names the node it is about.
             html.markup(r#" more</span><span class="more-open">Back to "#).text(name).markup("</span></summary>");
             html.markup(r#"<ol class="node-workloads">"#);
@@ -424,6 +440,8 @@ fn write_head(html: &mut Html, name: &str, state: &NodeState) {
 /// A whole card — head, utilization line, body — as HTML, from one read of its row's
 /// signals (so the slot redraws it when any of them changes).
 fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
+    let listing =
+        if listed { Listing::Listed { more_open: row.more_open.load(Ordering::Relaxed) } } else { Listing::CellsOnly };
     let mut html = Html::with_capacity(2048);
     row.shown.with(|Shown { state, gpus, placement }| {
         write_head(&mut html, row.name(), state);
@@ -436,7 +454,7 @@ fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
             *gpus,
             placement.as_ref(),
             row.repeated.is_some(),
-            listed,
+            listing,
         ));
         html.markup("</div>");
     });
@@ -476,6 +494,19 @@ fn NodeSlot(
         let listed = !compact.get();
         row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card(reservation, r, listed)))
     };
+    // The user opening or closing the card's "+N more" is kept on its node's row (the event
+    // does not bubble: caught on its way down). A card rewritten closes its old element,
+    // whose event then no longer reaches this one.
+    let on_toggle = move |ev: leptos::ev::Event| {
+        // Only elements are toggled (not checked with `instanceof`, which a card in another
+        // frame's document would fail).
+        let Some(details) = ev.target().map(|t| t.unchecked_into::<web_sys::Element>()) else { return };
+        if !details.matches(".workloads-more").unwrap_or(false) {
+            return;
+        }
+        let open = details.has_attribute("open");
+        row.with_untracked(|r| r.as_ref().map(|r| r.more_open.store(open, Ordering::Relaxed)));
+    };
     // The slot's number is set as the element is made, not once it is mounted: the window's
     // first arrangement comes before that, and took every unnumbered card for out of place
     // (it moved all of them, 66 at 10,000 nodes, as they were made).
@@ -487,6 +518,7 @@ fn NodeSlot(
             aria-posinset=move || position.get().map(|p| p.to_string())
             aria-setsize=move || of.get().to_string()
             prop:innerHTML=card
+            on:toggle:capture=on_toggle
         ></article>
     }
 }
@@ -722,7 +754,16 @@ mod tests {
             gpus_in_use: Some(3),
             workloads: vec![workload("gpu_cluster", 418, "a<b", 2), workload("batch_job", 7, "odd", 1)],
         };
-        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, true).into_string();
+        let html = node_body(
+            12,
+            "node-1",
+            &NodeState::Ready,
+            4,
+            Some(&placement),
+            false,
+            Listing::Listed { more_open: false },
+        )
+        .into_string();
         assert_eq!(html.matches(r#"<li class="gpu-cell "#).count(), 4, "{html}");
         assert!(
             html.contains(r#"<li class="gpu-cell k-gpu-cluster" title="GPU 1 · a&lt;b (GPU cluster #418)">1</li>"#),
@@ -886,7 +927,8 @@ mod tests {
                 billing: None,
             }],
         };
-        let html = node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, false).into_string();
+        let html =
+            node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, Listing::CellsOnly).into_string();
         assert!(!html.contains("node-workloads") && !html.contains("<a "), "{html}");
         assert!(html.contains(r#"title="GPU 1 · train (GPU instance #9)">1</li>"#), "the cells still name it: {html}");
     }
@@ -913,20 +955,22 @@ mod tests {
 
     #[test]
     fn flags_keep_their_list_inside_a_note_wrapper() {
-        let html = node_body(12, "n", &NodeState::Ready, 8, None, true, true).into_string();
+        let html =
+            node_body(12, "n", &NodeState::Ready, 8, None, true, Listing::Listed { more_open: false }).into_string();
         assert!(html.contains(r#"<div class="node-flags" role="note"><ul><li>"#), "{html}");
         assert!(!html.contains(r#"<ul class="node-flags" role="note">"#), "{html}");
     }
 
     #[test]
     fn preparing_and_maintenance_nodes_say_what_their_state_means() {
-        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false, false).into_string();
+        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false, Listing::CellsOnly).into_string();
         assert!(
             preparing
                 .contains(r#"<p class="node-state-meaning" title="GPUs available shortly">GPUs available shortly</p>"#),
             "{preparing}"
         );
-        let maintenance = node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, false).into_string();
+        let maintenance =
+            node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, Listing::CellsOnly).into_string();
         assert!(
             maintenance.contains(r#"<p class="node-state-meaning" title="not usable now; still part of what is reserved">not usable now; still part of what is reserved</p>"#),
             "{maintenance}"

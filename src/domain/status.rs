@@ -95,6 +95,25 @@ pub fn launch_access(status: &ReservationStatus) -> LaunchAccess {
     }
 }
 
+/// What a status closed to launches does to them, in a few words for a row beside the
+/// badge (the overview's): "New launches paused" on a past-due reservation, "Launches and
+/// workloads stopped" on a suspended one. `None` where launches are open or the status is
+/// not known: exactly where [`launch_access`] is not `Closed`.
+pub fn launches_in_brief(status: &ReservationStatus) -> Option<&'static str> {
+    Some(match status {
+        ReservationStatus::Assigning => "Launches not open yet",
+        ReservationStatus::Scheduled => "Launches open when the term starts",
+        ReservationStatus::AwaitingPayment => "Launches paused until the first invoice is paid",
+        ReservationStatus::PastDue => PAST_DUE_LAUNCHES,
+        ReservationStatus::Suspended => "Launches and workloads stopped",
+        ReservationStatus::Ended => "Launches closed: the term is over",
+        ReservationStatus::Active | ReservationStatus::Unknown(_) => return None,
+    })
+}
+
+/// A past-due reservation's launches, in its row and in its status's explanation.
+const PAST_DUE_LAUNCHES: &str = "New launches paused";
+
 const UNRECOGNISED_LAUNCHES: &str = "Unknown: a launch may be refused; the launch answer will say why.";
 
 /// A reservation's status (seed 004), with the past-due countdown when `stops_at` is known
@@ -163,7 +182,8 @@ fn past_due_explanation(r: &Reservation, now: Timestamp, zone: Zone) -> String {
     if let Some(since) = r.past_due_since {
         text.push_str(&format!(" since {}", format_time(since, zone)));
     }
-    text.push_str(". New launches paused");
+    text.push_str(". ");
+    text.push_str(PAST_DUE_LAUNCHES);
     match (countdown(r, now), r.stops_at) {
         (Some(when), Some(at)) => text.push_str(&format!("; {when} ({}) unless it is paid.", format_time(at, zone))),
         _ => text.push_str("; running workloads will be stopped unless it is paid."),
@@ -294,6 +314,25 @@ pub fn charge_status(status: &ChargeStatus) -> (String, Tone) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_says_in_brief_what_a_closed_status_does_to_launches_and_nothing_where_they_are_open() {
+        assert_eq!(launches_in_brief(&ReservationStatus::PastDue), Some("New launches paused"));
+        assert_eq!(launches_in_brief(&ReservationStatus::Suspended), Some("Launches and workloads stopped"));
+        for status in [
+            ReservationStatus::Assigning,
+            ReservationStatus::Scheduled,
+            ReservationStatus::AwaitingPayment,
+            ReservationStatus::Active,
+            ReservationStatus::PastDue,
+            ReservationStatus::Suspended,
+            ReservationStatus::Ended,
+            ReservationStatus::from("frozen"),
+        ] {
+            let closed = matches!(launch_access(&status), LaunchAccess::Closed(_));
+            assert_eq!(launches_in_brief(&status).is_some(), closed, "{status:?}");
+        }
+    }
 
     #[test]
     fn the_capacity_panel_says_when_launches_are_closed() {

@@ -8,7 +8,7 @@
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
 use crate::components::alerts_bell;
-use crate::components::api_text::ApiText;
+use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
@@ -169,6 +169,8 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
 #[component]
 fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
     let heading = format!("capacity-lane-{index}");
+    // The table's scroller is named by the lane's heading too.
+    let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
     let unread: Vec<String> = lane.rows.iter().filter(|r| r.amendments_unread).map(|r| format!("#{}", r.id)).collect();
     let unread = (!unread.is_empty()).then(|| {
@@ -178,11 +180,11 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
         <section class="panel capacity-lane" aria-labelledby=heading>
-            <h2 id=heading.clone()><ApiText text=lane.region.clone()/>" · "<ApiText text=lane.gpu_type.clone()/></h2>
+            <h2 id=heading_id><CutText text=format!("{} · {}", lane.region, lane.gpu_type)/></h2>
             {drawing}
             <p class="capacity-stretches">{summary}</p>
             {unread.map(|text| view! { <p class="capacity-unread muted">{text}</p> })}
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-labelledby=table_label>
                 <table class="data-table stack-table capacity-table">
                     <thead>
                         <tr>

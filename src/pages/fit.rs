@@ -4,7 +4,7 @@
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
 use crate::components::alerts_bell;
-use crate::components::api_text::ApiText;
+use crate::components::api_text::{ApiText, CutText};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
@@ -137,6 +137,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
     view! {
         <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
         {move || (!listed()).then(|| view! { <p class="muted">"Reading the reservations…"</p> })}
+        <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
         <table class="fleet-table fit-table stack-table">
             <thead>
                 <tr>
@@ -150,7 +151,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             <tbody>
                 {move || judged.get().into_iter().map(|(j, r)| {
                     let Judged { reservation_id: id, verdict, read_at } = j;
-                    let place = r.map(|r| view! { <ApiText text=r.region_id/>" · "<ApiText text=r.gpu_type/> });
+                    let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
                     let reason = question.with_value(|q| verdict.reason(q));
                     let age = move || read_at.map_or_else(|| "not read yet".to_owned(), |at| format!("updated {}", updated_ago(clock.now(), at)));
                     let gpus = question.with_value(|q| q.gpus.get());
@@ -165,10 +166,10 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                         <tr data-verdict=verdict.label()>
                             <th scope="row" data-label="Reservation">
                                 <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
-                                " " <span class="muted">{place}</span>
+                                " " <span class="muted"><CutText text=place/></span>
                             </th>
                             <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
-                            <td data-label="Why"><ApiText text=reason/>{rooms.map(|t| view! { <br/><span class="muted"><ApiText text=t/></span> })}</td>
+                            <td data-label="Why"><ApiText text=reason/>{rooms.map(|t| view! { <span class="cell-sub"><CutText text=t/></span> })}</td>
                             <td class="muted" data-label="Nodes read">{age}</td>
                             <td data-label="">{launch}</td>
                         </tr>
@@ -176,6 +177,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::api::client;
 use crate::browser::set_page_title;
-use crate::components::api_text::ApiText;
+use crate::components::api_text::{ApiText, CutText};
 use crate::components::csv_button::CsvButton;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
@@ -90,7 +90,7 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
                     <th scope="row" data-label="Reservation">
                         <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
                         " " <StatusBadge label=status.label tone=status.tone/>
-                        <span class="cell-sub"><ApiText text=r.region_id/>" · "<ApiText text=r.gpu_type/></span>
+                        <span class="cell-sub"><CutText text=format!("{} · {}", r.region_id, r.gpu_type)/></span>
                     </th>
                     {figures}
                 </tr>

@@ -19,7 +19,7 @@ use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
-use crate::domain::status::reservation_status;
+use crate::domain::status::{launches_in_brief, reservation_status};
 use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
 use crate::reads::fleet::{fleet_page, FleetStore, ReadStatus};
@@ -338,6 +338,8 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                     <td data-label="Reservation">
                                         <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
                                         " " <StatusBadge label=status.label tone=status.tone/>
+                                        // What the status does to launches, as the idle cost beside it says.
+                                        {launches_in_brief(&r.status).map(|words| view! { <span class="cell-sub launches-closed">{words}</span> })}
                                         <span class="cell-sub"><ApiText text=r.region_id.clone()/>" · "<ApiText text=r.gpu_type.clone()/></span>
                                         <span class="cell-sub freshness"><Freshness store id context=ErrorContext::of(&r)/></span>
                                     </td>
