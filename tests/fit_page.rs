@@ -7,6 +7,7 @@ mod console_fixtures;
 
 use console_fixtures::{
     answer_requests, mount_with, now, provide_console, requests_sent, reservation, seed_nodes, settle, sleep, text,
+    until, Answer, FakeApi,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::NodesResponse;
@@ -260,4 +261,70 @@ async fn right_after_connect_the_nodes_the_session_holds_are_judged_at_once_and_
         ["/api/gpu-reservations/3/nodes", "/api/gpu-reservations/7/nodes"],
         "the first round reads only the nodes the session does not hold: {sent:?}"
     );
+}
+
+/// The buttons of `host` whose text is `label`.
+fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
+    let found = host.query_selector_all("button").unwrap();
+    (0..found.length())
+        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
+        .find(|b| b.text_content().unwrap_or_default().trim() == label)
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_list_read_says_why_with_its_request_id_and_retry_reads_it_again() {
+    let list = serde_json::to_value(vec![reservation(json!({ "id": 12 }))]).unwrap();
+    let api = FakeApi::new(vec![
+        ("/api/gpu-reservations", vec![Answer::error(403, "forbidden", "req_list"), Answer::ok(list)]),
+        ("/api/gpu-reservations/12/nodes", vec![Answer::ok(serde_json::to_value(ready_nodes(&[0])).unwrap())]),
+    ]);
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
+    let (host, ()) = mount_with(|| {
+        provide_console(Role::Member);
+        provide_context(FleetStore::new());
+        ((), view! { <Router><FitPage/></Router> })
+    });
+    until(true, || text(&host).contains("req_list")).await;
+    let refused = text(&host);
+    assert!(!refused.contains("Reading the reservations"), "a refused read is not shown as one under way: {refused}");
+    button(&host, "Retry").expect("a Retry beside the failure").click();
+    until(true, || verdicts(&host).iter().any(|row| row.0 == "#12" && row.1 == "Fits now")).await;
+    restore(&before);
+    assert_eq!(api.paths()[..2], ["/api/gpu-reservations", "/api/gpu-reservations"], "Retry read the list again");
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_nodes_read_says_why_with_its_request_id_and_an_old_fits_now_is_marked_stale() {
+    let failure = || {
+        let mut error = reservations_console::api::error::ApiError::network("the connection was reset");
+        error.request_id = Some("req_nodes".to_owned());
+        error
+    };
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
+    let (host, ()) = mount_with(move || {
+        let state = provide_console(Role::Member);
+        let store = FleetStore::new();
+        let session = state.session_id_untracked().unwrap();
+        store.begin(session);
+        let nodes = use_nodes();
+        nodes.begin_current();
+        let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 3 }))];
+        store.receive_list(session, Ok(list), now());
+        // #12: never read, its read failed. #3: read ten minutes ago; fits then.
+        nodes.receive(session, 12, Err(failure()), now());
+        nodes.receive(session, 3, Ok(Arc::new(ready_nodes(&[0]))), now() - chrono::TimeDelta::minutes(10));
+        ((), view! { <Router><FitBoard store/></Router> })
+    });
+    settle().await;
+    restore(&before);
+    let rows = host.query_selector_all("tbody tr").unwrap();
+    let row_text = |i: u32| rows.item(i).unwrap().text_content().unwrap_or_default();
+    let (first, second) = (row_text(0), row_text(1));
+    let (fits, failed) = if first.contains("#3") { (first, second) } else { (second, first) };
+    assert!(failed.contains("req_nodes") && !failed.contains("not read yet"), "the cause and request id: {failed}");
+    assert!(fits.contains("Fits now") && fits.contains("Stale"), "an old verdict is marked stale: {fits}");
 }

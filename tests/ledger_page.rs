@@ -5,11 +5,14 @@
 
 mod console_fixtures;
 
-use console_fixtures::{member_detail, mount, now, owner_detail, provide_console, text};
+use console_fixtures::{
+    member_detail, mount, now, owner_detail, provide_console, reservation, settle, sleep, text, until, Answer, FakeApi,
+};
 use leptos::prelude::*;
 use reservations_console::api::models::ReservationDetail;
 use reservations_console::domain::ledger::{ledger, overdue, Account, Missing, Row};
-use reservations_console::pages::ledger::LedgerBoard;
+use reservations_console::pages::ledger::{LedgerBoard, LedgerPage};
+use reservations_console::reads::reservations::use_reservations;
 use reservations_console::state::Role;
 use serde_json::json;
 use wasm_bindgen::JsCast;
@@ -178,4 +181,84 @@ fn a_member_is_told_the_ledger_is_the_owners_and_sees_no_money() {
     assert!(page.contains("The term ledger is the account owner's. This key belongs to a member"), "{page}");
     assert!(!page.contains('$'), "no money for a member: {page}");
     assert!(host.query_selector(".ledger-table").unwrap().is_none());
+}
+
+/// The account as the API answers it: reservations 1, 2 and 3, each seed 004's owner detail.
+fn three_reservations() -> (serde_json::Value, impl Fn(i64) -> serde_json::Value) {
+    let list: Vec<_> = [1, 2, 3].map(|id| reservation(json!({ "id": id }))).into();
+    let detail = |id: i64| serde_json::to_value(owner_detail(json!({ "id": id }))).unwrap();
+    (serde_json::to_value(list).unwrap(), detail)
+}
+
+/// Each body row's text, whitespace collapsed.
+fn row_texts(host: &web_sys::HtmlElement) -> Vec<String> {
+    table(host, "tbody").into_iter().map(|cells| cells.join(" ")).collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_ledger_reads_one_detail_at_a_time_waits_out_a_429_and_says_which_rows_are_missing_and_why() {
+    let (list, detail) = three_reservations();
+    let api = FakeApi::new(vec![
+        ("/api/gpu-reservations", vec![Answer::ok(list)]),
+        ("/api/gpu-reservations/1", vec![Answer::ok(detail(1))]),
+        (
+            "/api/gpu-reservations/2",
+            vec![
+                Answer::error(429, "rate_limit_exceeded", "req_2").with_header("retry-after", "1"),
+                Answer::ok(detail(2)),
+            ],
+        ),
+        ("/api/gpu-reservations/3", vec![Answer::error(403, "forbidden", "req_3")]),
+    ]);
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        view! { <LedgerPage/> }
+    });
+    // While #2's wait runs, #3 is still to read and says so.
+    until(true, || text(&host).contains("Waiting")).await;
+    let rows = row_texts(&host);
+    assert!(rows[2].contains("still being read"), "{rows:?}");
+    until(5, || api.paths().len()).await;
+    sleep(100).await;
+    let sent = api.sent();
+    let paths: Vec<&str> = sent.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/api/gpu-reservations",
+            "/api/gpu-reservations/1",
+            "/api/gpu-reservations/2",
+            "/api/gpu-reservations/2",
+            "/api/gpu-reservations/3"
+        ],
+        "each detail once, #2 again after its 429"
+    );
+    let gaps: Vec<f64> = sent.windows(2).skip(1).map(|w| w[1].1 - w[0].1).collect();
+    assert!(gaps.iter().all(|gap| *gap >= 550.0), "one request at a time, the overview's pace apart: {gaps:?}");
+    assert!(gaps[1] >= 950.0, "#2 is read again once its retry-after (1 s) is over: {gaps:?}");
+    let rows = row_texts(&host);
+    assert!(!rows[1].contains("Unknown"), "#2 is read after the wait: {rows:?}");
+    assert!(
+        rows[2].contains("could not be read") && rows[2].contains("req_3"),
+        "#3 says why, with its request id: {rows:?}"
+    );
+    assert!(text(&host).contains("Read them again"), "{}", text(&host));
+}
+
+#[wasm_bindgen_test]
+async fn the_ledger_shows_what_the_session_read_within_the_minute_without_reading_it_again() {
+    let api = FakeApi::new(Vec::new());
+    let host = mount(|| {
+        provide_console(Role::Owner);
+        let store = use_reservations();
+        let session = store.begin_current().unwrap();
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12 }))]), chrono::Utc::now());
+        store.receive_detail(session, seed_12(), chrono::Utc::now());
+        view! { <LedgerPage/> }
+    });
+    settle().await;
+    sleep(700).await;
+    assert_eq!(api.paths(), Vec::<String>::new(), "the list and #12's detail are fresh: nothing is read");
+    let rows = row_texts(&host);
+    assert!(rows[0].starts_with("#12") && rows[0].contains("$58,560.00"), "{rows:?}");
 }

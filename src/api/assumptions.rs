@@ -158,13 +158,15 @@ pub fn reclaim_allowed(status: &OrgReservationStatus) -> bool {
 }
 
 /// **assumption**: the documents set no sizes. The console reads at most a 32 MiB body,
-/// 100,000 nodes, 10,000 workloads on one node and 1,000 charges (`api::limits`): far above
-/// what the API sends (the largest scenario is 1,000 nodes of 8 GPUs; a term of monthly
-/// charges is dozens), low enough that decoding stays well under a second.
+/// 100,000 nodes, 10,000 workloads on one node, 1,000 charges and 1,000 amendments
+/// (`api::limits`): far above what the API sends (the largest scenario is 1,000 nodes of 8
+/// GPUs; a term of monthly charges is dozens), low enough that decoding stays well under a
+/// second.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 pub const MAX_NODES: usize = 100_000;
 pub const MAX_WORKLOADS_PER_NODE: usize = 10_000;
 pub const MAX_CHARGES: usize = 1_000;
+pub const MAX_AMENDMENTS: usize = 1_000;
 
 /// **assumption**: no count the API sends (nodes, GPUs on a node or a workload, months of a
 /// term) is beyond a billion in size; a larger one is refused as out of range when decoded.

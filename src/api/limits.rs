@@ -3,8 +3,10 @@
 //! an explained decode error, so the page keeps its last good data, marked stale.
 //! The sizes are assumptions, in [`super::assumptions`].
 
-pub use super::assumptions::{MAX_BODY_BYTES, MAX_CHARGES, MAX_COUNT, MAX_NODES, MAX_WORKLOADS_PER_NODE};
-use super::models::Charge;
+pub use super::assumptions::{
+    MAX_AMENDMENTS, MAX_BODY_BYTES, MAX_CHARGES, MAX_COUNT, MAX_NODES, MAX_WORKLOADS_PER_NODE,
+};
+use super::models::{Amendment, Charge};
 use super::money::group_thousands;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -123,6 +125,11 @@ pub(crate) fn charges<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<
     at_most(deserializer, MAX_CHARGES, "charges", true)
 }
 
+/// `amendments` of a detail; `null` means none.
+pub(crate) fn amendments<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Amendment>, D::Error> {
+    at_most(deserializer, MAX_AMENDMENTS, "amendments", true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +161,20 @@ mod tests {
         assert_eq!(read_nodes(1, MAX_WORKLOADS_PER_NODE).unwrap().nodes[0].workloads.len(), MAX_WORKLOADS_PER_NODE);
         let error = read_nodes(1, MAX_WORKLOADS_PER_NODE + 1).unwrap_err();
         assert!(error.contains("more than 10,000 workloads on one node"), "{error}");
+    }
+
+    #[test]
+    fn more_than_a_thousand_amendments_is_an_explained_error() {
+        let mut detail: serde_json::Value =
+            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+        let amendment = detail["amendments"][0].clone();
+        detail["amendments"] = serde_json::Value::Array(vec![amendment.clone(); MAX_AMENDMENTS]);
+        let read = decode::<ReservationDetail>(200, &ResponseHeaders::default(), &detail.to_string(), now()).unwrap();
+        assert_eq!(read.amendments.len(), MAX_AMENDMENTS);
+        detail["amendments"] = serde_json::Value::Array(vec![amendment; MAX_AMENDMENTS + 1]);
+        let error =
+            decode::<ReservationDetail>(200, &ResponseHeaders::default(), &detail.to_string(), now()).unwrap_err();
+        assert!(error.to_string().contains("more than 1,000 amendments"), "{error}");
     }
 
     #[test]

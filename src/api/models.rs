@@ -63,7 +63,7 @@ pub struct ReservationDetail {
     #[serde(flatten)]
     pub reservation: Reservation,
     pub storage: Storage,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "super::limits::amendments")]
     pub amendments: Vec<Amendment>,
     /// Present only for the account owner.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,28 +32,26 @@ pub struct Shown {
 /// list arrives.
 pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
     let all = store.reservations()?;
-    let details: Vec<Option<ReservationDetail>> = all.iter().map(|r| store.detail(r.id)).collect();
     let nodes: Vec<_> = all.iter().map(|r| store.read(r.id).latest).collect();
-    let subjects: Vec<Subject> = all
-        .iter()
-        .zip(&details)
-        .zip(&nodes)
-        .map(|((r, d), n)| Subject {
-            reservation: r,
-            amendments: d.as_ref().map(|d| d.amendments.as_slice()),
-            nodes: n.as_ref().map(|f| &*f.value),
-        })
-        .collect();
-    let by_id = |id: i64| details.iter().flatten().find(|d| d.reservation.id == id);
-    Some(
+    // The details as kept, not copied: this runs on every answer.
+    Some(store.reservations_store().with_details(|details| {
+        let subjects: Vec<Subject> = all
+            .iter()
+            .zip(&nodes)
+            .map(|(r, n)| Subject {
+                reservation: r,
+                amendments: details.get(&r.id).map(|d| d.amendments.as_slice()),
+                nodes: n.as_ref().map(|f| &*f.value),
+            })
+            .collect();
         at_risk(&subjects, &all, now)
             .into_iter()
             .map(|risk| {
-                let averted_by = averted_by(&risk, by_id(risk.reservation).and_then(|d| d.payment.as_ref()));
-                Shown { risk, averted_by }
+                let payment = details.get(&risk.reservation).and_then(|d| d.payment.as_ref());
+                Shown { averted_by: averted_by(&risk, payment), risk }
             })
-            .collect(),
-    )
+            .collect()
+    }))
 }
 
 /// One reservation's deadlines from its detail, `all` the account's reservations (for its

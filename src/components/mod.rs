@@ -10,6 +10,7 @@ pub mod csv_button;
 pub mod error_panel;
 pub mod field;
 pub mod flag;
+pub mod fleet_reads;
 pub mod gpu_grid;
 pub mod header;
 pub mod html;

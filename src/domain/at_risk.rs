@@ -19,6 +19,7 @@ use crate::domain::capacity_timeline::{renewal, unknown_renewal, Renewal};
 use crate::domain::ledger::overdue;
 use crate::domain::status::settle_overdue;
 use crate::domain::words::count;
+use std::collections::HashMap;
 
 /// The id of the panel that shows them: the alerts of a deadline link to it.
 pub const ANCHOR: &str = "at-risk";
@@ -159,7 +160,8 @@ fn term_end(
     Some((end, Deadline::TermEnds { renewal }))
 }
 
-/// The workloads running on `nodes` now, gathered by kind and id, in the order first seen.
+/// The workloads running on `nodes` now, gathered by kind and id, in the order first seen:
+/// one pass, each workload found by its key (a cluster on many nodes is listed on each).
 fn running(nodes: Option<&NodesResponse>) -> Workloads {
     let Some(response) = nodes else {
         return Workloads::Unknown(UnknownWhy::NotRead);
@@ -168,22 +170,28 @@ fn running(nodes: Option<&NodesResponse>) -> Workloads {
         return Workloads::Unknown(UnknownWhy::Unreachable);
     }
     let mut known: Vec<Stopping> = Vec::new();
+    let mut index: HashMap<(&WorkloadKind, i64), usize> = HashMap::new();
     for node in &response.nodes {
         for w in &node.workloads {
-            match known.iter_mut().find(|s| s.kind == w.kind && s.id == w.id) {
-                Some(s) => {
+            match index.get(&(&w.kind, w.id)) {
+                Some(&at) => {
+                    let s = &mut known[at];
                     s.gpus += w.gpus;
-                    if !s.nodes.contains(&node.display_name) {
+                    // A node lists each workload once: only its own last entry can repeat it.
+                    if s.nodes.last() != Some(&node.display_name) {
                         s.nodes.push(node.display_name.clone());
                     }
                 }
-                None => known.push(Stopping {
-                    kind: w.kind.clone(),
-                    id: w.id,
-                    name: w.name.clone(),
-                    gpus: w.gpus,
-                    nodes: vec![node.display_name.clone()],
-                }),
+                None => {
+                    index.insert((&w.kind, w.id), known.len());
+                    known.push(Stopping {
+                        kind: w.kind.clone(),
+                        id: w.id,
+                        name: w.name.clone(),
+                        gpus: w.gpus,
+                        nodes: vec![node.display_name.clone()],
+                    });
+                }
             }
         }
     }

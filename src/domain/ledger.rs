@@ -119,6 +119,8 @@ pub enum Missing {
     AwaitingFirstInvoice,
     /// The schedule lists no charge, so nothing says what the term commits.
     NoCharges,
+    /// The reservation's detail is still to be read (the reads are paced).
+    NotReadYet,
     /// The reservation's detail could not be read: why.
     NotRead(String),
 }
@@ -129,6 +131,7 @@ impl Missing {
             Missing::NotOwner => "the payment is shown to the account owner only".to_owned(),
             Missing::AwaitingFirstInvoice => "its schedule is laid out once its first invoice is paid".to_owned(),
             Missing::NoCharges => "its schedule lists no charge".to_owned(),
+            Missing::NotReadYet => "its detail is still being read".to_owned(),
             Missing::NotRead(why) => format!("its detail could not be read ({why})"),
         }
     }

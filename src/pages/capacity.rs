@@ -9,6 +9,7 @@ use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
 use crate::components::alerts_bell;
 use crate::components::api_text::CutText;
+use crate::components::fleet_reads::{ListStatus, ReadLine};
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
@@ -148,9 +149,11 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
                     </p>
                 </div>
             </div>
+            <ReadLine store/>
+            <ListStatus store/>
             <p class="assumed">{RENEWAL_PAIRING}</p>
             {move || match views.get() {
-                None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
+                None => ().into_any(),
                 Some(lanes) if lanes.is_empty() => {
                     view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
                 }

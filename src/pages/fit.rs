@@ -5,14 +5,14 @@
 
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
+use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
+use crate::domain::explain::ErrorContext;
 use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
 use crate::domain::status::Tone;
-use crate::domain::time::updated_ago;
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
-use crate::state::use_clock;
 use leptos::prelude::*;
 
 #[component]
@@ -39,6 +39,8 @@ pub fn FitBoard(store: FleetStore) -> impl IntoView {
                     </p>
                 </div>
             </div>
+            <ReadLine store/>
+            <ListStatus store/>
             <FitForm store/>
             {move || match asked.get() {
                 Err(problems) => view! {
@@ -114,7 +116,6 @@ fn FitForm(store: FleetStore) -> impl IntoView {
 /// One row per reservation, best first.
 #[component]
 fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
-    let clock = use_clock();
     let question = StoredValue::new(question);
     let judged = Memo::new(move |_| {
         let list = store.reservations().unwrap_or_default();
@@ -133,10 +134,8 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
-    let listed = move || store.reservations().is_some();
     view! {
         <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
-        {move || (!listed()).then(|| view! { <p class="muted">"Reading the reservations…"</p> })}
         <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
         <table class="fleet-table fit-table stack-table">
             <thead>
@@ -150,10 +149,10 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             </thead>
             <tbody>
                 {move || judged.get().into_iter().map(|(j, r)| {
-                    let Judged { reservation_id: id, verdict, read_at } = j;
+                    let Judged { reservation_id: id, verdict, .. } = j;
+                    let context = r.as_ref().map(ErrorContext::of).unwrap_or_default();
                     let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
                     let reason = question.with_value(|q| verdict.reason(q));
-                    let age = move || read_at.map_or_else(|| "not read yet".to_owned(), |at| format!("updated {}", updated_ago(clock.now(), at)));
                     let gpus = question.with_value(|q| q.gpus.get());
                     let launch = matches!(verdict, Verdict::FitsNow { .. }).then(|| view! {
                         <a class="button button-secondary" href=format!("/reservations/{id}/launch?gpus={gpus}")>"Launch here"</a>
@@ -170,7 +169,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                             </th>
                             <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
                             <td data-label="Why"><ApiText text=reason/>{rooms.map(|t| view! { <span class="cell-sub"><CutText text=t/></span> })}</td>
-                            <td class="muted" data-label="Nodes read">{age}</td>
+                            <td class="muted" data-label="Nodes read"><Freshness store id context/></td>
                             <td data-label="">{launch}</td>
                         </tr>
                     }

@@ -26,7 +26,8 @@ use crate::domain::text::visible_controls;
 use crate::domain::workload::workload_page_path;
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::use_nodes;
-use crate::reads::remote::{read_reservation, Remote};
+use crate::reads::remote::Remote;
+use crate::reads::reservations::use_reservations;
 use crate::router::use_location;
 use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
@@ -41,7 +42,7 @@ pub fn LaunchPage() -> impl IntoView {
 #[component]
 fn LaunchOn(id: i64) -> impl IntoView {
     let state = use_connection();
-    let reservation = read_reservation(id);
+    let reservation = use_reservations().detail_remote(id);
     // Through the session's store of each reservation's nodes: an answer the Nodes page or the
     // overview got a moment ago is reused, a read under way is joined, and what this page
     // reads is what they show next.

@@ -4,18 +4,21 @@
 //! The owner's only: a member's key reads no payment and is told whose the ledger is. It
 //! prints as a statement (style/overview.css) and downloads as CSV.
 
-use crate::api::client;
+use crate::api::error::ApiError;
 use crate::browser::set_page_title;
 use crate::components::api_text::{ApiText, CutText};
 use crate::components::csv_button::CsvButton;
+use crate::components::error_panel::ErrorPanel;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::csv::ledger_csv;
+use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
 use crate::domain::status::reservation_status;
 use crate::domain::time::{format_time, Zone};
-use crate::reads::remote::Remote;
+use crate::domain::words::count;
+use crate::reads::reservations::{use_reservations, DetailsProgress};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -23,35 +26,85 @@ use leptos::prelude::*;
 #[component]
 pub fn LedgerPage() -> impl IntoView {
     set_page_title("Term ledger");
-    let state = use_connection();
-    // The list, then each reservation's detail in turn (its payment is the ledger's source).
-    let reads = Remote::new(move |conn| async move {
-        let list = client::list_reservations(&conn).await?;
-        let mut member = state.role_untracked() == Role::Member;
-        let mut rows = Vec::with_capacity(list.len());
-        for reservation in list {
-            // A member's key reads no payment anywhere: nothing more to read.
-            let ledger = if member {
-                Err(Missing::NotOwner)
-            } else {
-                match client::reservation(&conn, reservation.id).await {
-                    Ok(detail) => {
-                        state.learn_role(&conn, Role::of(&detail));
-                        member = detail.payment.is_none();
-                        ledger(&detail)
-                    }
-                    Err(error) => Err(Missing::NotRead(error.to_string())),
-                }
-            };
-            rows.push(Row { reservation, ledger });
-        }
-        Ok(rows)
+    let (state, store) = (use_connection(), use_reservations());
+    let list = store.list_remote();
+    // Each reservation's detail (its payment is the ledger's source), paced, through the
+    // store: those read within a minute (the overview's, a reservation's page) are not read
+    // again.
+    let progress = DetailsProgress::new(store);
+    let ids = move || list.data().map(|l| l.iter().map(|r| r.id).collect::<Vec<_>>()).unwrap_or_default();
+    Effect::new(move || {
+        list.fetched_at();
+        progress.read(untrack(ids));
+    });
+    let rows = Memo::new(move |_| {
+        let member = state.role() == Role::Member;
+        let queued = progress.queued();
+        list.data().map(|list| {
+            list.into_iter()
+                .map(|reservation| {
+                    let id = reservation.id;
+                    let ledger = match store.detail(id) {
+                        // A member's key reads no payment anywhere.
+                        _ if member => Err(Missing::NotOwner),
+                        Some(detail) => ledger(&detail),
+                        None => match store.detail_error(id) {
+                            Some(error) if !queued.contains(&id) => Err(Missing::NotRead(why(&error))),
+                            _ => Err(Missing::NotReadYet),
+                        },
+                    };
+                    Row { reservation, ledger }
+                })
+                .collect::<Vec<_>>()
+        })
     });
     view! {
-        <RemoteStatus remote=reads what="the reservations and their payments"/>
+        <RemoteStatus remote=list what="the reservations"/>
+        <DetailsLine progress rows ids=Callback::new(move |()| untrack(ids))/>
         {move || {
-            let read_at = reads.fetched_at()?;
-            reads.data().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at/> })
+            let read_at = list.fetched_at()?;
+            rows.get().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at/> })
+        }}
+    }
+}
+
+/// A detail's failure in a row's words: the error panel's title and the request id.
+fn why(error: &ApiError) -> String {
+    let title = explain(error, &ErrorContext::default()).title;
+    match &error.request_id {
+        Some(id) => format!("{title}; request id {id}"),
+        None => format!("{title}; no request id sent"),
+    }
+}
+
+/// How the payments are read: how many are left, the wait the API asked for, and a Retry
+/// of those that could not be read.
+#[component]
+fn DetailsLine(progress: DetailsProgress, rows: Memo<Option<Vec<Row>>>, ids: Callback<(), Vec<i64>>) -> impl IntoView {
+    let failed = move || {
+        rows.with(|rows| rows.iter().flatten().filter(|r| matches!(r.ledger, Err(Missing::NotRead(_)))).count())
+    };
+    view! {
+        {move || {
+            let left = progress.queued().len();
+            (left > 0).then(|| view! {
+                <p class="remote-line" aria-busy="true">
+                    {format!(
+                        "Reading the payments: {} still to read, one request at a time.",
+                        count(i64::try_from(left).unwrap_or(i64::MAX), "reservation")
+                    )}
+                </p>
+            })
+        }}
+        {move || progress.waiting().map(|error| view! { <ErrorPanel error/> })}
+        {move || {
+            let failed = failed();
+            (failed > 0 && progress.queued().is_empty()).then(|| view! {
+                <p class="remote-line">
+                    {format!("{} could not be read; each row says why. ", count(i64::try_from(failed).unwrap_or(i64::MAX), "payment"))}
+                    <button type="button" class="link-button" on:click=move |_| progress.read(ids.run(()))>"Read them again"</button>
+                </p>
+            })
         }}
     }
 }

@@ -26,7 +26,7 @@ use crate::domain::time::{format_time_of_day, updated_ago};
 use crate::domain::words::{self, figure};
 use crate::reads::live::{page_interval, Live, LiveStatus};
 use crate::reads::nodes::{use_nodes, NodesRead, NodesStore};
-use crate::reads::remote::read_reservation;
+use crate::reads::reservations::use_reservations;
 use crate::state::{use_clock, use_time_zone, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -118,7 +118,7 @@ impl NodesModel {
 /// The live page of one reservation.
 #[component]
 fn NodesLive(id: i64) -> impl IntoView {
-    let reservation = read_reservation(id);
+    let reservation = use_reservations().detail_remote(id);
     let nodes = use_nodes();
     let model = NodesModel::of(nodes, id);
     // The first poll takes the read sent as the page was opened (or an answer just read).

@@ -16,7 +16,7 @@ use crate::domain::org_capacity::{can_manage, inconsistencies, org_capacity, rec
 use crate::domain::status::org_status;
 use crate::domain::text::visible_controls;
 use crate::domain::words;
-use crate::reads::remote::Remote;
+use crate::reads::org::org_reservations;
 use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
 use leptos::prelude::*;
@@ -103,11 +103,8 @@ pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
 
 #[component]
 fn OrgReservations(org_id: String) -> impl IntoView {
-    let id = StoredValue::new(org_id);
-    let list = Remote::new(move |conn| {
-        let org = id.get_value();
-        async move { client::org_reservations(&conn, &org).await }
-    });
+    let id = StoredValue::new(org_id.clone());
+    let list = org_reservations(org_id);
     // Only new data re-renders the list, not a refresh starting.
     let data = Memo::new(move |_| list.data());
     // Kept above the list, which the refresh after a reclaim redraws.

@@ -4,30 +4,26 @@
 //! while they stay idle. Where Connect lands.
 
 use crate::api::assumptions::SUSPENDED_ACCRUES;
-use crate::api::error::ApiError;
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
 use crate::components::csv_button::CsvButton;
-use crate::components::error_panel::ErrorPanel;
+use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::csv::history_csv;
-use crate::domain::explain::{explain, ErrorContext};
+use crate::domain::explain::ErrorContext;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::History;
-use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
 use crate::domain::status::{launches_in_brief, reservation_status};
-use crate::domain::time::{ago_seconds, updated_ago};
 use crate::domain::words::{self, figure};
-use crate::reads::fleet::{fleet_page, FleetStore, ReadStatus};
-use crate::reads::nodes::NodesRead;
+use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
+use chrono::{DurationRound, TimeDelta};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
@@ -43,7 +39,10 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     let listed = move || store.reservations().is_some();
     let state = use_connection();
     let clock = use_clock();
-    let at_risk = Memo::new(move |_| fleet_at_risk(store, clock.now()));
+    // Drawn again when an answer changes or a minute turns, not on every tick of the clock:
+    // the countdowns tick by themselves.
+    let minute = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| clock.now()));
+    let at_risk = Memo::new(move |_| fleet_at_risk(store, minute.get()));
     let csv = Callback::new(move |()| {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
@@ -66,7 +65,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                 </div>
             </div>
             <ReadLine store/>
-            {move || store.list_error().filter(|e| !e.is_unauthorized()).map(|error| view! { <ErrorPanel error/> })}
+            <ListStatus store/>
             {move || listed().then(|| view! {
                 <IdleCostLine store fleet/>
                 <FleetSums fleet/>
@@ -74,53 +73,6 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                 <ReservationRows store fleet/>
             })}
         </section>
-    }
-}
-
-/// How the page reads: one request at a time, each reservation every N s, and why.
-#[component]
-fn ReadLine(store: FleetStore) -> impl IntoView {
-    let status = move || match store.status() {
-        ReadStatus::Reading | ReadStatus::Stopped => None,
-        ReadStatus::Hidden => Some("Paused while this tab is hidden."),
-        ReadStatus::Idle => {
-            Some("Paused after 30 minutes without activity: move the pointer or press a key to resume.")
-        }
-    };
-    let state = use_connection();
-    let clock = use_clock();
-    // Tabs open and close: looked at again every second.
-    let share = move || {
-        clock.now();
-        let share = state.tab_share();
-        tab_share_words(share.tabs(), share.per_minute())
-    };
-    view! {
-        <p class="overview-reads muted">
-            {move || match store.interval() {
-                Some(every) => format!(
-                    "Each reservation's nodes are read every {}, one request at a time for the whole page: \
-                     at most {OVERVIEW_PER_MINUTE} requests a minute, half of the key's limit, whatever the \
-                     number of reservations. ",
-                    every_words(every)
-                ),
-                None => "Reading the reservations… ".to_owned(),
-            }}
-            <span class="tab-share">{share}</span>
-            {move || status().map(|s| view! { <strong role="status">{s}</strong> })}
-        </p>
-    }
-}
-
-/// What this tab may send of the key's 200 requests a minute, shared with the console's
-/// other tabs (`state::TabShare`).
-fn tab_share_words(tabs: u32, per_minute: u32) -> String {
-    match tabs {
-        1 => format!("This tab may use all {KEY_LIMIT_PER_MINUTE} of the key's requests a minute: no other console tab is open. "),
-        n => format!(
-            "{n} console tabs are open: each may use {per_minute} of the key's {KEY_LIMIT_PER_MINUTE} requests a minute, \
-             so this page's reads may come slower than said. "
-        ),
     }
 }
 
@@ -379,67 +331,6 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                 </table>
             </div>
         </section>
-    }
-}
-
-/// A failed read in the error panel's words (its title and explanation, short enough for a
-/// row) and its request id.
-#[component]
-fn ReadFailure(error: ApiError, context: ErrorContext) -> impl IntoView {
-    let text = explain(&error, &context);
-    view! {
-        <span class="read-failure">
-            {format!(" {}: {} Request id ", text.title, text.explanation)}
-            {match error.request_id {
-                Some(id) => view! { <code class="request-id">{id}</code> }.into_any(),
-                None => view! { <span class="muted">"none sent"</span> }.into_any(),
-            }}
-        </span>
-    }
-}
-
-/// "updated 4 s ago", or the stale mark and why; a failed read says its cause and request
-/// id in the error panel's words (its title and explanation, short enough for a row).
-#[component]
-fn Freshness(store: FleetStore, id: i64, context: ErrorContext) -> impl IntoView {
-    let clock = use_clock();
-    let state = use_connection();
-    let failure = move |error: ApiError| {
-        let owner = state.role() == Role::Owner;
-        view! { <ReadFailure error context=ErrorContext { owner, ..context.clone() }/> }
-    };
-    move || {
-        let NodesRead { latest: nodes, error, .. } = store.read(id);
-        let interval = store.interval().unwrap_or(Duration::from_secs(5));
-        let Some(fetched) = nodes else {
-            return match error {
-                Some(error) => {
-                    view! { <span class="stale-mark">"Stale"</span> " not read: the read failed." {failure(error)} }
-                        .into_any()
-                }
-                None => view! { <span class="muted">"not read yet"</span> }.into_any(),
-            };
-        };
-        let seconds = ago_seconds(clock.now(), fetched.at);
-        let why = if error.is_some() {
-            Some("the latest read failed.")
-        } else if fetched.value.workloads_unknown {
-            Some("region unreachable")
-        } else if Duration::from_secs(seconds) > interval * 2 {
-            Some("older than two refreshes")
-        } else {
-            None
-        };
-        let age = format!("updated {}", updated_ago(clock.now(), fetched.at));
-        match why {
-            Some(why) => view! {
-                <span class="stale-mark">"Stale"</span>
-                <span class="num">{format!(" {age} — {why}")}</span>
-                {error.map(&failure)}
-            }
-            .into_any(),
-            None => view! { <span class="num">{age}</span> }.into_any(),
-        }
     }
 }
 

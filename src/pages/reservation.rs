@@ -2,7 +2,6 @@
 //! amendments as before → after, and — for the owner only — the payment schedule checked
 //! against the terms, with its chart and CSV export.
 
-use crate::api::client;
 use crate::api::enums::Funding;
 use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, Reservation, ReservationDetail, Storage};
 use crate::api::money::Usd;
@@ -36,23 +35,22 @@ use crate::domain::time::{
 use crate::reads::nodes::use_nodes;
 use crate::reads::placements::Placements;
 use crate::reads::remote::Remote;
-use crate::state::{use_clock, use_connection, use_time_zone, Role};
+use crate::reads::reservations::use_reservations;
+use crate::state::{use_clock, use_time_zone};
 use leptos::prelude::*;
 
 #[component]
 pub fn ReservationPage() -> impl IntoView {
-    let state = use_connection();
     let id = route_reservation_id();
     let crumb = id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("#{id}"));
     set_page_title(&id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("Reservation #{id}")));
-    let detail = Remote::new(move |conn| async move {
-        let id = id.ok_or_else(not_a_reservation)?;
-        let detail = client::reservation(&conn, id).await?;
-        state.learn_role(&conn, Role::of(&detail));
-        Ok(detail)
-    });
+    let store = use_reservations();
+    let detail = match id {
+        Some(id) => store.detail_remote(id),
+        None => Remote::new(|_| async { Err(not_a_reservation()) }),
+    };
     // The account's reservations, among which the renewal is found (what stops when).
-    let list = Remote::new(|conn| async move { client::list_reservations(&conn).await });
+    let list = store.list_remote();
     let account = Signal::derive(move || list.data());
     let placements = Placements::default();
     placements.read_after(Memo::new(move |_| detail.fetched_at()), move || {

@@ -1,7 +1,6 @@
 //! Reservations: every reservation of the account, newest first (the API's order), with
 //! what needs action on top and filters by region and status.
 
-use crate::api::client;
 use crate::api::models::{Reservation, Timestamp};
 use crate::browser::{set_page_title, true_from_next_task};
 use crate::components::banner::ActionBanner;
@@ -16,7 +15,7 @@ use crate::domain::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
 use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
 use crate::reads::placements::{Placement, Placements};
-use crate::reads::remote::Remote;
+use crate::reads::reservations::use_reservations;
 use crate::router::{use_location, Navigation};
 use crate::state::{use_clock, use_connection, use_time_zone, Role, TimeZone};
 use leptos::prelude::*;
@@ -24,7 +23,7 @@ use leptos::prelude::*;
 #[component]
 pub fn ReservationsPage() -> impl IntoView {
     set_page_title("Reservations");
-    let list = Remote::new(|conn| async move { client::list_reservations(&conn).await });
+    let list = use_reservations().list_remote();
     let placements = Placements::default();
     placements.read_after(Memo::new(move |_| list.fetched_at()), move || list.data().unwrap_or_default());
     let filters = url_filters();

@@ -16,7 +16,7 @@ use crate::domain::text::visible_controls;
 use crate::domain::workload::locate;
 use crate::reads::live::{page_interval, Live};
 use crate::reads::nodes::use_nodes;
-use crate::reads::remote::read_reservation;
+use crate::reads::reservations::use_reservations;
 use crate::router::{use_location, Route};
 use crate::state::{use_connection, Lifetime};
 use leptos::prelude::*;
@@ -71,7 +71,7 @@ fn provider_link(kind: &WorkloadKind, workload: i64) -> Option<impl IntoView> {
 
 #[component]
 fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
-    let reservation = read_reservation(id);
+    let reservation = use_reservations().detail_remote(id);
     let nodes = use_nodes();
     // The answers land in the store, which the view reads.
     let live = Live::start(page_interval(), move || nodes.fetch(id, Lifetime::Page), |_| {});

@@ -10,9 +10,8 @@
 use super::generation::{Generation, Ticket};
 use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
-use super::remote::Fetched;
+use super::reservations::{use_reservations, ReservationsStore};
 use super::session::SessionMark;
-use crate::api::client;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
@@ -24,9 +23,10 @@ use crate::domain::fleet_history::History;
 use crate::domain::fleet_poll::{request_gap, Next, Now, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
 use crate::domain::time::Zone;
-use crate::state::{use_clock, use_connection, Clock, ConnectionState, Lifetime};
+use crate::state::{use_connection, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
+use leptos::reactive::owner::WeakOwner;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -49,11 +49,8 @@ pub enum ReadStatus {
 pub struct FleetStore {
     /// The session the data was read with.
     session: SessionMark,
-    list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
-    list_error: RwSignal<Option<ApiError>>,
-    details: RwSignal<BTreeMap<i64, ReservationDetail>>,
-    /// The latest failure of each detail not read: the page names it beside the partial cost.
-    detail_errors: RwSignal<BTreeMap<i64, ApiError>>,
+    /// The list and each detail, which every page reads.
+    reservations: ReservationsStore,
     /// Each reservation's latest `/nodes`, whichever page read it.
     nodes: NodesStore,
     /// Node state changes seen between reads, oldest first (at most [`CHANGES_KEPT`]).
@@ -65,38 +62,36 @@ pub struct FleetStore {
     /// The per-reservation refresh interval of the running schedule.
     interval: RwSignal<Option<Duration>>,
     status: RwSignal<ReadStatus>,
+    /// Starts the loop again for the page that runs it (its Retry), while that page is shown.
+    restart: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
     /// Every start and every leave makes the running loop's ticket stale.
     loops: Generation,
 }
 
 impl FleetStore {
-    /// Empty; reads the connection and the [`NodesStore`] from context.
+    /// Empty; reads the connection, the [`ReservationsStore`] and the [`NodesStore`] from
+    /// context.
     pub fn new() -> Self {
         FleetStore {
             session: SessionMark::new(),
-            list: RwSignal::new(None),
-            list_error: RwSignal::new(None),
-            details: RwSignal::new(BTreeMap::new()),
-            detail_errors: RwSignal::new(BTreeMap::new()),
+            reservations: use_reservations(),
             nodes: use_nodes(),
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
             deriver: RwSignal::new_local(None),
             interval: RwSignal::new(None),
             status: RwSignal::new(ReadStatus::Stopped),
+            restart: StoredValue::new_local(None),
             loops: Generation::default(),
         }
     }
 
     /// Makes the store `session`'s, dropping whatever an earlier session read.
     pub fn begin(&self, session: u64) {
+        self.reservations.begin(session);
         if !self.session.claim(session) {
             return;
         }
-        self.list.set(None);
-        self.list_error.set(None);
-        self.details.set(BTreeMap::new());
-        self.detail_errors.set(BTreeMap::new());
         self.changes.set(Vec::new());
         self.history.set(BTreeMap::new());
         self.interval.set(None);
@@ -107,46 +102,27 @@ impl FleetStore {
         self.session.is_current()
     }
 
-    fn owns(&self, session: u64) -> bool {
-        self.session.owns(session)
-    }
-
     pub fn receive_list(&self, session: u64, result: Result<Vec<Reservation>, ApiError>, at: DateTime<Utc>) {
-        if !self.owns(session) {
-            return;
-        }
-        match result {
-            Ok(value) => {
-                self.list.set(Some(Fetched { value, at }));
-                self.list_error.set(None);
-            }
-            Err(error) => self.list_error.set(Some(error)),
-        }
+        self.reservations.receive_list(session, result, at);
     }
 
     pub fn receive_detail(&self, session: u64, detail: ReservationDetail) {
-        if self.owns(session) {
-            self.detail_errors.update(|e| {
-                e.remove(&detail.reservation.id);
-            });
-            self.details.update(|d| {
-                d.insert(detail.reservation.id, detail);
-            });
-        }
+        self.reservations.receive_detail(session, detail, Utc::now());
     }
 
     /// Reservation `id`'s detail could not be read: its rate stays unknown, and why is shown.
     pub fn receive_detail_error(&self, session: u64, id: i64, error: ApiError) {
-        if self.owns(session) {
-            self.detail_errors.update(|e| {
-                e.insert(id, error);
-            });
-        }
+        self.reservations.receive_detail_error(session, id, error);
     }
 
     /// Why reservation `id`'s detail is not read, if its read failed (tracked).
     pub fn detail_error(&self, id: i64) -> Option<ApiError> {
-        self.current().then(|| self.detail_errors.with(|e| e.get(&id).cloned())).flatten()
+        self.reservations.detail_error(id)
+    }
+
+    /// The list and the details the loop reads.
+    pub fn reservations_store(&self) -> ReservationsStore {
+        self.reservations
     }
 
     /// Whether any reservation's nodes were read this session (tracked): alerts about
@@ -173,11 +149,11 @@ impl FleetStore {
 
     /// [`Self::alerts`]' work, installed with the overview's code ([`Self::watch`]).
     fn derive_alerts(&self, now: DateTime<Utc>, owner: bool, zone: Zone) -> Vec<Alert> {
-        let reservations = self.list.with(|l| l.as_ref().map(|l| l.value.clone())).unwrap_or_default();
+        let reservations = self.reservations.reservations().unwrap_or_default();
         let recent_use: BTreeMap<i64, f64> = self
             .history
             .with(|all| all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect());
-        self.details.with(|details| {
+        self.reservations.with_details(|details| {
             self.changes.with(|changes| {
                 let inputs = Inputs { reservations: &reservations, details, changes, recent_use: &recent_use };
                 alerts::alerts(&inputs, now, owner, zone)
@@ -234,15 +210,17 @@ impl FleetStore {
 
     /// The reservations read (tracked), `None` before the list arrives.
     pub fn reservations(&self) -> Option<Vec<Reservation>> {
-        if !self.current() {
-            return None;
-        }
-        self.list.with(|l| l.as_ref().map(|l| l.value.clone()))
+        self.reservations.reservations()
     }
 
-    /// The list's latest failure, while no list is shown.
+    /// When the list shown was read (tracked).
+    pub fn list_at(&self) -> Option<DateTime<Utc>> {
+        self.reservations.list_at()
+    }
+
+    /// The list's latest failure (tracked).
     pub fn list_error(&self) -> Option<ApiError> {
-        self.current().then(|| self.list_error.get()).flatten()
+        self.reservations.list_error()
     }
 
     /// The reservations whose nodes the overview reads, in the list's order (tracked).
@@ -251,7 +229,7 @@ impl FleetStore {
     }
 
     pub fn detail(&self, id: i64) -> Option<ReservationDetail> {
-        self.current().then(|| self.details.with(|d| d.get(&id).cloned())).flatten()
+        self.reservations.detail(id)
     }
 
     /// What is known of reservation `id`'s nodes (tracked).
@@ -273,7 +251,7 @@ impl FleetStore {
         let list = self.with_nodes();
         let current = self.current();
         let latest: Vec<_> = list.iter().map(|r| self.nodes.with(r.id, |read| read.latest.clone())).collect();
-        self.details.with(|details| {
+        self.reservations.with_details(|details| {
             let entries: Vec<Entry> = list
                 .iter()
                 .zip(&latest)
@@ -289,6 +267,14 @@ impl FleetStore {
                 .collect();
             Fleet::of(&entries)
         })
+    }
+
+    /// Reads again from the list on, on the page that shows the store: a Retry after the
+    /// list could not be read (the loop ends on a failure that will not pass by itself).
+    pub fn retry(&self) {
+        if let Some(restart) = self.restart.try_with_value(Clone::clone).flatten() {
+            restart();
+        }
     }
 
     /// Stops the running loop, if any.
@@ -326,8 +312,16 @@ const LIST_RETRY: Duration = Duration::from_secs(10);
 /// refresh interval ([`page_interval`]). Returns the store they show.
 pub fn fleet_page(title: &str) -> FleetStore {
     set_page_title(title);
-    let store = use_fleet();
-    start_reads(store, page_interval());
+    let (store, base) = (use_fleet(), page_interval());
+    start_reads(store, base);
+    // A Retry starts the loop again under this page, so that leaving the page stops it too.
+    let page = Owner::current().map(|owner| owner.downgrade());
+    store.restart.set_value(Some(Rc::new(move || {
+        if let Some(owner) = page.as_ref().and_then(WeakOwner::upgrade) {
+            owner.with(|| start_reads(store, base));
+        }
+    })));
+    on_cleanup(move || store.restart.set_value(None));
     store
 }
 
@@ -337,7 +331,6 @@ pub fn fleet_page(title: &str) -> FleetStore {
 /// and each reservation's detail once, after the first round of nodes. Every request starts at least [`request_gap`] after the previous one ended.
 fn start_reads(store: FleetStore, base: Interval) {
     let state = use_connection();
-    let clock = use_clock();
     let Some(session) = state.session_id_untracked() else { return };
     store.begin(session);
     store.watch();
@@ -352,16 +345,13 @@ fn start_reads(store: FleetStore, base: Interval) {
         }
     });
     store.status.set(ReadStatus::Reading);
-    let reader = Reader { store, state, clock, session, ticket, last_activity, last_end_ms: Cell::new(None) };
+    let reader = Reader { store, ticket, last_activity, last_end_ms: Cell::new(None) };
     leptos::task::spawn_local(async move { reader.run(base).await });
 }
 
 /// One run of the loop.
 struct Reader {
     store: FleetStore,
-    state: ConnectionState,
-    clock: Clock,
-    session: u64,
     /// Stale once the loop is stopped, restarted, or another key is connected.
     ticket: Ticket,
     last_activity: Rc<Cell<f64>>,
@@ -392,10 +382,6 @@ impl Reader {
         self.last_end_ms.set(Some(now_ms()));
     }
 
-    fn now(&self) -> DateTime<Utc> {
-        self.clock.now_untracked()
-    }
-
     async fn run(&self, base: Interval) {
         let Some(list) = self.read_list().await else { return };
         let wanted: Vec<i64> = list.iter().filter(|r| has_nodes(&r.status)).map(|r| r.id).collect();
@@ -419,24 +405,16 @@ impl Reader {
                     if !self.pace(Duration::ZERO).await {
                         return;
                     }
-                    let result = self
-                        .state
-                        .send_for(Lifetime::Session, move |c| async move { client::reservation(&c, id).await })
-                        .await;
+                    // The store keeps the answer, or why it failed, for every page.
+                    let result = self.store.reservations.read_detail(id, Lifetime::Session).await;
                     self.ended();
                     if !self.alive() {
                         return;
                     }
                     // A detail that cannot be read leaves its rate (and its alerts) out; one
                     // that may be read later is read again on the page's schedule.
-                    match result {
-                        Ok(detail) => self.store.receive_detail(self.session, detail),
-                        Err(error) => {
-                            if error.is_transient() {
-                                failed.push(id);
-                            }
-                            self.store.receive_detail_error(self.session, id, error);
-                        }
+                    if result.is_err_and(|error| error.is_transient()) {
+                        failed.push(id);
                     }
                     if wanted.is_empty() && details.is_empty() {
                         // No nodes to pace the retries: wait a round of the base interval.
@@ -505,14 +483,13 @@ impl Reader {
     /// The reservations, retried while the failure is transient.
     async fn read_list(&self) -> Option<Vec<Reservation>> {
         loop {
-            let result =
-                self.state.send_for(Lifetime::Session, |c| async move { client::list_reservations(&c).await }).await;
+            // The store keeps the answer, or why it failed, for every page.
+            let result = self.store.reservations.read_list(Lifetime::Session).await;
             self.ended();
             if !self.alive() {
                 return None;
             }
             let retry = result.as_ref().err().map(|e| (e.is_transient(), e.retry_after()));
-            self.store.receive_list(self.session, result.clone(), self.now());
             match retry {
                 None => return result.ok(),
                 Some((false, _)) => return None,

@@ -7,8 +7,10 @@ pub mod fleet;
 pub mod generation;
 pub mod live;
 pub mod nodes;
+pub mod org;
 pub mod placements;
 pub mod remote;
+pub mod reservations;
 pub mod session;
 
 use crate::api::client;

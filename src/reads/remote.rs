@@ -3,13 +3,16 @@
 //! `components::remote`.
 
 use super::generation::Generation;
-use crate::api::client::{self, Connection};
+use crate::api::client::Connection;
 use crate::api::error::ApiError;
-use crate::api::models::ReservationDetail;
-use crate::state::{use_clock, use_connection, ConnectionState, Role};
+use crate::state::{use_clock, use_connection, ConnectionState};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::future::Future;
+use std::pin::Pin;
+
+/// One read's answer as [`Remote::from_reads`] takes it: the data, with when it was read.
+pub type Read<T> = Pin<Box<dyn Future<Output = Result<Fetched<T>, ApiError>>>>;
 
 /// Data as received, with when.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,8 +62,18 @@ impl<T: Clone + 'static> Remote<T> {
         F: Fn(Connection) -> Fut + 'static,
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
+        let (state, clock) = (use_connection(), use_clock());
+        Self::from_reads(move |_anew| {
+            let sent = state.send(&fetch);
+            Box::pin(async move { sent.await.map(|value| Fetched { value, at: clock.now_untracked() }) })
+        })
+    }
+
+    /// A read whose answer may come from a store: `read(anew)` is called synchronously
+    /// (signals it reads are tracked), `anew` on a Refresh or Retry (the store must read
+    /// again then, fresh or not), and answers the data with when it was read.
+    pub fn from_reads(read: impl Fn(bool) -> Read<T> + 'static) -> Self {
         let state = use_connection();
-        let clock = use_clock();
         let snapshot = RwSignal::new_local(Snapshot::empty(0));
         let retries = RwSignal::new(0);
         let answered_retry = StoredValue::new(0);
@@ -71,7 +84,7 @@ impl<T: Clone + 'static> Remote<T> {
             let is_retry = answered_retry.get_value() != retry;
             answered_retry.set_value(retry);
             let Some(session) = state.session().map(|s| s.id) else { return };
-            let request = state.send(&fetch);
+            let request = read(is_retry);
             let ticket = reads.next();
             snapshot.update(|s| {
                 if s.session != session || !is_retry {
@@ -91,8 +104,8 @@ impl<T: Clone + 'static> Remote<T> {
                     }
                     s.loading = false;
                     match result {
-                        Ok(value) => {
-                            s.data = Some(Fetched { value, at: clock.now_untracked() });
+                        Ok(fetched) => {
+                            s.data = Some(fetched);
                             s.error = None;
                         }
                         Err(err) => s.error = Some(err),
@@ -130,14 +143,4 @@ impl<T: Clone + 'static> Remote<T> {
     pub fn refetch(&self) {
         self.retries.try_update(|n| *n += 1);
     }
-}
-
-/// The reservation the page is about; the read also tells the header the key's role.
-pub fn read_reservation(id: i64) -> Remote<ReservationDetail> {
-    let state = use_connection();
-    Remote::new(move |conn| async move {
-        let detail = client::reservation(&conn, id).await?;
-        state.learn_role(&conn, Role::of(&detail));
-        Ok(detail)
-    })
 }

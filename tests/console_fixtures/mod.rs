@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::models::{NodesResponse, Reservation, ReservationDetail};
 use reservations_console::reads::nodes::NodesStore;
+use reservations_console::reads::reservations::ReservationsStore;
 use reservations_console::router::Router;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
 use std::cell::Cell;
@@ -90,6 +91,7 @@ pub fn provide_console(role: Role) -> ConnectionState {
     state.connect(Connection::new("/api", "eco_test_key"), false, role);
     provide_context(state);
     provide_context(NodesStore::new());
+    provide_context(ReservationsStore::new());
     provide_zone(TimeZone::Utc);
     provide_context(Clock::fixed(now()));
     state
@@ -282,4 +284,91 @@ extern "C" {
     pub fn take_records(this: &MutationObserver) -> js_sys::Array;
     #[wasm_bindgen(method)]
     pub fn disconnect(this: &MutationObserver);
+}
+
+/// One answer of [`FakeApi`]: a status, a JSON body and headers.
+pub struct Answer {
+    pub status: u16,
+    pub body: serde_json::Value,
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl Answer {
+    pub fn ok(body: serde_json::Value) -> Self {
+        Answer { status: 200, body, headers: Vec::new() }
+    }
+
+    /// An API error: `{"error": code, "message": …}` with a request id.
+    pub fn error(status: u16, code: &str, request_id: &str) -> Self {
+        let body = serde_json::json!({ "error": code, "message": format!("test {code}") });
+        Answer { status, body, headers: vec![("x-ecolink-request-id", request_id.to_owned())] }
+    }
+
+    pub fn with_header(mut self, name: &'static str, value: &str) -> Self {
+        self.headers.push((name, value.to_owned()));
+        self
+    }
+}
+
+/// `fetch` replaced for as long as this lives: each request is recorded (path and query,
+/// with when it was sent and answered, in ms) and answered by the route whose path is the
+/// request's path exactly, with its answers in turn (the last one again once they are
+/// used up); a request no route names is never answered. `fetch` is put back when dropped.
+pub struct FakeApi;
+
+impl FakeApi {
+    pub fn new(routes: Vec<(&str, Vec<Answer>)>) -> FakeApi {
+        let routes: Vec<serde_json::Value> = routes
+            .into_iter()
+            .map(|(path, answers)| {
+                let answers: Vec<serde_json::Value> = answers
+                    .into_iter()
+                    .map(|a| {
+                        let headers: serde_json::Map<String, serde_json::Value> =
+                            a.headers.into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect();
+                        serde_json::json!([a.status, a.body, headers])
+                    })
+                    .collect();
+                serde_json::json!([path, answers])
+            })
+            .collect();
+        js(&format!(
+            "window.__log = []; window.__realFetch = window.__realFetch || window.fetch; \
+             const routes = new Map({}); \
+             window.fetch = (url) => {{ const u = new URL(url.url || url, location.href); \
+               const entry = {{ path: u.pathname + u.search, sent: performance.now(), answered: null }}; \
+               window.__log.push(entry); \
+               const answers = routes.get(u.pathname); \
+               if (!answers) {{ return new Promise(() => {{}}); }} \
+               const [status, body, headers] = answers.length > 1 ? answers.shift() : answers[0]; \
+               headers['content-type'] = 'application/json'; \
+               entry.answered = performance.now(); \
+               return Promise.resolve(new Response(JSON.stringify(body), {{ status, headers }})); }};",
+            serde_json::Value::Array(routes)
+        ));
+        FakeApi
+    }
+
+    /// The requests so far: path and query, when sent (ms, `performance.now()`).
+    pub fn sent(&self) -> Vec<(String, f64)> {
+        let log = js("return window.__log.map((e) => [e.path, e.sent]);");
+        js_sys::Array::from(&log)
+            .iter()
+            .map(|pair| {
+                let pair = js_sys::Array::from(&pair);
+                (pair.get(0).as_string().unwrap(), pair.get(1).as_f64().unwrap())
+            })
+            .collect()
+    }
+
+    /// The paths of [`Self::sent`].
+    pub fn paths(&self) -> Vec<String> {
+        self.sent().into_iter().map(|(path, _)| path).collect()
+    }
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        js("window.fetch = window.__realFetch;");
+    }
 }
