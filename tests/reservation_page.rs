@@ -435,7 +435,8 @@ async fn a_page_reads_its_reservation_id_as_the_router_does() {
     use reservations_console::pages::launch::LaunchPage;
     use reservations_console::pages::reservation::ReservationPage;
     use reservations_console::router::Route;
-    let pages: [(&str, fn() -> AnyView); 3] = [
+    type Build = fn() -> AnyView;
+    let pages: [(&str, Build); 3] = [
         ("/reservations/012", || view! { <ReservationPage/> }.into_any()),
         ("/reservations/012/launch", || view! { <LaunchPage/> }.into_any()),
         ("/reservations/1234567890123456789/launch", || view! { <LaunchPage/> }.into_any()),
