@@ -80,27 +80,45 @@ struct LazyRoute {
     prefetch: fn(),
 }
 
-macro_rules! lazy_route {
-    ($chunk:ident) => {
-        LazyRoute { view: || lazy($chunk::preload, $chunk::load), prefetch: || prefetch(Box::pin($chunk::preload())) }
+/// Writes, from one list of the chunk each route's page is in, the page of a route
+/// (`lazy_route`) and the chunk's name (`page_chunk`), so the two cannot disagree.
+macro_rules! lazy_routes {
+    (none: $none:pat, $($route:pat => $chunk:ident,)*) => {
+        /// The page of every route but Connect's and the unknown one.
+        fn lazy_route(route: &Route) -> Option<LazyRoute> {
+            match route {
+                $none => None,
+                $($route => Some(LazyRoute {
+                    view: || lazy($chunk::preload, $chunk::load),
+                    prefetch: || prefetch(Box::pin($chunk::preload())),
+                }),)*
+            }
+        }
+
+        /// The name of the chunk that holds the code of `route`'s page in the release build
+        /// (`split_<name>.wasm`), as `index.html` names the page opened at its address for the
+        /// chunks' loader. Read by a test alone, so it is not in the build.
+        pub fn page_chunk(route: &Route) -> Option<&'static str> {
+            match route {
+                $none => None,
+                $($route => Some(stringify!($chunk)),)*
+            }
+        }
     };
 }
 
-/// The page of every route but Connect's and the unknown one.
-fn lazy_route(route: &Route) -> Option<LazyRoute> {
-    Some(match route {
-        Route::Connect | Route::NotFound => return None,
-        Route::Overview => lazy_route!(overview),
-        Route::Fit => lazy_route!(fit),
-        Route::Capacity => lazy_route!(capacity),
-        Route::Ledger => lazy_route!(ledger),
-        Route::Reservations => lazy_route!(list),
-        Route::Reservation(_) => lazy_route!(detail),
-        Route::Nodes(_) => lazy_route!(nodes),
-        Route::Launch(_) => lazy_route!(launch),
-        Route::Workload { .. } => lazy_route!(workload),
-        Route::Orgs | Route::Org(_) => lazy_route!(org),
-    })
+lazy_routes! {
+    none: Route::Connect | Route::NotFound,
+    Route::Overview => overview,
+    Route::Fit => fit,
+    Route::Capacity => capacity,
+    Route::Ledger => ledger,
+    Route::Reservations => list,
+    Route::Reservation(_) => detail,
+    Route::Nodes(_) => nodes,
+    Route::Launch(_) => launch,
+    Route::Workload { .. } => workload,
+    Route::Orgs | Route::Org(_) => org,
 }
 
 /// Fetches the code of the page at `path` (a path with an optional query) without showing

@@ -5,6 +5,10 @@
 //! a seventh of the first load's wasm; seven fixed pages need a `match`, two signals and
 //! two listeners. The parsing is plain Rust, tested natively.
 
+mod table;
+
+pub use table::{Page, PAGES};
+
 use crate::api::client;
 use crate::api::escape::percent_decoded;
 use crate::domain::address::query_value;
@@ -12,56 +16,48 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// A page of the console, as its address names it. Ids are kept as written: the page
-/// explains an id that is not one.
+/// A page of the console ([`Page`]) with the ids its address names. Ids are kept as
+/// written: the page explains an id that is not one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     Connect,
-    /// Every reservation's GPUs at once: where Connect lands.
     Overview,
-    /// Where k GPUs fit now; the question is in the query.
     Fit,
-    /// Reserved GPUs over the coming terms: renewals, gaps and overlaps.
     Capacity,
-    /// The owner's term ledger of every reservation and the account.
     Ledger,
     Reservations,
     Reservation(String),
     Nodes(String),
     Launch(String),
-    /// A workload on a reservation: reservation id, kind as the API spells it, workload id.
-    Workload {
-        reservation: String,
-        kind: String,
-        id: String,
-    },
+    Workload { reservation: String, kind: String, id: String },
     Orgs,
     Org(String),
     NotFound,
 }
 
 impl Route {
-    /// The route of an address's path (without its query), percent-escapes decoded.
+    /// The route of an address's path (without its query), percent-escapes decoded: the
+    /// page whose pattern ([`Page`]) it matches, with the segments the page reads.
     pub fn parse(path: &str) -> Route {
         let segments: Vec<String> =
             path.split('/').filter(|segment| !segment.is_empty()).map(percent_decoded).collect();
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-        match segments.as_slice() {
-            [] => Route::Connect,
-            ["overview"] => Route::Overview,
-            ["fit"] => Route::Fit,
-            ["capacity"] => Route::Capacity,
-            ["ledger"] => Route::Ledger,
-            ["reservations"] => Route::Reservations,
-            ["reservations", id] => Route::Reservation((*id).to_owned()),
-            ["reservations", id, "nodes"] => Route::Nodes((*id).to_owned()),
-            ["reservations", id, "launch"] => Route::Launch((*id).to_owned()),
-            ["reservations", id, "workloads", kind, wid] => {
-                Route::Workload { reservation: (*id).to_owned(), kind: (*kind).to_owned(), id: (*wid).to_owned() }
-            }
-            ["orgs"] => Route::Orgs,
-            ["orgs", org] => Route::Org((*org).to_owned()),
-            _ => Route::NotFound,
+        let Some((page, read)) = Page::matching(&segments) else { return Route::NotFound };
+        let mut read = read.into_iter().map(str::to_owned);
+        let mut next = || read.next().unwrap_or_default();
+        match page {
+            Page::Connect => Route::Connect,
+            Page::Overview => Route::Overview,
+            Page::Fit => Route::Fit,
+            Page::Capacity => Route::Capacity,
+            Page::Ledger => Route::Ledger,
+            Page::Reservations => Route::Reservations,
+            Page::Reservation => Route::Reservation(next()),
+            Page::Nodes => Route::Nodes(next()),
+            Page::Launch => Route::Launch(next()),
+            Page::Workload => Route::Workload { reservation: next(), kind: next(), id: next() },
+            Page::Orgs => Route::Orgs,
+            Page::Org => Route::Org(next()),
         }
     }
 
@@ -74,11 +70,14 @@ impl Route {
         }
     }
 
-    /// The reservation id of the pages under `/reservations/:id`, when it is one: digits
-    /// alone, no leading zero (the form every link of the console writes).
+    /// The reservation id of the pages under `/reservations/:id`, when it is one: 1 to
+    /// [`ID_DIGITS`] digits, no leading zero (the form every link of the console writes).
+    /// The one reading of it: the pages, the read they start with and `index.html`'s early
+    /// read all go by it.
     pub fn reservation_number(&self) -> Option<i64> {
         let raw = self.reservation_id()?;
-        let digits = !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) && !raw.starts_with('0');
+        let digits =
+            (1..=ID_DIGITS).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_digit()) && !raw.starts_with('0');
         digits.then(|| raw.parse().ok()).flatten()
     }
 
@@ -101,6 +100,10 @@ impl Route {
         }
     }
 }
+
+/// The most digits a reservation id may have: any number of 18 digits fits an `i64`, so
+/// `index.html`'s script, which cannot parse one, checks an id by its pattern alone.
+pub const ID_DIGITS: usize = 18;
 
 /// Where Connect goes once connected, when no other page was asked for.
 pub const LANDING: &str = "/overview";
@@ -276,6 +279,43 @@ mod tests {
         assert_eq!(Route::parse("/reservations/12/workloads/batch%20job/7").reservation_id(), Some("12"));
         assert_eq!(Route::parse("/orgs"), Route::Orgs);
         assert_eq!(Route::parse("/orgs/org_acme"), Route::Org("org_acme".into()));
+    }
+
+    /// Every page of the table is a route of its own, which keeps each segment the page
+    /// reads, in the pattern's order.
+    #[test]
+    fn each_page_of_the_table_parses_to_its_own_route_with_what_it_reads() {
+        let mut routes = Vec::new();
+        for page in PAGES {
+            let mut read = 0;
+            let segments: Vec<String> = page
+                .segments()
+                .map(|segment| match segment {
+                    Some(literal) => literal.to_owned(),
+                    None => {
+                        read += 1;
+                        format!("read{read}")
+                    }
+                })
+                .collect();
+            let route = Route::parse(&format!("/{}", segments.join("/")));
+            let shown = format!("{route:?}");
+            assert!((1..=read).all(|n| shown.contains(&format!("\"read{n}\""))), "{page:?}: {shown}");
+            assert!(route != Route::NotFound && !routes.contains(&route), "{page:?}: {shown}");
+            routes.push(route);
+        }
+    }
+
+    #[test]
+    fn a_reservation_id_is_read_as_the_console_writes_it_and_no_other_way() {
+        let number = |path: &str| Route::parse(path).reservation_number();
+        assert_eq!(number("/reservations/12/nodes"), Some(12));
+        assert_eq!(number("/reservations/123456789012345678"), Some(123_456_789_012_345_678));
+        for path in
+            ["/reservations/012/nodes", "/reservations/0", "/reservations/1234567890123456789", "/reservations/+1"]
+        {
+            assert_eq!(number(path), None, "{path}");
+        }
     }
 
     #[test]

@@ -310,16 +310,14 @@ async fn a_read_for_the_session_outlives_its_page_and_ends_with_the_session() {
 fn send_ahead() {
     const SCRIPT: &str = r#"
         window.asked = [];
-        window.__firstRead = {
-            take(url, authorization, signal) {
-                window.asked.push(url);
-                if (url !== "http://ahead.invalid/api/gpu-reservations/12/nodes" || authorization !== "Bearer k"
-                    || !(signal instanceof AbortSignal)) return null;
-                delete window.__firstRead;
-                const node = { display_name: "node-sent-ahead", state: "ready", gpus: 8, gpus_in_use: 0, workloads: [] };
-                return Promise.resolve(new Response(JSON.stringify({ nodes: [node], workloads_unknown: false }),
-                    { status: 200, headers: { "content-type": "application/json" } }));
-            },
+        window.__takeFirstRead = (url, authorization, signal) => {
+            window.asked.push(url);
+            if (url !== "http://ahead.invalid/api/gpu-reservations/12/nodes" || authorization !== "Bearer k"
+                || !(signal instanceof AbortSignal)) return null;
+            delete window.__takeFirstRead;
+            const node = { display_name: "node-sent-ahead", state: "ready", gpus: 8, gpus_in_use: 0, workloads: [] };
+            return Promise.resolve(new Response(JSON.stringify({ nodes: [node], workloads_unknown: false }),
+                { status: 200, headers: { "content-type": "application/json" } }));
         };"#;
     js_sys::Function::new_no_args(SCRIPT).call0(&wasm_bindgen::JsValue::NULL).expect("the stand-in is set");
 }

@@ -1,15 +1,17 @@
 //! `index.html`'s inline script sends a fresh load's first read before the console's code
-//! arrives. Being JavaScript it cannot call [`Route::first_read`]: it copies the table, and
-//! this test runs the script on every address a test can think of and holds each read it
-//! sends (or does not send) to Rust's table.
+//! arrives, and names the chunk of the page's code for the chunks' loader. Being JavaScript
+//! it cannot call [`Route::first_read`] nor [`page_chunk`]: it copies them, and this test
+//! runs the script at every page of the console and on every address a test can think of,
+//! and holds each read it sends (or does not send) and each chunk it names to Rust's.
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
 
 use console_fixtures::{js, record_requests, requests_sent};
 use reservations_console::api::client::{self, Connection};
-use reservations_console::api::first_read::{GLOBAL, SEND_AHEAD};
-use reservations_console::router::Route;
+use reservations_console::api::first_read::{SEND_AHEAD, TAKE};
+use reservations_console::page_chunk;
+use reservations_console::router::{Route, PAGES};
 use reservations_console::state::KEPT_CONNECTION;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -24,8 +26,9 @@ fn inline_script() -> &'static str {
     &page[start..end]
 }
 
-/// The URLs the script asks `fetch` for when the tab opens at `path` with a kept key.
-fn reads_sent_at(path: &str) -> Vec<String> {
+/// What the script does when the tab opens at `path` with a kept key: the URLs it asks
+/// `fetch` for, and the chunk it names.
+fn script_at(path: &str) -> (Vec<String>, Option<String>) {
     let window = web_sys::window().unwrap();
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(path)).unwrap();
     let storage = window.session_storage().unwrap().unwrap();
@@ -33,39 +36,73 @@ fn reads_sent_at(path: &str) -> Vec<String> {
     record_requests();
     js(inline_script());
     let sent = requests_sent();
-    js(&format!("delete window.{GLOBAL};"));
+    let chunk = js("const chunk = window.__openedPage; delete window.__openedPage; return chunk;").as_string();
+    forget_script();
     storage.remove_item(KEPT_CONNECTION).unwrap();
-    sent
+    (sent, chunk)
+}
+
+/// Takes the script's functions off the page.
+fn forget_script() {
+    js(&format!("delete window.{TAKE}; delete window.{SEND_AHEAD};"));
 }
 
 #[wasm_bindgen_test]
-fn the_inline_script_sends_exactly_the_first_read_of_rusts_route_table() {
-    let addresses = [
-        "/",
-        "/overview",
-        "/overview/",
-        "/reservations",
-        "/reservations/",
-        "/reservations/12",
-        "/reservations/12/",
-        "/reservations/12/nodes",
-        "/reservations/12/nodes/",
-        "/reservations/123456789012345678/nodes",
-        "/reservations/012/nodes",
-        "/reservations/0",
-        "/reservations/-3",
-        "/reservations/abc/nodes",
-        "/reservations/12/launch",
-        "/reservations/12/workloads/gpu_cluster/418",
-        "/orgs",
-        "/orgs/org_a",
-        "/nowhere",
-    ];
-    for path in addresses {
-        let expected: Vec<String> = Route::parse(path).first_read().map(|p| format!("/api{p}")).into_iter().collect();
-        assert_eq!(reads_sent_at(path), expected, "at {path}");
+fn the_inline_script_sends_the_first_read_and_names_the_chunk_of_rusts_route_table() {
+    // Every page, each of the segments it reads 12, then the edges of an id and of a path.
+    let mut addresses: Vec<String> = PAGES.iter().map(|page| page.address_with("12")).collect();
+    addresses.extend(
+        [
+            "/overview/",
+            "/reservations/",
+            "/reservations/12/",
+            "/reservations/12/nodes/",
+            "/reservations/123456789012345678/nodes",
+            "/reservations/1234567890123456789/nodes",
+            "/reservations/012/nodes",
+            "/reservations/0",
+            "/reservations/-3",
+            "/reservations/abc/nodes",
+            "/reservations/12/workloads/gpu_cluster/418",
+            "/orgs/org_a",
+            "/nowhere",
+        ]
+        .map(String::from),
+    );
+    for path in &addresses {
+        let route = Route::parse(path);
+        let read = route.first_read();
+        let chunk = read.is_some().then(|| page_chunk(&route)).flatten().map(String::from);
+        let read: Vec<String> = read.map(|p| format!("/api{p}")).into_iter().collect();
+        assert_eq!(script_at(path), (read, chunk), "at {path}");
     }
     web_sys::window().unwrap().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/")).unwrap();
+}
+
+/// A read sent ahead carries the key, kept for the tab or not; while it waits, the key is
+/// inside the script alone: no property of the page's globals, nor of their objects, holds it.
+#[wasm_bindgen_test]
+fn no_global_holds_the_key_while_a_read_sent_ahead_waits() {
+    js(inline_script());
+    record_requests();
+    let key = "eco_key_not_kept_4f1c9a";
+    client::send_ahead(&Connection::new("/api", key), &client::nodes_path(12));
+    let holders = js(&format!(
+        "const holds = (value, depth) => {{
+           if (typeof value === 'string') return value.includes({key:?});
+           if (depth === 0 || value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+           return Object.getOwnPropertyNames(value).some((name) => {{
+             try {{ return holds(value[name], depth - 1); }} catch {{ return false; }}
+           }});
+         }};
+         return Object.getOwnPropertyNames(window).filter((name) => {{
+           try {{ return holds(window[name], 1); }} catch {{ return false; }}
+         }});"
+    ));
+    assert_eq!(requests_sent(), ["/api/gpu-reservations/12/nodes"], "the read is on its way");
+    let holders: Vec<String> = js_sys::Array::from(&holders).iter().filter_map(|name| name.as_string()).collect();
+    assert!(holders.is_empty(), "the key is held by these globals: {holders:?}");
+    forget_script();
 }
 
 /// A page opened in the console sends its first read through the same script (one
@@ -85,7 +122,7 @@ async fn a_read_the_console_sends_ahead_leaves_through_the_script_and_is_taken_o
     let (nodes, _) = client::nodes(&conn, 12, None).await.expect("the answer sent ahead");
     assert_eq!(nodes.nodes[0].display_name, "node-sent-ahead");
     assert_eq!(requests_sent(), vec!["/api/gpu-reservations/12/nodes"], "one request, taken by the page");
-    js(&format!("delete window.{GLOBAL}; delete window.{SEND_AHEAD};"));
+    forget_script();
 }
 
 /// A page opened at its own address is sent ahead twice: by the script as the document is
@@ -105,5 +142,5 @@ fn the_same_read_sent_ahead_again_leaves_once_and_another_replaces_it() {
         ["/api/gpu-reservations/12/nodes", "/api/gpu-reservations/12/nodes", "/api/gpu-reservations/13/nodes"],
         "12 once for each key, then 13"
     );
-    js(&format!("delete window.{GLOBAL}; delete window.{SEND_AHEAD};"));
+    forget_script();
 }

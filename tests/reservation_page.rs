@@ -427,6 +427,30 @@ async fn words_put_in_the_address_are_never_shown_as_the_pages_own() {
     }
 }
 
+/// A page under `/reservations/…` reads its id as the router does, the rule its early read
+/// goes by: an id with a leading zero or over 18 digits names no reservation (it showed #12
+/// for `012`, whose early read was never sent).
+#[wasm_bindgen_test]
+async fn a_page_reads_its_reservation_id_as_the_router_does() {
+    use reservations_console::pages::launch::LaunchPage;
+    use reservations_console::pages::reservation::ReservationPage;
+    use reservations_console::router::Route;
+    type Build = fn() -> AnyView;
+    let pages: [(&str, Build); 3] = [
+        ("/reservations/012", || view! { <ReservationPage/> }.into_any()),
+        ("/reservations/012/launch", || view! { <LaunchPage/> }.into_any()),
+        ("/reservations/1234567890123456789/launch", || view! { <LaunchPage/> }.into_any()),
+    ];
+    for (address, page) in pages {
+        assert_eq!(Route::parse(address).reservation_number(), None, "{address}");
+        let host = at_address(address, page).await;
+        let shown = text(&host);
+        assert!(shown.contains("This address does not name a reservation"), "{address}: {shown}");
+        assert!(!shown.contains("#12") && !shown.contains("#1234"), "{address}: {shown}");
+        host.remove();
+    }
+}
+
 /// The workload page's kind and id come from the address too: a kind the console does not
 /// know only finds the workload (the heading says "Workload"), and an id that is not one is
 /// refused without repeating it.

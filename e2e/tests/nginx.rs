@@ -6,7 +6,8 @@
 use e2e::http::{self, Response};
 use e2e::{Config, Console, Dist, Nginx, Simulator, OWNER_KEY};
 use hyper::Method;
-use xtask::nginx::{self, Upstream};
+use xtask::nginx::{self, Upstream, API_POLICY};
+use xtask::pages::{Page, PAGES};
 
 /// The build ships the generator's file for the provider's API, so the tests below, which
 /// generate it for the simulator's, serve what an operator gets but for the upstream.
@@ -79,18 +80,82 @@ async fn the_page_and_its_routes_are_revalidated_and_carry_the_builds_policy() {
     let (dist, _sim, nginx) = behind_nginx().await;
     let policy = std::fs::read_to_string(dist.dir().join("csp-header.txt")).expect("the build's csp-header.txt");
     assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
-    let page = std::fs::read(dist.dir().join("index.html.br")).expect("the build's index.html.br");
+    let brotli = std::fs::read(dist.dir().join("index.html.br")).expect("the build's index.html.br");
     let mut problems = Vec::new();
-    for path in ["/", "/reservations", "/reservations/12/nodes", "/reservations/12/workloads/job/j-1", "/orgs/org_acme"]
-    {
+    for page in PAGES {
+        let (path, _) = opened_at(*page);
+        let path = path.split_once('?').map_or(path, |(path, _)| path);
         let answer = fetch(&nginx, path).await;
-        check(&mut problems, path, answer.status == 200 && answer.body == page, "the page, in brotli", &answer);
+        check(&mut problems, path, answer.status == 200 && answer.body == brotli, "the page, in brotli", &answer);
         expect(&mut problems, path, &answer, "content-type", Some("text/html"));
         expect(&mut problems, path, &answer, "cache-control", Some("no-cache"));
         expect(&mut problems, path, &answer, "content-security-policy", Some(policy.trim()));
         expect(&mut problems, path, &answer, "x-content-type-options", Some("nosniff"));
         expect(&mut problems, path, &answer, "vary", Some("Accept-Encoding"));
+        expect(&mut problems, path, &answer, "server", Some("nginx"));
     }
+    assert!(problems.is_empty(), "through nginx:\n{}\n{}", problems.join("\n"), nginx.error_log());
+}
+
+/// Each page of the console (`xtask::pages`, the router's table), at an address of the demo
+/// data, and an element that shows the page has its data. A page added to the router is
+/// added here, or this does not compile.
+fn opened_at(page: Page) -> (&'static str, &'static str) {
+    match page {
+        Page::Connect => ("/", "form.connect-form"),
+        Page::Overview => ("/overview", "table.fleet-table tbody tr"),
+        Page::Fit => ("/fit?gpus=4", "tr[data-verdict='Fragmented']"),
+        Page::Capacity => ("/capacity", "section.capacity-lane"),
+        Page::Ledger => ("/ledger", ".ledger-table tfoot"),
+        Page::Reservations => ("/reservations", "table.reservations-table tbody tr"),
+        Page::Reservation => ("/reservations/12", "#terms-title"),
+        Page::Nodes => ("/reservations/12/nodes", "article.node-card"),
+        Page::Launch => ("/reservations/12/launch", "form.launch-form"),
+        Page::Workload => ("/reservations/12/workloads/gpu_cluster/418", ".workload-page .page-head"),
+        Page::Orgs => ("/orgs", "form.org-picker"),
+        Page::Org => ("/orgs/org_acme", "article.org-card"),
+    }
+}
+
+/// A reload, a bookmark or a shared link: every page opened by its address, as a fresh
+/// load through nginx, is the console showing that page (not nginx's 404, not Connect).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_opened_by_its_address_through_nginx_shows_its_content() {
+    let mut console = Console::start().await;
+    let nginx = Nginx::start(&console.dist, &format!("{}/api", console.sim.url())).await;
+    console.open_from(nginx.url());
+    let (connect, form) = opened_at(Page::Connect);
+    console.open(connect).await;
+    console.browser.wait_for(form).await;
+    // Kept for the tab, so that each fresh load below starts connected.
+    console.connect_keeping_key(OWNER_KEY).await;
+    for page in PAGES.iter().filter(|page| **page != Page::Connect) {
+        let (address, content) = opened_at(*page);
+        console.open(address).await;
+        console.browser.wait_for(content).await;
+        assert_eq!(console.browser.current_path().await, address, "{page:?} stays at its address");
+    }
+    console.assert_no_console_errors(&[]).await;
+}
+
+/// The API's answers carry headers of their own through nginx, once each whatever the
+/// upstream sent, and nginx names no version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_apis_answers_through_nginx_carry_their_own_headers_and_no_version() {
+    let (_dist, _sim, nginx) = behind_nginx().await;
+    let url = format!("{}/api/gpu-reservations", nginx.url());
+    let bearer = format!("Bearer {OWNER_KEY}");
+    let answer = http::send_with(Method::GET, &url, None, &[("authorization", bearer.as_str())])
+        .await
+        .unwrap_or_else(|error| panic!("nginx gave no answer: {error}"));
+    let mut problems = Vec::new();
+    let path = "/api/gpu-reservations";
+    check(&mut problems, path, answer.status == 200, "200", &answer);
+    expect(&mut problems, path, &answer, "content-security-policy", Some(API_POLICY));
+    expect(&mut problems, path, &answer, "x-content-type-options", Some("nosniff"));
+    expect(&mut problems, path, &answer, "referrer-policy", Some("no-referrer"));
+    expect(&mut problems, path, &answer, "x-frame-options", Some("DENY"));
+    expect(&mut problems, path, &answer, "server", Some("nginx"));
     assert!(problems.is_empty(), "through nginx:\n{}\n{}", problems.join("\n"), nginx.error_log());
 }
 

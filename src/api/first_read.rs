@@ -10,8 +10,9 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
-/// The object the inline script leaves on `window` until its answer is taken or dropped.
-pub const GLOBAL: &str = "__firstRead";
+/// The script's function that hands over the answer of a read sent ahead. The read itself,
+/// its key with it, stays inside the script: no global holds the key while it waits.
+pub const TAKE: &str = "__takeFirstRead";
 
 /// The script's function that sends a read ahead.
 pub const SEND_AHEAD: &str = "__sendAhead";
@@ -30,10 +31,7 @@ pub fn send_ahead(url: &str, authorization: &str) {
 /// The answer of the read sent ahead for `url` with `authorization`, if there is one to
 /// take; aborting `signal` aborts it as it would the console's own request.
 pub fn take(url: &str, authorization: &str, signal: &web_sys::AbortSignal) -> Option<js_sys::Promise> {
-    let first = js_sys::Reflect::get(&web_sys::window()?.into(), &JsValue::from_str(GLOBAL)).ok()?;
-    if first.is_undefined() {
-        return None;
-    }
-    let take: js_sys::Function = js_sys::Reflect::get(&first, &JsValue::from_str("take")).ok()?.dyn_into().ok()?;
-    take.call3(&first, &JsValue::from_str(url), &JsValue::from_str(authorization), signal).ok()?.dyn_into().ok()
+    let take = js_sys::Reflect::get(&web_sys::window()?.into(), &JsValue::from_str(TAKE)).ok()?;
+    let take: js_sys::Function = take.dyn_into().ok()?;
+    take.call3(&JsValue::NULL, &JsValue::from_str(url), &JsValue::from_str(authorization), signal).ok()?.dyn_into().ok()
 }

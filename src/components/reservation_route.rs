@@ -6,20 +6,19 @@ use crate::components::error_panel::ErrorPanel;
 use crate::router::use_location;
 use leptos::prelude::*;
 
-/// The reservation id of the route when it is one (digits only, as the API's ids are),
-/// else `None`. Read once: another id is another page, and whatever the previous one ran
-/// (a poll loop) stops with it. Only this parsed value is shown: the segment as written is
-/// the address's text, which a link can fill with anything (words posing as the page's).
+/// The reservation id of the route when it is one, as the router reads it
+/// ([`Route::reservation_number`](crate::router::Route::reservation_number)), else `None`.
+/// Read once: another id is another page, and whatever the previous one ran (a poll loop)
+/// stops with it. Only this parsed value is shown: the segment as written is the address's
+/// text, which a link can fill with anything (words posing as the page's).
 pub fn route_reservation_id() -> Option<i64> {
-    let route = use_location().route();
-    let raw = route.read_untracked();
-    raw.reservation_id().filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()
+    use_location().route().read_untracked().reservation_number()
 }
 
 /// What a page under `/reservations/…` says of an address whose id is not one.
 pub fn not_a_reservation() -> ApiError {
     ApiError::invalid_request(
-        "This address does not name a reservation: its id must be a whole number, as in /reservations/12.",
+        "This address does not name a reservation: its id must be a whole number without leading zeros, as in /reservations/12.",
     )
 }
 

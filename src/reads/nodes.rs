@@ -327,10 +327,7 @@ mod tests {
         assert!(page.contains(&entry), "index.html reads {entry}");
         let fresh = format!("const FRESH_MS = {};", super::FRESH_MS);
         assert!(page.contains(&fresh), "index.html keeps an answer as long: {fresh}");
-        assert!(
-            page.contains(crate::api::first_read::GLOBAL),
-            "index.html leaves window.{}",
-            crate::api::first_read::GLOBAL
-        );
+        let take = format!("window.{} = ", crate::api::first_read::TAKE);
+        assert!(page.contains(&take), "index.html hands answers over with {take}");
     }
 }

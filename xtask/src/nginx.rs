@@ -7,8 +7,9 @@
 //! the `.br` and `.gz` files the build wrote, sent as the browser accepts, with
 //! `Vary: Accept-Encoding`; a year and `immutable` on every file whose name carries its hash
 //! (the pages' shared `.bin` too) and `no-cache` on the page and the rest; the page for the
-//! console's routes only, so a missing file is a 404 (the page with a 200 would be taken for
-//! code, and cached); and `/api/` proxied to the provider with its certificate verified.
+//! addresses of the router's pages (`src/router/table.rs`) only, so a missing file is a 404
+//! (the page with a 200 would be taken for code, and cached); `/api/` proxied to the provider with its certificate verified, its
+//! answers with headers of their own ([`API_POLICY`]); and no nginx version in any answer.
 //!
 //! nginx drops all the server's `add_header`s in a location that has one of its own, so
 //! each location here carries its whole set.
@@ -18,6 +19,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::csp::{ApiOrigin, HEADER_FILE};
+use crate::pages::PAGES;
 use crate::Result;
 
 /// The file in `dist/`.
@@ -38,10 +40,26 @@ pub const DEBIAN_BROTLI_STATIC_MODULE: &str = "/usr/lib/nginx/modules/ngx_http_b
 /// Debian's and Ubuntu's bundle of trusted roots (package `ca-certificates`).
 const TRUSTED_CERTIFICATES: &str = "/etc/ssl/certs/ca-certificates.crt";
 
-/// The console's routes (`Route::parse` in src/router.rs), with or without a trailing slash:
-/// these, and only these, are answered with the page.
-const ROUTES: &str = "^/(?:|overview|reservations|reservations/[^/]+|reservations/[^/]+/(?:nodes|launch)\
-                      |reservations/[^/]+/workloads/[^/]+/[^/]+|orgs|orgs/[^/]+)/?$";
+/// The pattern of the addresses answered with the page: every page of the console (`Page`
+/// in src/router/table.rs, which the router reads addresses with), with or without a
+/// trailing slash, a segment the page reads being any text without a slash.
+fn routes() -> Result<String> {
+    let mut pages = Vec::new();
+    for page in PAGES {
+        let mut segments = Vec::new();
+        for segment in page.segments() {
+            segments.push(match segment {
+                None => "[^/]+",
+                Some(literal) if literal.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') => {
+                    literal
+                }
+                Some(literal) => return Err(format!("{page:?}'s segment {literal:?} is more than a-z, 0-9 and -")),
+            });
+        }
+        pages.push(segments.join("/"));
+    }
+    Ok(format!("^/(?:{})/?$", pages.join("|")))
+}
 
 /// The media type of each extension a build holds; a file of another kind stops the
 /// generator rather than go out as `application/octet-stream` unnoticed.
@@ -56,6 +74,24 @@ const TYPES: [(&str, &str); 8] = [
     ("txt", "text/plain"),
     ("json", "application/json"),
 ];
+
+/// The Content-Security-Policy of the API's answers. An answer is data, never a document:
+/// nothing in it runs or is framed, whatever the provider sent.
+pub const API_POLICY: &str = "default-src 'none'; frame-ancestors 'none'; sandbox";
+
+/// The headers every answer carries beside its Content-Security-Policy (the build's on the
+/// files, [`API_POLICY`] on the API's answers).
+const SECURITY_HEADERS: [(&str, &str); 3] =
+    [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY")];
+
+/// A location's `add_header`s of [`SECURITY_HEADERS`] and `policy`.
+fn security_headers(policy: &str) -> String {
+    let policy = format!("\"{policy}\"");
+    std::iter::once(("Content-Security-Policy", policy.as_str()))
+        .chain(SECURITY_HEADERS)
+        .map(|(name, value)| format!("    add_header {name} {value} always;\n"))
+        .collect()
+}
 
 /// Where `/api/` goes: `https://host[:port][/path]`, or plain `http://` to a loopback host
 /// only (the switch for an API on the same machine, as the nginx test's simulator at
@@ -106,6 +142,11 @@ impl Upstream {
             out.push_str("    proxy_ssl_server_name on;\n    proxy_ssl_verify on;\n    proxy_ssl_verify_depth 3;\n");
             writeln!(out, "    proxy_ssl_trusted_certificate {TRUSTED_CERTIFICATES};").expect("writing to a String");
         }
+        // The provider's own headers of these names give way to the console's, sent once.
+        for name in std::iter::once("Content-Security-Policy").chain(SECURITY_HEADERS.map(|(name, _)| name)) {
+            writeln!(out, "    proxy_hide_header {name};").expect("writing to a String");
+        }
+        out.push_str(&security_headers(API_POLICY));
         out.push_str("}\n");
         out
     }
@@ -161,19 +202,16 @@ fn render(names: &[String], policy: &str, upstream: &Upstream) -> Result<String>
     let types: String =
         types.iter().map(|(media_type, extension)| format!("    {media_type} {extension};\n")).collect();
     let hashed = hashed.into_iter().collect::<Vec<_>>().join("|");
-    let security = [
-        format!("Content-Security-Policy \"{policy}\""),
-        "X-Content-Type-Options nosniff".to_owned(),
-        "Referrer-Policy no-referrer".to_owned(),
-        "X-Frame-Options DENY".to_owned(),
-    ]
-    .map(|header| format!("    add_header {header} always;\n"))
-    .concat();
+    let security = security_headers(policy);
     let api = upstream.location();
+    let routes = routes()?;
     Ok(format!(
         r#"# Generated by `cargo xtask dist` from this build: include it inside your `server {{ }}`,
 # whose `root` is this folder (docs/deploy.md). Each build writes it again, with its own
 # Content-Security-Policy hashes.
+
+# No nginx version in the Server header nor on its error pages.
+server_tokens off;
 
 # The .br and .gz files the build wrote beside each file, as the browser accepts
 # (brotli_static: Debian's libnginx-mod-http-brotli-static). Vary is added per location.
@@ -198,7 +236,7 @@ location ~ "^/[^/.]+-[0-9a-f]{{12,16}}(?:_bg)?\.(?:{hashed})$" {{
 {security}}}
 
 # The console's routes are its page, revalidated on every load so a new build is seen at once.
-location ~ "{ROUTES}" {{
+location ~ "{routes}" {{
     try_files /index.html =404;
     add_header Cache-Control no-cache always;
     add_header Vary Accept-Encoding;
@@ -260,6 +298,14 @@ mod tests {
         dist
     }
 
+    /// The configuration generated for [`fake_dist`]`(name)` and the provider.
+    fn generated(name: &str) -> String {
+        let dist = fake_dist(name);
+        let config = config(&dist, &Upstream::provider()).unwrap();
+        std::fs::remove_dir_all(&dist).unwrap();
+        config
+    }
+
     /// The body of the location that starts with `head`, up to its closing brace.
     fn location<'a>(config: &'a str, head: &str) -> &'a str {
         let at = config.find(head).unwrap_or_else(|| panic!("no `{head}` in:\n{config}"));
@@ -268,9 +314,7 @@ mod tests {
 
     #[test]
     fn every_hashed_kind_of_the_build_is_immutable_the_shared_bin_included() {
-        let dist = fake_dist("hashed");
-        let config = config(&dist, &Upstream::provider()).unwrap();
-        std::fs::remove_dir_all(&dist).unwrap();
+        let config = generated("hashed");
         let hashed = location(&config, "location ~ \"^/[^/.]+-");
         assert!(hashed.contains(r#"-[0-9a-f]{12,16}(?:_bg)?\.(?:bin|css|js|wasm)$""#), "{hashed}");
         assert!(hashed.contains("add_header Cache-Control \"public, max-age=31536000, immutable\";\n"), "{hashed}");
@@ -293,9 +337,7 @@ mod tests {
 
     #[test]
     fn each_location_that_adds_a_header_repeats_vary_the_policy_and_nosniff() {
-        let dist = fake_dist("headers");
-        let config = config(&dist, &Upstream::provider()).unwrap();
-        std::fs::remove_dir_all(&dist).unwrap();
+        let config = generated("headers");
         let heads = ["location ~ \"^/[^/.]+-", "location ~ \"^/(?:|overview", "location / {"];
         for head in heads {
             let body = location(&config, head);
@@ -303,7 +345,12 @@ mod tests {
             assert!(body.contains(&format!("add_header Content-Security-Policy \"{POLICY}\" always;")), "{body}");
             assert!(body.contains("add_header X-Content-Type-Options nosniff always;"), "{body}");
         }
-        assert_eq!(config.matches("add_header").count(), heads.len() * 6, "no add_header outside them:\n{config}");
+        let api = location(&config, "location ^~ /api/").matches("add_header").count();
+        assert_eq!(
+            config.matches("add_header").count(),
+            heads.len() * 6 + api,
+            "no add_header outside them:\n{config}"
+        );
         for head in &heads[1..] {
             assert!(location(&config, head).contains("add_header Cache-Control no-cache always;"), "{head}");
         }
@@ -312,13 +359,48 @@ mod tests {
 
     #[test]
     fn only_the_consoles_routes_are_answered_with_the_page() {
-        let dist = fake_dist("routes");
-        let config = config(&dist, &Upstream::provider()).unwrap();
-        std::fs::remove_dir_all(&dist).unwrap();
+        let config = generated("routes");
         assert!(location(&config, "location ~ \"^/(?:|overview").contains("try_files /index.html =404;"));
         assert!(location(&config, "location / {").contains("try_files $uri =404;"));
         assert_eq!(config.matches("index.html").count(), 1, "the page is the routes' answer only:\n{config}");
         assert!(location(&config, "location = /nginx.conf").contains("return 404;"));
+    }
+
+    /// Where nginx sends `path`: the exact locations first, then the first regular expression
+    /// that matches, in the file's order, else `location /`; the head of that location.
+    fn answering<'a>(config: &'a str, path: &str) -> &'a str {
+        let heads: Vec<&str> = config.lines().filter(|line| line.starts_with("location ")).collect();
+        let exact = heads
+            .iter()
+            .find(|head| head.strip_prefix("location = ").and_then(|rest| rest.strip_suffix(" {")) == Some(path));
+        let pattern = |head: &str| {
+            let quoted = head.strip_prefix("location ~ \"")?.strip_suffix("\" {")?;
+            Some(regex::Regex::new(quoted).expect("nginx's pattern reads as a regular expression"))
+        };
+        let regex = || heads.iter().find(|head| pattern(head).is_some_and(|pattern| pattern.is_match(path)));
+        exact.or_else(regex).copied().unwrap_or("location / {")
+    }
+
+    #[test]
+    fn every_page_of_the_console_is_answered_with_the_page_and_no_other_address() {
+        let config = generated("every-page");
+        let page = |path: &str| location(&config, answering(&config, path)).contains("try_files /index.html =404;");
+        let pages = PAGES.iter().map(|page| page.address_with("12"));
+        for path in pages
+            .chain(["/overview/", "/reservations/12/workloads/gpu_cluster/418", "/orgs/org_acme"].map(String::from))
+        {
+            assert!(page(&path), "{path} is a page of the console:\n{config}");
+        }
+        for path in [
+            "/nope",
+            "/fit/4",
+            "/reservations/12/nodes/more",
+            "/favicon.ico",
+            "/nginx.conf",
+            "/main-4ae9b0365dd6b4e0.css",
+        ] {
+            assert!(!page(path), "{path} is no page of the console");
+        }
     }
 
     #[test]
@@ -339,16 +421,30 @@ mod tests {
 
     #[test]
     fn the_provider_is_proxied_with_its_certificate_verified() {
-        let dist = fake_dist("provider");
-        let config = config(&dist, &Upstream::provider()).unwrap();
-        std::fs::remove_dir_all(&dist).unwrap();
-        assert_eq!(
-            location(&config, "location ^~ /api/"),
-            "location ^~ /api/ {\n    proxy_pass https://api.ecohash.com/;\n    proxy_http_version 1.1;\n    \
+        let config = generated("provider");
+        let api = location(&config, "location ^~ /api/");
+        assert!(
+            api.starts_with(
+                "location ^~ /api/ {\n    proxy_pass https://api.ecohash.com/;\n    proxy_http_version 1.1;\n    \
              # The key travels to the provider through here: its certificate is checked.\n    \
              proxy_ssl_server_name on;\n    proxy_ssl_verify on;\n    proxy_ssl_verify_depth 3;\n    \
-             proxy_ssl_trusted_certificate /etc/ssl/certs/ca-certificates.crt;"
+             proxy_ssl_trusted_certificate /etc/ssl/certs/ca-certificates.crt;\n"
+            ),
+            "{api}"
         );
+    }
+
+    #[test]
+    fn the_apis_answers_carry_their_own_headers_and_nginx_names_no_version() {
+        let config = generated("api-headers");
+        let api = location(&config, "location ^~ /api/");
+        for header in ["Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options"] {
+            assert_eq!(api.matches(&format!("add_header {header} ")).count(), 1, "{header} set once:\n{api}");
+            assert!(api.contains(&format!("proxy_hide_header {header};")), "the provider's {header} gives way:\n{api}");
+        }
+        assert!(api.contains(&format!("add_header Content-Security-Policy \"{API_POLICY}\" always;")), "{api}");
+        assert!(api.contains("add_header X-Content-Type-Options nosniff always;"), "{api}");
+        assert!(config.contains("\nserver_tokens off;\n"), "{config}");
     }
 
     #[test]
