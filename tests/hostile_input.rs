@@ -762,6 +762,7 @@ async fn an_unrecognised_status_badge_and_its_explanation_show_an_override_isola
     assert_eq!(badge.text_content().unwrap(), "⟨RLO⟩001A (unrecognised)");
     let isolated = all(&host, ".badge bdi, .status-explanation bdi").len();
     assert!(isolated >= 2, "the badge's and the explanation's text each isolated: {isolated}");
+}
 
 /// A card's "+N more", opened, stays open when the next poll's answer arrives, whether the
 /// answer redraws the card's line (the first polls, then once a minute) or changes its node;
