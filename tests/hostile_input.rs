@@ -666,8 +666,8 @@ async fn the_fit_page_shows_an_override_in_regions_gpu_types_and_nodes_isolated(
     assert!(options.iter().all(|o| !o.contains('\u{202E}')), "{options:?}");
     assert!(options.iter().any(|o| o.contains("⟨RLO⟩fdp.exe")), "{options:?}");
     let table = host.query_selector(".fit-table").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>();
-    // The reservation's region and GPU type, and the node with room.
-    assert_override_shown_and_isolated(&table, "fit verdicts", 3);
+    // The reservation's region and GPU type (one cut text), and the node with room.
+    assert_override_shown_and_isolated(&table, "fit verdicts", 2);
     host.remove();
 }
 
@@ -702,7 +702,8 @@ async fn the_capacity_lanes_show_an_override_in_their_region_and_gpu_type_isolat
         view! { <CapacityBoard store/> }
     });
     settle().await;
-    assert_override_shown_and_isolated(&host, "capacity", 2);
+    // The lane's heading: its region and GPU type, one cut text.
+    assert_override_shown_and_isolated(&host, "capacity", 1);
     let labels: Vec<String> = all(&host, "[aria-label]").iter().filter_map(|e| e.get_attribute("aria-label")).collect();
     assert!(labels.iter().all(|l| !l.contains('\u{202E}')), "{labels:?}");
 }
@@ -720,9 +721,9 @@ async fn the_ledger_shows_an_override_in_regions_gpu_types_statuses_and_errors_i
         view! { <LedgerBoard account=Account::of(rows) read_at=now()/> }
     });
     settle().await;
-    // Each row's region, GPU type and unrecognised status; the error in the unread row's
-    // cell and in the account's note.
-    assert_override_shown_and_isolated(&host, "ledger", 8);
+    // Each row's region and GPU type (one cut text) and unrecognised status; the error in
+    // the unread row's cell and in the account's note.
+    assert_override_shown_and_isolated(&host, "ledger", 6);
 }
 
 #[wasm_bindgen_test]

@@ -35,7 +35,7 @@ pub fn StatusWithExplanation(status: StatusText) -> impl IntoView {
 
 /// [`StatusWithExplanation`]'s markup, for a view written as one piece of HTML.
 pub fn write_status(html: &mut Html, status: &StatusText) {
-    html.markup(r#"<span class="badge tone-"#).markup(tone_name(status.tone)).markup(r#"">"#);
-    html.text(&status.label).markup(r#"</span><p class="status-explanation">"#);
-    html.text(&status.explanation).markup("</p>");
+    html.markup(r#"<span class="badge tone-"#).markup(tone_name(status.tone)).markup(r#""><bdi>"#);
+    html.text(&status.label).markup(r#"</bdi></span><p class="status-explanation"><bdi>"#);
+    html.text(&status.explanation).markup("</bdi></p>");
 }
