@@ -21,11 +21,11 @@ async fn owner_and_member_read_what_stops_when_on_the_overview_and_the_detail() 
     let browser = &console.browser;
 
     open_overview(&console, OWNER_KEY).await;
-    let panel = browser.wait_for_text("#at-risk", "Averted by paying the overdue $").await;
+    let panel = browser.wait_for_text("#at-risk", "Averted by paying the $").await;
     assert!(panel.contains("add credit to the account"), "#7 is wallet-funded: {panel}");
     console.screenshots("at-risk-overview-owner").await;
     console.navigate("/reservations/7").await;
-    let detail = browser.wait_for_text("#at-risk", "Averted by paying the overdue $").await;
+    let detail = browser.wait_for_text("#at-risk", "Averted by paying the $").await;
     assert!(detail.contains("Up to 1 node's workloads would stop"), "{detail}");
     console.screenshots("at-risk-detail-owner").await;
 

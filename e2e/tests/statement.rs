@@ -45,7 +45,8 @@ async fn the_owner_reads_the_term_ledger_and_a_member_is_told_it_is_the_owners()
     console.connect(OWNER_KEY).await;
     console.navigate("/overview").await;
     browser.click("a[href='/ledger']").await;
-    browser.wait_for(".ledger-table tfoot").await;
+    // The details are read one at a time: the account's sums are shown once every row's are.
+    browser.wait_for_text(".ledger-table tfoot", "$").await;
     let ended = browser.text(".ledger-table tbody tr:has(a[href='/reservations/4'])").await;
     let figures: Vec<&str> = ended.split_whitespace().filter(|w| w.starts_with('$')).collect();
     assert_eq!(figures.len(), 7, "seven amounts: {ended}");
