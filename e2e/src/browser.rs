@@ -170,17 +170,27 @@ impl Browser {
 
     /// Polls `probe` until it gives a value, failing the test after [`WAIT`] with `what`
     /// and the last thing `probe` saw.
-    pub async fn eventually<T, F, Fut>(&self, what: impl Display, mut probe: F) -> T
+    pub async fn eventually<T, F, Fut>(&self, what: impl Display, probe: F) -> T
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, String>>,
     {
-        let deadline = Instant::now() + WAIT;
+        self.eventually_within(WAIT, what, probe).await
+    }
+
+    /// [`Self::eventually`], failing after `wait`: for what the console does at its own
+    /// pace (reads spaced by its request budget).
+    pub async fn eventually_within<T, F, Fut>(&self, wait: Duration, what: impl Display, mut probe: F) -> T
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, String>>,
+    {
+        let deadline = Instant::now() + wait;
         loop {
             match probe().await {
                 Ok(value) => return value,
                 Err(last) if Instant::now() >= deadline => {
-                    panic!("waited {WAIT:?} for {what}; last seen: {last}")
+                    panic!("waited {wait:?} for {what}; last seen: {last}")
                 }
                 Err(_) => tokio::time::sleep(POLL).await,
             }
@@ -198,7 +208,12 @@ impl Browser {
     /// Waits until some element matching `css` shows text containing `needle`; returns
     /// that element's whole text.
     pub async fn wait_for_text(&self, css: &str, needle: &str) -> String {
-        self.eventually(format!("`{css}` showing {needle:?}"), || async {
+        self.wait_for_text_within(WAIT, css, needle).await
+    }
+
+    /// [`Self::wait_for_text`], failing after `wait`.
+    pub async fn wait_for_text_within(&self, wait: Duration, css: &str, needle: &str) -> String {
+        self.eventually_within(wait, format!("`{css}` showing {needle:?}"), || async {
             let texts = self.texts_now(css).await;
             texts.iter().find(|text| text.contains(needle)).cloned().ok_or_else(|| format!("{texts:?}"))
         })

@@ -314,7 +314,10 @@ mod tests {
             "{html}"
         );
         assert_eq!(html.matches("<td ").count(), 7, "{html}");
-        assert!(html.contains(r#"<span class="badge tone-ok">Active</span><p class="status-explanation">"#), "{html}");
+        assert!(
+            html.contains(r#"<span class="badge tone-ok"><bdi>Active</bdi></span><p class="status-explanation"><bdi>"#),
+            "{html}"
+        );
         assert!(html.contains(r#"<span class="gpu-type">⟨RLO⟩fdp.exe</span>"#), "{html}");
         assert!(html.contains(r#"<strong>32</strong><span class="cell-sub">4 nodes × 8 GPUs</span>"#), "{html}");
         assert!(html.contains(r#"<span class="cell-sub in-use muted" aria-busy="true">"#), "{html}");
