@@ -5,6 +5,7 @@
 //! [`ANCHOR`].
 
 use crate::api::assumptions::RENEWAL_PAIRING;
+use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
 use crate::components::api_text::CutText;
@@ -216,7 +217,12 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
                         {known.into_iter().take(LISTED).map(|w| view! {
                             <tr>
                                 <th scope="row"><CutText text=w.name/></th>
-                                <td><CutText text=kind_label(&w.kind)/></td>
+                                // The console's own words wrap between words; only a kind the
+                                // API spelled (unrecognised) is API text to cut.
+                                <td>{match &w.kind {
+                                    WorkloadKind::Unknown(_) => view! { <CutText text=kind_label(&w.kind)/> }.into_any(),
+                                    known => kind_label(known).into_any(),
+                                }}</td>
                                 <td class="num">{w.gpus}</td>
                                 <td><CutText text=w.nodes.join(", ")/></td>
                             </tr>
