@@ -162,19 +162,25 @@ impl ReservationsStore {
         self.current().then(|| self.detail_errors.with(|e| e.get(&id).cloned())).flatten()
     }
 
-    /// The list read within [`KEPT_FRESH`] of now, if any (untracked).
+    /// The list read within [`KEPT_FRESH`] of now, if any (untracked); copied only then.
     fn fresh_list(&self) -> Option<Vec<Reservation>> {
-        let owned = self.state.session_id_untracked().is_some_and(|s| self.session.owns(s));
-        let list = self.list.try_with_untracked(|l| l.clone()).flatten()?;
-        (owned && is_fresh(list.at, Utc::now())).then_some(list.value)
+        if !self.session.is_current_untracked() {
+            return None;
+        }
+        let now = Utc::now();
+        self.list.try_with_untracked(|l| l.as_ref().filter(|l| is_fresh(l.at, now)).map(|l| l.value.clone())).flatten()
+    }
+
+    /// Whether the detail of `id` was read within [`KEPT_FRESH`] of now (untracked).
+    fn has_fresh_detail(&self, id: i64) -> bool {
+        let now = Utc::now();
+        self.session.is_current_untracked()
+            && self.read_at.try_with_untracked(|r| r.get(&id).is_some_and(|at| is_fresh(*at, now))).unwrap_or(false)
     }
 
     /// The detail of `id` read within [`KEPT_FRESH`] of now, if any (untracked).
     fn fresh_detail(&self, id: i64) -> Option<ReservationDetail> {
-        let owned = self.state.session_id_untracked().is_some_and(|s| self.session.owns(s));
-        let at = self.read_at.try_with_untracked(|r| r.get(&id).copied()).flatten()?;
-        let fresh = owned && is_fresh(at, Utc::now());
-        fresh.then(|| self.details.try_with_untracked(|d| d.get(&id).cloned()).flatten()).flatten()
+        self.has_fresh_detail(id).then(|| self.details.try_with_untracked(|d| d.get(&id).cloned()).flatten()).flatten()
     }
 
     /// The list: the one read within [`KEPT_FRESH`] with no request, else a read whose
@@ -310,7 +316,7 @@ impl DetailsProgress {
     /// key reads no payment, so the reads stop once the key is known to be a member's.
     pub fn read(&self, ids: Vec<i64>) {
         let store = self.store;
-        let wanted: VecDeque<i64> = ids.into_iter().filter(|id| store.fresh_detail(*id).is_none()).collect();
+        let wanted: VecDeque<i64> = ids.into_iter().filter(|id| !store.has_fresh_detail(*id)).collect();
         self.queued.set(wanted.iter().copied().collect());
         self.waiting.set(None);
         let Some(ticket) = self.reads.next_for(store.state) else { return };
