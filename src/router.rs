@@ -11,7 +11,7 @@ pub use table::{Page, PAGES};
 
 use crate::api::client;
 use crate::api::escape::percent_decoded;
-use crate::domain::address::query_value;
+use crate::domain::words::address::query_value;
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

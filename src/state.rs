@@ -8,7 +8,7 @@ use crate::api::client::{self, Connection};
 use crate::api::error::{ApiError, RateLimit};
 use crate::api::models::ReservationDetail;
 use crate::browser::{now_ms, sleep, Channel};
-use crate::domain::tab_share::{share_per_minute, Budget, Tabs, ANNOUNCE_EVERY};
+use crate::domain::polling::tab_share::{share_per_minute, Budget, Tabs, ANNOUNCE_EVERY};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -121,7 +121,7 @@ pub enum Lifetime {
 /// The channel the console's tabs of one origin share the key's limit on.
 pub const TAB_CHANNEL: &str = "reservations-console.tabs";
 
-/// This tab among the console's tabs ([`crate::domain::tab_share`]): it says "here" every
+/// This tab among the console's tabs ([`crate::domain::polling::tab_share`]): it says "here" every
 /// [`ANNOUNCE_EVERY`] on a `BroadcastChannel`, answers a newcomer's "hello" at once, says
 /// "left" when dropped, and books each request within its equal share of the key's 200 a
 /// minute. Without `BroadcastChannel` a tab counts itself alone.

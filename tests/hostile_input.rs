@@ -554,7 +554,7 @@ async fn the_workload_page_shows_an_override_in_its_name_and_nodes_isolated() {
 #[wasm_bindgen_test]
 async fn search_results_show_an_override_in_names_kinds_and_nodes_isolated() {
     use reservations_console::components::node_filters::FoundWorkloads;
-    use reservations_console::domain::node_filter::found_workloads;
+    use reservations_console::domain::nodes::filter::found_workloads;
     let host = mount_narrow(|| {
         let found = found_workloads(&override_nodes().nodes, "fdp");
         view! { <FoundWorkloads reservation=12 found=Signal::stored(found)/> }
@@ -711,7 +711,7 @@ async fn the_capacity_lanes_show_an_override_in_their_region_and_gpu_type_isolat
 #[wasm_bindgen_test]
 async fn the_ledger_shows_an_override_in_regions_gpu_types_statuses_and_errors_isolated() {
     use console_fixtures::owner_detail;
-    use reservations_console::domain::ledger::{ledger, Account, Missing, Row};
+    use reservations_console::domain::money::ledger::{ledger, Account, Missing, Row};
     use reservations_console::pages::ledger::LedgerBoard;
     let host = mount_narrow(|| {
         provide_console(Role::Owner);
@@ -952,7 +952,7 @@ async fn capacity_over_the_coming_terms_cuts_a_long_gpu_type_within_360_px() {
 #[wasm_bindgen_test]
 async fn the_term_ledger_cuts_a_long_gpu_type_within_360_px() {
     use console_fixtures::owner_detail;
-    use reservations_console::domain::ledger::{ledger, Account, Row};
+    use reservations_console::domain::money::ledger::{ledger, Account, Row};
     use reservations_console::pages::ledger::LedgerBoard;
     let host = mount_in_frame(360, || {
         provide_console(Role::Owner);

@@ -10,7 +10,7 @@ use console_fixtures::{
 };
 use leptos::prelude::*;
 use reservations_console::api::models::ReservationDetail;
-use reservations_console::domain::ledger::{ledger, overdue, Account, Missing, Row};
+use reservations_console::domain::money::ledger::{ledger, overdue, Account, Missing, Row};
 use reservations_console::pages::ledger::{LedgerBoard, LedgerPage};
 use reservations_console::reads::reservations::use_reservations;
 use reservations_console::state::Role;

@@ -6,7 +6,7 @@
 use reservations_console::api::client::decode;
 use reservations_console::api::error::ResponseHeaders;
 use reservations_console::api::models::NodesResponse;
-use reservations_console::domain::node_filter::{found_workloads, NodeFilter, SortBy};
+use reservations_console::domain::nodes::filter::{found_workloads, NodeFilter, SortBy};
 use std::time::Instant;
 
 /// 10,000 nodes of 8 GPUs shaped like the simulator's `huge` scenario: most with a cluster

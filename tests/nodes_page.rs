@@ -16,7 +16,7 @@ use reservations_console::api::enums::{NodeState, ReservationStatus};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::NodesResponse;
 use reservations_console::components::gpu_grid::{GpuGrid, NodeStore};
-use reservations_console::domain::node_filter::NodeFilter;
+use reservations_console::domain::nodes::filter::NodeFilter;
 use reservations_console::domain::polling::Interval;
 use reservations_console::domain::status::{closed_capacity_note, launch_access};
 use reservations_console::pages::nodes::{LiveBar, NodesBoard, NodesModel, NodesPage};

@@ -11,7 +11,7 @@ use console_fixtures::{
 use leptos::prelude::*;
 use page_support::fact;
 use reservations_console::api::client::Connection;
-use reservations_console::domain::time::{format_time, Zone};
+use reservations_console::domain::words::time::{format_time, Zone};
 use reservations_console::pages::reservation::ReservationView;
 use reservations_console::reads::placements::Placements;
 use reservations_console::reads::remote::Remote;

@@ -9,7 +9,7 @@ use console_fixtures::{
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::browser::{now_ms, sleep};
-use reservations_console::domain::time::{format_time, Zone};
+use reservations_console::domain::words::time::{format_time, Zone};
 use reservations_console::pages::reservations::{url_filters, ReservationsView};
 use reservations_console::reads::placements::{Placement, Placements};
 use reservations_console::router::Router;

@@ -1,4 +1,4 @@
-//! The fit judgement (`domain::fit`, the `/fit` page's verdict) over one reservation of
+//! The fit judgement (`domain::fleet::fit`, the `/fit` page's verdict) over one reservation of
 //! 10,000 nodes, timed natively: the page judges from nodes already read, so the figure
 //! is the judgement alone, no request and no DOM. Runs on this machine's CPU, not in the
 //! browser's wasm (expect the page's to be a small factor slower).
@@ -6,7 +6,7 @@
 use crate::stats::Spread;
 use reservations_console::api::enums::NodeState;
 use reservations_console::api::models::{Node, NodesResponse, Reservation};
-use reservations_console::domain::fit::{judge, Question};
+use reservations_console::domain::fleet::fit::{judge, Question};
 use std::time::Instant;
 
 /// Seed 004's reservation (the detail's extra fields are ignored).

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use e2e::{Browser, Config, Scenario, Simulator};
 use measure::{Expected, LongRunPlan, Page, PollSession};
 use report::{Nodes10k, Pair, PollRow, Report};
-use reservations_console::domain::fleet_poll::KEY_LIMIT_PER_MINUTE;
+use reservations_console::domain::polling::fleet::KEY_LIMIT_PER_MINUTE;
 use stats::Spread;
 use weight::Wire;
 

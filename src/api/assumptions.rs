@@ -84,7 +84,7 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 /// overdue; new launches are paused"). The console takes it per reservation: the launch
 /// page's prediction and /fit's verdicts judge each reservation from its own status, so
 /// "Expected to succeed" and "Fits now" are only expected, and say (through
-/// `domain::capacity::success_caveat`) that an overdue payment on another reservation of the
+/// `domain::nodes::capacity::success_caveat`) that an overdue payment on another reservation of the
 /// account could still pause a launch.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
@@ -95,7 +95,7 @@ pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not s
 pub const SUSPENDED_ACCRUES: &str =
     "Assumed: a suspended reservation still accrues its rate (the API does not say whether its charges stop).";
 
-/// **assumption** (`domain::amendments::gpus_at`): a reservation's `reserved_gpus`, as the
+/// **assumption** (`domain::terms::amendments::gpus_at`): a reservation's `reserved_gpus`, as the
 /// list sends it, holds from its start until an amendment takes effect, which sets
 /// `node_count_after` × `gpus_per_node`. The list carries no amendments (the detail does),
 /// so a term whose detail is not read is counted at this figure over its whole term, and
@@ -104,7 +104,7 @@ pub fn reserved_gpus_over_term(r: &Reservation) -> i64 {
     r.reserved_gpus
 }
 
-/// **assumption** (`domain::billing::check_next_charge`): seed 004 says `next_charge` is "the
+/// **assumption** (`domain::money::billing::check_next_charge`): seed 004 says `next_charge` is "the
 /// earliest charge not yet paid" without naming the statuses that are. Scheduled, invoiced
 /// and past due are taken as not yet paid; paid, covered by the advance and waived as
 /// settled; a status the console does not know as neither (it is counted apart, never as
@@ -113,7 +113,7 @@ pub fn not_yet_paid(status: &ChargeStatus) -> bool {
     matches!(status, ChargeStatus::Scheduled | ChargeStatus::Invoiced | ChargeStatus::PastDue)
 }
 
-/// **assumption** (`domain::grid::state_meaning`, and every count of not-available GPUs):
+/// **assumption** (`domain::nodes::grid::state_meaning`, and every count of not-available GPUs):
 /// seed 004 says a node under maintenance is "being repaired or replaced; the capacity is
 /// kept on a replacement", not whether the replacement is listed in `/nodes` or takes
 /// launches meanwhile. The console takes the node to stay listed, its GPUs not available
@@ -140,7 +140,7 @@ pub fn runs_workloads(status: &ReservationStatus) -> bool {
 
 /// **assumption**: the documents do not say how two overlapping terms are charged. Both are
 /// taken to be charged in full, so the GPU-hours reserved twice are paid again at the
-/// renewal's rate (`domain::capacity_timeline::overlap_cost`); said beside that figure:
+/// renewal's rate (`domain::terms::timeline::overlap_cost`); said beside that figure:
 pub const OVERLAP_PRICE: &str =
     "Assumed: both terms are charged for the hours they overlap, the second time at the renewal's rate.";
 
@@ -182,7 +182,7 @@ pub const MAX_COUNT: i64 = 1_000_000_000;
 // The location of `first_invoice` (beside `payment` or inside it) is the remaining
 // assumption; it lives with the model, see `ReservationDetail::first_invoice`.
 
-/// **assumption** (`domain::billing::check_storage`): a regular charge's storage is (drive
+/// **assumption** (`domain::money::billing::check_storage`): a regular charge's storage is (drive
 /// quota × drive rate + fs quota × fs rate) per GiB-month at the quotas in force at the
 /// period's start, × the months of `billing_period` when the period is exactly that long,
 /// else prorated by its hours over 730 h a month (as the advance counts a month); an
@@ -202,14 +202,14 @@ pub const STORAGE_ONLY_ASSUMED: &str =
 /// as such and not as a mismatch with 730 h × GPUs × rate; any other figure is checked.
 pub const ZERO_ADVANCE: &str = "No advance taken: each period is charged on its own.";
 
-/// **assumption** (`domain::ledger`): the term ledger counts each charge, the advance and
+/// **assumption** (`domain::money::ledger`): the term ledger counts each charge, the advance and
 /// what is left of it at their whole cents (half away from zero), the figure an invoice
 /// shows, and adds those: the seed sends money as JSON numbers without saying how a sub-cent
 /// amount is billed. Said beside the ledger whenever a figure had more than cents.
 pub const LEDGER_WHOLE_CENTS: &str =
     "assumed: each charge counted at its whole cents, as an invoice shows it (the API sent more digits)";
 
-/// **assumption** (`domain::renewal::renewal_of`): seed 004 says "a renewal is a new
+/// **assumption** (`domain::terms::renewal::renewal_of`): seed 004 says "a renewal is a new
 /// reservation" and not how the new one names the old. The console pairs a reservation with
 /// the next reservation of the same region and GPU type by start date (then by id), whether
 /// it starts before, at or after the first one's end; one without a start date (awaiting
@@ -217,13 +217,13 @@ pub const LEDGER_WHOLE_CENTS: &str =
 pub const RENEWAL_PAIRING: &str =
     "Assumed: the renewal is the next reservation of the same region and GPU type by start date (the API does not link them).";
 
-/// **assumption** (`domain::at_risk`): the documents do not say which workloads stop when an
+/// **assumption** (`domain::terms::at_risk`): the documents do not say which workloads stop when an
 /// amendment lowers `node_count`, nor which nodes go. The console lists every workload
 /// running now as at risk, "up to" the removed nodes' worth, and shows it as assumed:
 pub const NODES_LOWERED_WHICH: &str =
     "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
 
-/// **assumption** (`domain::at_risk`): the documents do not say whether the workloads running
+/// **assumption** (`domain::terms::at_risk`): the documents do not say whether the workloads running
 /// at a term's end move to the renewal that takes over then. Seed 004 says "a renewal is a
 /// new reservation", and the simulator gives it nodes of its own, so "what stops when" lists
 /// that end too, its workloads taken to stop with the term and to be launched again on the

@@ -241,7 +241,7 @@ mod tests {
             ]
         );
         // Their 16 GPUs are unknown, never zero, on the Nodes page and the overview alike.
-        let totals = crate::domain::capacity::totals(&read);
+        let totals = crate::domain::nodes::capacity::totals(&read);
         assert_eq!((totals.gpus, totals.in_use, totals.unreadable.gpus), (Some(8), Some(2), Some(16)));
         assert!(
             totals.unreadable_text().unwrap().contains("their 16 GPUs are unknown"),

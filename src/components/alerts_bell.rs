@@ -9,7 +9,7 @@ use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
 use crate::domain::alerts::{Alert, Severity};
-use crate::domain::time::updated_ago;
+use crate::domain::words::time::updated_ago;
 use crate::reads::fleet::{use_fleet, FleetStore, ReadStatus};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;

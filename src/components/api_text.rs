@@ -4,7 +4,7 @@
 //! The node cards, written as one string, do the same through `Html::text` and their
 //! isolated classes.
 
-use crate::domain::text::visible_controls;
+use crate::domain::words::text::visible_controls;
 use leptos::prelude::*;
 
 #[component]

@@ -1,4 +1,4 @@
-//! "What stops when": each deadline ahead (`domain::at_risk`) with its countdown in the
+//! "What stops when": each deadline ahead (`domain::terms::at_risk`) with its countdown in the
 //! chosen zone and in UTC, the workloads it would stop, and for the owner what would avert
 //! it. Shown on the overview (every reservation, each linking to its detail) and on a
 //! reservation's detail (its own), both lazily loaded pages; the alerts link to it by
@@ -11,11 +11,13 @@ use crate::api::money::Usd;
 use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::time::zone;
-use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR};
-use crate::domain::grid::kind_label;
-use crate::domain::ledger::OVERDUE_RULE;
-use crate::domain::time::{format_time, format_utc_date, relative, Zone};
+use crate::domain::money::ledger::OVERDUE_RULE;
+use crate::domain::nodes::grid::kind_label;
+use crate::domain::terms::at_risk::{
+    at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR,
+};
 use crate::domain::words::count;
+use crate::domain::words::time::{format_time, format_utc_date, relative, Zone};
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::NodesStore;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};

@@ -6,8 +6,8 @@
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::domain::explain::{explain, ErrorContext};
-use crate::domain::fleet_poll::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
-use crate::domain::time::{ago_seconds, updated_ago, utc_title};
+use crate::domain::polling::fleet::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
+use crate::domain::words::time::{ago_seconds, updated_ago, utc_title};
 use crate::reads::fleet::{FleetStore, ReadStatus};
 use crate::reads::nodes::NodesRead;
 use crate::state::{use_clock, use_connection, Role};

@@ -5,7 +5,7 @@
 //! whose fields are signals set only when the value changed, and a poll in which k nodes
 //! changed touches only those of the k cards that are drawn.
 //!
-//! Windowed (`domain::window`): only the cards on screen and a margin are in the DOM, in
+//! Windowed (`domain::nodes::window`): only the cards on screen and a margin are in the DOM, in
 //! slots made once and reused as the grid scrolls (a card created and removed would keep
 //! ~85 bytes of wasm memory in Leptos 0.8, which a scroll through 10,000 nodes multiplies).
 //! Node `i` is in slot `i % slots`: a scroll rewrites only the slots of the rows that came
@@ -31,11 +31,11 @@ use crate::browser::when_idle_after_frame;
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::tone_name;
-use crate::domain::capacity::{accepts_launches, gpus_text, inconsistencies};
-use crate::domain::fleet_history::{node_capacity, percent, History};
-use crate::domain::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
-use crate::domain::window::{columns_of, first_screen, px, slots, window, Viewport, Window, MARGIN_ROWS};
-use crate::domain::workload::workload_page_path;
+use crate::domain::fleet::history::{node_capacity, percent, History};
+use crate::domain::nodes::capacity::{accepts_launches, gpus_text, inconsistencies};
+use crate::domain::nodes::grid::{self, kind_label, node_keys, state_label, state_meaning, Cell, Placement, Use};
+use crate::domain::nodes::window::{columns_of, first_screen, px, slots, window, Viewport, Window, MARGIN_ROWS};
+use crate::domain::nodes::workload::workload_page_path;
 use chrono::TimeDelta;
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -610,7 +610,7 @@ pub fn GpuGrid(
     store: NodeStore,
     #[prop(into)] stale: Signal<bool>,
     #[prop(into, optional)] compact: Signal<bool>,
-    /// Indices of the nodes shown, in order (see `domain::node_filter`); all when absent.
+    /// Indices of the nodes shown, in order (see `domain::nodes::filter`); all when absent.
     #[prop(optional_no_strip)]
     shown: Option<Memo<Vec<usize>>>,
 ) -> impl IntoView {

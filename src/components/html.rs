@@ -2,7 +2,7 @@
 //! cannot be added unescaped: markup can only be a `&'static str`, which is the console's
 //! own code, and everything else goes through [`Html::text`].
 
-use crate::domain::text::visible_controls;
+use crate::domain::words::text::visible_controls;
 use std::fmt::{self, Write};
 
 #[derive(Default)]

@@ -1,13 +1,13 @@
 //! The Nodes page's finding bar: state, free GPUs, workload kind, search and sort, kept in
 //! the address (as the reservations list keeps its filters), and "showing K of N nodes".
-//! What is shown is decided by `domain::node_filter`.
+//! What is shown is decided by `domain::nodes::filter`.
 
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::components::api_text::ApiText;
-use crate::domain::grid::{kind_label, state_label};
-use crate::domain::node_filter::{nodes_named, showing_text, FoundWorkload, NodeFilter, SortBy};
+use crate::domain::nodes::filter::{nodes_named, showing_text, FoundWorkload, NodeFilter, SortBy};
+use crate::domain::nodes::grid::{kind_label, state_label};
+use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::words::count;
-use crate::domain::workload::workload_page_path;
 use crate::router::{use_location, Navigation};
 use leptos::prelude::*;
 

@@ -2,8 +2,8 @@
 //! from [`Placements`] (`reads::placements`).
 
 use crate::components::html::Html;
-use crate::domain::capacity::InUseOfReserved;
 use crate::domain::explain::could_not_read;
+use crate::domain::nodes::capacity::InUseOfReserved;
 use crate::reads::placements::{Placement, Placements};
 use leptos::prelude::*;
 

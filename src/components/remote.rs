@@ -3,7 +3,7 @@
 
 use crate::components::error_panel::ErrorPanel;
 use crate::domain::explain::ErrorContext;
-use crate::domain::time::{updated_ago, utc_title};
+use crate::domain::words::time::{updated_ago, utc_title};
 use crate::reads::remote::Remote;
 use crate::state::use_clock;
 use leptos::prelude::*;

@@ -5,7 +5,7 @@
 use crate::api::models::Timestamp;
 use crate::components::html::Html;
 use crate::domain::alerts::LOW_USE;
-use crate::domain::fleet_history::{sparkline, History, Stats};
+use crate::domain::fleet::history::{sparkline, History, Stats};
 
 /// Where a line is drawn: its class (the parts are `{class}-low`, `{class}-line` and
 /// `{class}-dot`), its viewBox, and whether its latest point is marked.

@@ -5,7 +5,7 @@
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
 use crate::components::html::Html;
-use crate::domain::time::{format_period, format_time, format_utc_date, relative, utc_title, Zone};
+use crate::domain::words::time::{format_period, format_time, format_utc_date, relative, utc_title, Zone};
 use crate::state::{use_clock, use_time_zone, TimeZone};
 use chrono::Timelike;
 use leptos::prelude::*;

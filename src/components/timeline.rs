@@ -3,8 +3,8 @@
 //! strict content security policy).
 
 use crate::api::models::Timestamp;
-use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::count;
+use crate::domain::words::time::{format_utc_date, utc_title};
 use leptos::prelude::*;
 
 /// Room left and right (in % of the width) so the marks at the ends are not clipped.

@@ -1,6 +1,6 @@
 //! Storage used of its quota: a bar for the eye, the figures in text for everyone.
 
-use crate::domain::amendments::gib;
+use crate::domain::terms::amendments::gib;
 use leptos::prelude::*;
 
 /// Share of the quota from which the bar warns.

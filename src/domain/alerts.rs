@@ -4,15 +4,15 @@
 
 use crate::api::enums::{Funding, NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail, Timestamp};
-use crate::domain::amendments::AmendmentsOf;
-use crate::domain::at_risk::ANCHOR;
-use crate::domain::capacity::runs_workloads;
-use crate::domain::capacity_timeline::{renewal, unknown_renewal, Handover, Renewal};
-use crate::domain::grid::state_meaning;
+use crate::domain::nodes::capacity::runs_workloads;
+use crate::domain::nodes::grid::state_meaning;
 use crate::domain::status::settle_overdue;
-use crate::domain::text::visible_controls;
-use crate::domain::time::{format_time, format_utc_date, relative, Zone};
+use crate::domain::terms::amendments::AmendmentsOf;
+use crate::domain::terms::at_risk::ANCHOR;
+use crate::domain::terms::timeline::{renewal, unknown_renewal, Handover, Renewal};
 use crate::domain::words::count;
+use crate::domain::words::text::visible_controls;
+use crate::domain::words::time::{format_time, format_utc_date, relative, Zone};
 use chrono::TimeDelta;
 use std::collections::BTreeMap;
 
@@ -42,7 +42,7 @@ pub struct Alert {
     pub text: String,
     /// When it happens or happened: orders alerts of one severity, soonest first.
     pub at: Option<Timestamp>,
-    /// A deadline that stops workloads (`domain::at_risk`): the alert links to what stops when.
+    /// A deadline that stops workloads (`domain::terms::at_risk`): the alert links to what stops when.
     pub stops: bool,
 }
 

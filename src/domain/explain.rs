@@ -6,7 +6,7 @@ use crate::api::enums::{Funding, ReservationStatus};
 use crate::api::error::{codes, ApiError, ErrorKind, RateLimit};
 use crate::api::models::Reservation;
 use crate::domain::status::{launch_access, settle_overdue};
-use crate::domain::text::visible_controls;
+use crate::domain::words::text::visible_controls;
 use crate::domain::words::{count, figure};
 
 /// What the user reads about a failure.

@@ -1,10 +1,10 @@
 //! What each status of both APIs means, and what it means for launches.
 
-use super::time::{countdown, format_time, Zone};
-use super::words::sentence;
 use crate::api::enums::{ChargeStatus, Funding, OrgReservationStatus, ReservationStatus};
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::org::OrgReservation;
+use crate::domain::words::sentence;
+use crate::domain::words::time::{countdown, format_time, Zone};
 
 /// The colour family a status is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(closed_capacity_note(launch_access(&ReservationStatus::Active)), None);
         assert_eq!(closed_capacity_note(launch_access(&ReservationStatus::from("frozen"))), None);
     }
-    use crate::domain::time::tests::{at, seed_reservation};
+    use crate::domain::words::time::tests::{at, seed_reservation};
 
     fn with_status(status: ReservationStatus) -> Reservation {
         Reservation { status, ..seed_reservation() }

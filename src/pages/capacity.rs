@@ -1,5 +1,5 @@
 //! Capacity without gaps: per region and GPU type, the reserved GPUs over the coming terms
-//! (`domain::capacity_timeline`), drawn and told again in words and a table with the same
+//! (`domain::terms::timeline`), drawn and told again in words and a table with the same
 //! facts: each term, its renewal and how it takes over (at the end, after a gap, with an
 //! overlap), each term's GPUs as its amendments change them. It reads what the overview reads
 //! (the same loop and store); only the owner reads what an overlap costs, from the renewal's
@@ -12,10 +12,10 @@ use crate::components::api_text::CutText;
 use crate::components::fleet_reads::{ListStatus, ReadLine};
 use crate::components::money::Money;
 use crate::components::timeline::position;
-use crate::domain::capacity::gpus_text;
-use crate::domain::capacity_timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
-use crate::domain::text::visible_controls;
-use crate::domain::time::{format_utc_date, utc_title};
+use crate::domain::nodes::capacity::gpus_text;
+use crate::domain::terms::timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
+use crate::domain::words::text::visible_controls;
+use crate::domain::words::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure, sentence};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};

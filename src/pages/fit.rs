@@ -1,16 +1,16 @@
 //! Where k GPUs fit now: the question in the address (`/fit?gpus=4&replicas=2&type=…&region=…`,
 //! so it can be shared), and one verdict per reservation with its reason and the age of the
-//! nodes it was judged from (`domain::fit`). It reads what the overview reads (the same
+//! nodes it was judged from (`domain::fleet::fit`). It reads what the overview reads (the same
 //! loop, the same stores); money is not shown, so owner and member read the same page.
 
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
-use crate::domain::address::{query_replacing, query_value};
 use crate::domain::explain::ErrorContext;
-use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::fleet::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
 use crate::domain::status::Tone;
+use crate::domain::words::address::{query_replacing, query_value};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
 use leptos::prelude::*;

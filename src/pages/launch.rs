@@ -15,15 +15,15 @@ use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
-use crate::domain::address::query_value;
-use crate::domain::capacity::{
+use crate::domain::explain::{Action, ErrorContext};
+use crate::domain::money::launched::{billing_text, instance_ids, look_for_launch, Sighting};
+use crate::domain::nodes::capacity::{
     accepts_launches, free_gpus, gpus_text, is_inconsistent, predict_launch, success_caveat, totals, Prediction,
 };
-use crate::domain::explain::{Action, ErrorContext};
-use crate::domain::launched::{billing_text, instance_ids, look_for_launch, Sighting};
+use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::status::{launch_access, reservation_status};
-use crate::domain::text::visible_controls;
-use crate::domain::workload::workload_page_path;
+use crate::domain::words::address::query_value;
+use crate::domain::words::text::visible_controls;
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::use_nodes;
 use crate::reads::remote::Remote;

@@ -1,6 +1,6 @@
 //! The term ledger of the account: for each reservation and for the account, what the term
 //! commits (Σ of its schedule) and where it stands — paid, invoiced and unpaid, scheduled,
-//! waived, covered by the advance — and what is left of the advance (`domain::ledger`).
+//! waived, covered by the advance — and what is left of the advance (`domain::money::ledger`).
 //! The owner's only: a member's key reads no payment and is told whose the ledger is. It
 //! prints as a statement (style/overview.css) and downloads as CSV.
 
@@ -12,12 +12,12 @@ use crate::components::error_panel::ErrorPanel;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusBadge;
-use crate::domain::csv::ledger_csv;
 use crate::domain::explain::{explain, ErrorContext};
-use crate::domain::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
+use crate::domain::exports::csv::ledger_csv;
+use crate::domain::money::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
 use crate::domain::status::reservation_status;
-use crate::domain::time::{format_time, Zone};
 use crate::domain::words::count;
+use crate::domain::words::time::{format_time, Zone};
 use crate::reads::reservations::{use_reservations, DetailsProgress};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};

@@ -16,13 +16,13 @@ use crate::components::node_filters::{url_node_filter, FoundWorkloads, NodeFilte
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::components::time::{zone, Time};
-use crate::domain::capacity::{gpus_text, inconsistencies, totals, Totals};
-use crate::domain::csv::placement_csv;
 use crate::domain::explain::{could_not_read, ErrorContext};
-use crate::domain::node_filter::{found_workloads, NodeFilter};
+use crate::domain::exports::csv::placement_csv;
+use crate::domain::nodes::capacity::{gpus_text, inconsistencies, totals, Totals};
+use crate::domain::nodes::filter::{found_workloads, NodeFilter};
 use crate::domain::polling::retry_words;
 use crate::domain::status::{closed_capacity_note, launch_access, reservation_status};
-use crate::domain::time::{format_time_of_day, updated_ago};
+use crate::domain::words::time::{format_time_of_day, updated_ago};
 use crate::domain::words::{self, figure};
 use crate::reads::live::{page_interval, Live, LiveStatus};
 use crate::reads::nodes::{use_nodes, NodesRead, NodesStore};

@@ -13,10 +13,10 @@ use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLin
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
-use crate::domain::csv::history_csv;
 use crate::domain::explain::ErrorContext;
+use crate::domain::exports::csv::history_csv;
+use crate::domain::fleet::history::History;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
-use crate::domain::fleet_history::History;
 use crate::domain::status::{launches_in_brief, reservation_status};
 use crate::domain::words::{self, figure};
 use crate::reads::fleet::{fleet_page, FleetStore};

@@ -21,15 +21,15 @@ use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
-use crate::domain::amendments::{differences, is_future, quota_mismatches};
-use crate::domain::billing::{
+use crate::domain::exports::csv::charges_csv;
+use crate::domain::money::billing::{
     check_advance, check_charge, check_next_charge, check_schedule, unstated_due, NextCharge as NextChargeCheck,
 };
-use crate::domain::capacity::{capacity_text, gpus_text, runs_workloads};
-use crate::domain::csv::charges_csv;
-use crate::domain::ledger::{ledger, Ledger, Part};
+use crate::domain::money::ledger::{ledger, Ledger, Part};
+use crate::domain::nodes::capacity::{capacity_text, gpus_text, runs_workloads};
 use crate::domain::status::{charge_status, needs_action, reservation_status, reservation_status_in, Tone};
-use crate::domain::time::{
+use crate::domain::terms::amendments::{differences, is_future, quota_mismatches};
+use crate::domain::words::time::{
     countdown, format_period, format_time, format_utc_date, month_and_short_year, term_mismatch, term_text,
 };
 use crate::reads::nodes::use_nodes;
@@ -423,7 +423,10 @@ fn statement_lines(detail: &ReservationDetail, read_at: chrono::DateTime<chrono:
             r.region_id,
             term_text(r)
         ),
-        format!("Read from the API at {}; every date in UTC.", format_time(read_at, crate::domain::time::Zone::Utc)),
+        format!(
+            "Read from the API at {}; every date in UTC.",
+            format_time(read_at, crate::domain::words::time::Zone::Utc)
+        ),
     ]
 }
 

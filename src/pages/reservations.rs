@@ -10,10 +10,10 @@ use crate::components::placements::write_in_use;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::write_status;
 use crate::components::time::{write_term_dates, zone};
-use crate::domain::address::{query_replacing, query_value};
-use crate::domain::capacity::capacity_text;
+use crate::domain::nodes::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
-use crate::domain::time::{countdown, term_mismatch, term_text, Zone};
+use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::time::{countdown, term_mismatch, term_text, Zone};
 use crate::reads::placements::{Placement, Placements};
 use crate::reads::reservations::use_reservations;
 use crate::router::{use_location, Navigation};
@@ -54,7 +54,7 @@ impl Default for ListFilters {
 
 /// Filters kept in the address, `?region=atl&status=past_due` (and `tz=utc` while times are
 /// in UTC), so that a filtered list can be bookmarked and shared. They are written by the
-/// one rule of `domain::address` (every other pair kept in its place). An address with
+/// one rule of `domain::words::address` (every other pair kept in its place). An address with
 /// `tz=utc` switches times to UTC; one without leaves the switch as the user set it. Call
 /// it inside the `<Router>`.
 pub fn url_filters() -> ListFilters {

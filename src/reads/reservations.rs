@@ -15,7 +15,7 @@ use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::{Reservation, ReservationDetail};
 use crate::browser::{now_ms, sleep};
-use crate::domain::fleet_poll::request_gap;
+use crate::domain::polling::fleet::request_gap;
 use crate::domain::polling::{next_delay, Interval, PollDecision, PollState, DEFAULT_INTERVAL};
 use crate::state::{use_connection, ConnectionState, Lifetime, Role, Sent};
 use chrono::{DateTime, TimeDelta, Utc};

@@ -51,7 +51,7 @@ pub fn accepts_launches(node: &Node) -> bool {
 
 /// "1 GPU", "8 GPUs": a count of GPUs in words.
 pub fn gpus_text(n: i64) -> String {
-    super::words::count(n, "GPU")
+    crate::domain::words::count(n, "GPU")
 }
 
 /// Capacity over all nodes. `gpus = in_use + free + unavailable` holds when known and no
@@ -313,7 +313,7 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
     if !response.unreadable_nodes.is_empty() {
         return Prediction::Unknown(format!(
             "No node read has room, and the figures of {} could not be read: one of them may.",
-            super::words::count(response.unreadable_nodes.len(), "node")
+            crate::domain::words::count(response.unreadable_nodes.len(), "node")
         ));
     }
     let t = totals(response);
@@ -332,7 +332,7 @@ pub fn predict_launch(r: &Reservation, nodes: Option<&NodesResponse>, gpus: i64,
 /// "4 nodes × 8 GPUs", and a warning when the API's total disagrees with the product.
 pub fn capacity_text(r: &Reservation) -> (String, Option<String>) {
     let product = r.node_count * r.gpus_per_node;
-    let nodes = format!("{} × {}", super::words::count(r.node_count, "node"), gpus_text(r.gpus_per_node));
+    let nodes = format!("{} × {}", crate::domain::words::count(r.node_count, "node"), gpus_text(r.gpus_per_node));
     let mismatch = (product != r.reserved_gpus)
         .then(|| format!("The API reports {} reserved GPUs, not {product}.", r.reserved_gpus));
     (nodes, mismatch)
@@ -341,7 +341,7 @@ pub fn capacity_text(r: &Reservation) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::tests::seed_reservation;
+    use crate::domain::words::time::tests::seed_reservation;
     use serde_json::json;
 
     #[test]

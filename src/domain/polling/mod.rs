@@ -8,6 +8,9 @@
 //! not added: so the 60 s cap holds, and clients that reached the cap together still spread
 //! out instead of all waiting exactly 60 s.
 
+pub mod fleet;
+pub mod tab_share;
+
 use std::time::Duration;
 
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
@@ -158,7 +161,7 @@ fn duration_words(d: Duration) -> String {
         0..120 => format!("{secs} s"),
         120..7_200 => format!("{} min", secs / 60),
         7_200..172_800 => format!("{} h", secs / 3_600),
-        _ => super::words::count(secs / 86_400, "day"),
+        _ => crate::domain::words::count(secs / 86_400, "day"),
     }
 }
 

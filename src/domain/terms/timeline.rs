@@ -13,8 +13,8 @@
 use crate::api::enums::ReservationStatus;
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::money::Usd;
-use crate::domain::amendments::{gpus_at, gpus_before, AmendmentsOf};
-use crate::domain::renewal::{renewal_of, same_place};
+use crate::domain::terms::amendments::{gpus_at, gpus_before, AmendmentsOf};
+use crate::domain::terms::renewal::{renewal_of, same_place};
 use chrono::TimeDelta;
 
 /// How a renewal takes over from the term before it.
@@ -251,7 +251,7 @@ mod tests {
     use super::*;
     use crate::api::models::Amendment;
     use crate::domain::fleet::tests::reservation;
-    use crate::domain::time::tests::at;
+    use crate::domain::words::time::tests::at;
 
     const RTX: &str = "RTX";
 

@@ -15,10 +15,10 @@
 
 use crate::api::enums::NodeState;
 use crate::api::models::{NodesResponse, Reservation, Timestamp};
-use crate::domain::address::query_value;
-use crate::domain::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
+use crate::domain::nodes::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
 use crate::domain::status::{launch_access, LaunchAccess};
-use crate::domain::text::visible_controls;
+use crate::domain::words::address::query_value;
+use crate::domain::words::text::visible_controls;
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
@@ -261,11 +261,11 @@ fn to_i64(n: u64) -> i64 {
 }
 
 fn replicas_text(n: u64) -> String {
-    super::words::count(to_i64(n), "replica")
+    crate::domain::words::count(to_i64(n), "replica")
 }
 
 fn nodes_text(n: usize) -> String {
-    super::words::count(i64::try_from(n).unwrap_or(i64::MAX), "node")
+    crate::domain::words::count(i64::try_from(n).unwrap_or(i64::MAX), "node")
 }
 
 fn stranded_text(n: u64) -> String {
@@ -374,7 +374,7 @@ mod tests {
     use super::*;
     use crate::api::enums::ReservationStatus;
     use crate::api::models::{Node, UnreadableNode};
-    use crate::domain::time::tests::seed_reservation;
+    use crate::domain::words::time::tests::seed_reservation;
     use proptest::prelude::*;
 
     fn node(name: &str, state: NodeState, gpus: i64, in_use: Option<i64>) -> Node {

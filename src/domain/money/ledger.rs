@@ -9,11 +9,11 @@
 //! is not known (a member's key, a schedule not laid out yet, a detail not read) is a named
 //! [`Missing`], never zero, and makes the account's sums unknown.
 
-use super::billing::period_name;
 use crate::api::assumptions::LEDGER_WHOLE_CENTS;
 use crate::api::enums::{ChargeStatus, ReservationStatus};
 use crate::api::models::{Charge, Payment, Reservation, ReservationDetail};
 use crate::api::money::Usd;
+use crate::domain::money::billing::period_name;
 
 /// The amounts of a ledger, each at whole cents.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

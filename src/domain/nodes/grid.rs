@@ -5,10 +5,10 @@
 //! The API lists workloads per node without GPU indices, so cells show a node's workloads
 //! in the order sent, then GPUs reported in use by no listed workload, then free GPUs.
 
-use super::status::Tone;
 use crate::api::assumptions::MAINTENANCE_MEANING;
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::api::models::{Node, Workload};
+use crate::domain::status::Tone;
 
 /// "GPU cluster"; an unknown kind as sent, marked unrecognised.
 pub fn kind_label(kind: &WorkloadKind) -> String {

@@ -6,10 +6,14 @@
 //! parts. A reservation whose nodes have not been read yet, or whose region is unreachable,
 //! counts as unknown — never as free, never as zero in use.
 
-use super::status::launch_access;
+pub mod fit;
+pub mod history;
+pub mod org_capacity;
+
 use crate::api::enums::{NodeState, ReservationStatus};
 use crate::api::models::{NodesResponse, Reservation};
 use crate::api::money::Usd;
+use crate::domain::status::launch_access;
 use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
 
@@ -93,7 +97,7 @@ impl GpuSplit {
                 split.not_available = add_flagged(split.not_available, gpus, flag);
                 continue;
             }
-            match super::capacity::in_use(node, response.workloads_unknown) {
+            match crate::domain::nodes::capacity::in_use(node, response.workloads_unknown) {
                 None => split.unknown = add_flagged(split.unknown, gpus, flag),
                 Some(used) => {
                     let used = used.clamp(0, gpus);

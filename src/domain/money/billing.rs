@@ -5,13 +5,13 @@
 //! `check_charge` takes the `Payment` beside the detail (the agreed interface left the
 //! second argument open): charges exist only where a payment does, so no rate is guessed.
 
-use super::time::format_utc_date;
 use crate::api::assumptions::{
     not_yet_paid, STORAGE_NOT_ON_ADJUSTMENTS, STORAGE_ONLY_ASSUMED, STORAGE_PRORATED, STORAGE_WHOLE_MONTHS,
 };
 use crate::api::enums::{BillingPeriod, ChargeStatus, Funding, ReservationStatus};
 use crate::api::models::{Amendment, Charge, Payment, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
+use crate::domain::words::time::format_utc_date;
 
 /// CONTRACT.md: the advance is one average month of the reserved GPUs, 730 h
 /// (365 d × 24 h / 12).
@@ -183,7 +183,7 @@ fn check_storage(charge: &Charge, detail: &ReservationDetail, payment: &Payment,
         return;
     };
     let (span, assumed) = if whole {
-        (super::words::count(months, "month"), STORAGE_WHOLE_MONTHS)
+        (crate::domain::words::count(months, "month"), STORAGE_WHOLE_MONTHS)
     } else {
         (format!("{} h of 730 h a month", seconds / 3600), STORAGE_PRORATED)
     };
@@ -283,7 +283,7 @@ fn finish(charge: &Charge, expected: Usd, hours: i64, gpus: i64, how: String) ->
 fn describe_span(seconds: i64) -> String {
     let days = seconds / 86_400;
     let hours = seconds % 86_400 / 3600;
-    let plural = super::words::count::<i64>;
+    let plural = crate::domain::words::count::<i64>;
     match (days, hours) {
         (0, h) => plural(h, "hour"),
         (d, 0) => plural(d, "day"),
@@ -339,7 +339,7 @@ fn period_months(detail: &ReservationDetail) -> Option<u32> {
 
 /// A charge as a ⚠ line names it: `period 1 (1 Dec 2026 – 31 Dec 2026)`, its index as sent.
 pub fn period_name(c: &Charge) -> String {
-    format!("period {} ({})", c.period_index, super::time::format_period(c.period_start, c.period_end))
+    format!("period {} ({})", c.period_index, crate::domain::words::time::format_period(c.period_start, c.period_end))
 }
 
 /// The schedule as a whole: regular periods tile the term without gap or overlap, each one
@@ -382,7 +382,7 @@ pub fn check_schedule(detail: &ReservationDetail, payment: &Payment) -> Vec<Stri
                 issues.push(format!(
                     "⚠ {} is not one billing period ({}) long.",
                     name(c),
-                    super::words::count(i64::from(months), "month")
+                    crate::domain::words::count(i64::from(months), "month")
                 ));
             }
         }

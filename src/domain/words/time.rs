@@ -135,7 +135,7 @@ impl Span {
 
 impl std::fmt::Display for Span {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&super::words::count(self.count, self.unit))
+        f.write_str(&crate::domain::words::count(self.count, self.unit))
     }
 }
 
@@ -259,7 +259,7 @@ fn months_and_rest(start: Timestamp, end: Timestamp) -> String {
 
 /// "12 months, billed monthly"; an unknown period is shown as sent.
 pub fn term_text(r: &Reservation) -> String {
-    let months = super::words::count(r.term_months, "month");
+    let months = crate::domain::words::count(r.term_months, "month");
     if r.billing_period.is_known() {
         format!("{months}, billed {}", r.billing_period)
     } else {

@@ -4,12 +4,12 @@
 //! so that a filtered view can be bookmarked and shared. Pure: the page renders what this
 //! decides, over indices into the answer's node list (10,000 nodes are never copied).
 
-use super::address::{query_replacing, query_value};
-use super::grid::gpus_in_use;
-use super::words::{count, figure};
-use super::workload::Whereabouts;
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::api::models::{Node, Workload};
+use crate::domain::nodes::grid::gpus_in_use;
+use crate::domain::nodes::workload::Whereabouts;
+use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::{count, figure};
 use std::collections::HashMap;
 
 /// The order nodes are listed in.

@@ -20,7 +20,7 @@ pub fn differences(a: &Amendment) -> Vec<Difference> {
             out.push(Difference { label: label.to_owned(), before, after });
         }
     };
-    let nodes = |n: i64| super::words::count(n, "node");
+    let nodes = |n: i64| crate::domain::words::count(n, "node");
     push("Nodes", nodes(a.node_count_before), nodes(a.node_count_after));
     push("Cloud drive", gib(a.drive_quota_gib_before), gib(a.drive_quota_gib_after));
     push("Shared filesystem", gib(a.fs_quota_gib_before), gib(a.fs_quota_gib_after));
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn list_level_quotas_that_differ_from_the_storage_ones_are_said_with_both() {
         let d: crate::api::models::ReservationDetail =
-            serde_json::from_str(include_str!("../../fixtures/seed_004_detail.json")).unwrap();
+            serde_json::from_str(include_str!("../../../fixtures/seed_004_detail.json")).unwrap();
         assert!(quota_mismatches(&d.reservation, &d.storage).is_empty(), "seed 004 agrees with itself");
         let storage = Storage { fs_quota_gib: 30000.0, ..d.storage.clone() };
         assert_eq!(
@@ -106,7 +106,7 @@ mod tests {
             ["The reservation lists 20,000 GiB of shared filesystem, its storage 30,000 GiB."]
         );
     }
-    use crate::domain::time::tests::at;
+    use crate::domain::words::time::tests::at;
 
     /// Seed 004's amendment: 4 → 6 nodes and 20,000 → 30,000 GiB of filesystem.
     fn seed() -> Amendment {

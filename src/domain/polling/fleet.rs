@@ -4,7 +4,7 @@
 //! than the live loop polls, and backing off per reservation exactly as the live loop does
 //! ([`polling::next_delay`]). Pure: the page owns timers, the clock and randomness.
 
-use super::polling::{self, Interval, PollDecision, PollState, StopReason};
+use crate::domain::polling::{self, Interval, PollDecision, PollState, StopReason};
 use std::time::Duration;
 
 /// CONTRACT.md: requests per minute per key.

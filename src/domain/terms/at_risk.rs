@@ -13,11 +13,11 @@ use crate::api::assumptions::{NODES_LOWERED_WHICH, RENEWAL_CARRY_OVER};
 use crate::api::enums::{ReservationStatus, WorkloadKind};
 use crate::api::models::{Amendment, NodesResponse, Payment, Reservation, Timestamp};
 use crate::api::money::Usd;
-use crate::domain::amendments::AmendmentsOf;
-use crate::domain::capacity::runs_workloads;
-use crate::domain::capacity_timeline::{renewal, unknown_renewal, Renewal};
-use crate::domain::ledger::overdue;
+use crate::domain::money::ledger::overdue;
+use crate::domain::nodes::capacity::runs_workloads;
 use crate::domain::status::settle_overdue;
+use crate::domain::terms::amendments::AmendmentsOf;
+use crate::domain::terms::timeline::{renewal, unknown_renewal, Renewal};
 use crate::domain::words::count;
 use std::collections::HashMap;
 
@@ -138,7 +138,7 @@ fn deadlines(subject: &Subject, all: &[Reservation], amendments: AmendmentsOf, n
 /// and the timeline read. A renewal taking over does not make the end pass unsaid: it is a
 /// new reservation on nodes of its own ([`RENEWAL_CARRY_OVER`]).
 ///
-/// [`Handover::covers_the_end`]: crate::domain::capacity_timeline::Handover::covers_the_end
+/// [`Handover::covers_the_end`]: crate::domain::terms::timeline::Handover::covers_the_end
 fn term_end(
     r: &Reservation,
     all: &[Reservation],
@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn what_stops_when_the_timeline_and_the_alert_agree_on_which_renewal_covers_the_end() {
         use crate::domain::alerts::term_ending_unrenewed;
-        use crate::domain::capacity_timeline::Handover;
+        use crate::domain::terms::timeline::Handover;
         let r = term(12, "2026-01-31T00:00:00Z", "2027-02-28T00:00:00Z");
         let nodes = placed();
         for (start, handover) in [
@@ -591,9 +591,11 @@ mod tests {
         };
         let (owed, _) = averted_by(&risk, Some(&payment)).unwrap();
         assert_eq!(owed, Usd::from_cents(56_000));
-        let ledger =
-            crate::domain::ledger::ledger(&crate::api::models::ReservationDetail { payment: Some(payment), ..detail })
-                .unwrap();
+        let ledger = crate::domain::money::ledger::ledger(&crate::api::models::ReservationDetail {
+            payment: Some(payment),
+            ..detail
+        })
+        .unwrap();
         assert_eq!(ledger.sums.past_due, owed, "the ledger's past due is the same sum");
     }
 

@@ -4,7 +4,7 @@
 //! tab cannot know which key another tab holds, so every console tab of the origin counts.
 //! Pure: the browser's channel and clock are the caller's.
 
-use super::fleet_poll::KEY_LIMIT_PER_MINUTE;
+use crate::domain::polling::fleet::KEY_LIMIT_PER_MINUTE;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 

@@ -8,10 +8,10 @@
 //! the console itself and are left bare, so they stay numbers, except a negative one that
 //! starts a line, where such a reader starts a cell too.
 
-use super::capacity::in_use;
-use super::fleet_history::History;
-use super::ledger::{Account, Sums};
 use crate::api::models::{NodesResponse, Payment, Timestamp};
+use crate::domain::fleet::history::History;
+use crate::domain::money::ledger::{Account, Sums};
+use crate::domain::nodes::capacity::in_use;
 
 /// A cell as written: `Text` goes through the formula guard, `Number` does not (a negative
 /// amount must stay a number).
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn the_ledger_is_one_line_per_reservation_and_one_for_the_account_unknown_never_zero() {
-        use crate::domain::ledger::{ledger, Missing, Row};
+        use crate::domain::money::ledger::{ledger, Missing, Row};
         let mut seed: serde_json::Value = serde_json::from_str(crate::api::models::tests::SEED_DETAIL).unwrap();
         // A short GPU type keeps the expected lines readable.
         seed["gpu_type"] = "RTX-PRO-6000".into();
@@ -390,7 +390,7 @@ mod tests {
         let detail: crate::api::models::ReservationDetail = serde_json::from_value(seed).unwrap();
         assert_no_loose_formula(&charges_csv(detail.payment.as_ref().unwrap()));
 
-        use crate::domain::ledger::{ledger, Row};
+        use crate::domain::money::ledger::{ledger, Row};
         let rows = LOOSE_FORMULAS.iter().enumerate().map(|(i, text)| {
             let mut reservation = detail.reservation.clone();
             reservation.id = -(i as i64);
@@ -427,8 +427,8 @@ mod tests {
     #[test]
     fn the_ledger_columns_named_parts_add_up_to_the_committed_total_and_the_others_say_they_are_not_parts() {
         use crate::api::money::Usd;
-        use crate::domain::ledger::tests::one_of_each_status;
-        use crate::domain::ledger::{ledger, Row};
+        use crate::domain::money::ledger::tests::one_of_each_status;
+        use crate::domain::money::ledger::{ledger, Row};
         // July's charge is marked covered, but only 600 of it applied: 400 is in no part.
         let detail = one_of_each_status(600.0);
         let row = Row { ledger: ledger(&detail), reservation: detail.reservation.clone() };

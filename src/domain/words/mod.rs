@@ -1,6 +1,10 @@
 //! Counts in words, in one place, so that no page says "1 GPUs" or "2 node", and every
 //! figure is grouped the same way ("8,000").
 
+pub mod address;
+pub mod text;
+pub mod time;
+
 use crate::api::money::group_thousands;
 use std::fmt::Display;
 

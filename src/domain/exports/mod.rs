@@ -1,0 +1,3 @@
+//! Files the console hands to other tools, built from what it already read.
+
+pub mod csv;
