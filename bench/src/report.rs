@@ -189,7 +189,7 @@ impl Report {
         Value::Object(flat)
     }
 
-    /// Every row of the summary table, each target of issue 32 with its verdict.
+    /// Every row of the summary table, each of the project's targets with its verdict.
     fn rows(&self) -> Vec<Row> {
         let mut rows = Vec::new();
         let weight = |pick: fn(&Weight) -> usize| Pair {
@@ -206,14 +206,14 @@ impl Report {
         rows.push(amount_row("On the wire: first load", wire(|w| Some(w.first_load)), bytes, Some(&FIRST_LOAD_WIRE)));
         rows.push(amount_row("On the wire: repeat load", wire(|w| Some(w.repeat_load)), bytes, None));
         rows.push(amount_row("On the wire: one 1,000-node poll", wire(|w| w.poll_json), bytes, None));
-        rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", None));
+        rows.push(spread_row("First render: reservations table", &self.first_render_ms, "ms", Some(&FIRST_RENDER)));
         rows.push(spread_row(
             "First render: overview, a row per reservation with nodes",
             &self.overview_first_render_ms,
             "ms",
             Some(&OVERVIEW_FIRST_RENDER),
         ));
-        rows.push(spread_row("Nodes 1,000 × 8: first grid", &self.nodes_first_render_ms, "ms", None));
+        rows.push(spread_row("Nodes 1,000 × 8: first grid", &self.nodes_first_render_ms, "ms", Some(&FIRST_RENDER)));
         // A targeted poll not measured still has its row, so that every run counts the same targets.
         let mut polls = self.polls.clone();
         for k in TARGETED_POLLS {
@@ -230,7 +230,7 @@ impl Report {
         let fit = Pair { console: self.fit10k_ms, baseline: None };
         rows.push(spread_row("Fit judgement, 10,000 nodes (native)", &fit, "ms", None));
         let big = &self.nodes10k;
-        rows.push(spread_row("Nodes 10,000 × 8: first grid", &big.first_render_ms, "ms", Some(&FIRST_GRID_10K)));
+        rows.push(spread_row("Nodes 10,000 × 8: first grid", &big.first_render_ms, "ms", Some(&FIRST_RENDER)));
         rows.push(spread_row("Nodes 10,000, poll k = 100: response → DOM settled", &big.poll_k100_ms, "ms", None));
         rows.push(spread_row("Nodes 10,000, poll k = 100: DOM mutations", &big.poll_k100_mutations, "", None));
         rows.push(amount_row("Nodes 10,000: DOM elements", big.dom_elements.clone(), count, None));
@@ -322,7 +322,7 @@ impl Report {
             ));
         }
         out.push_str(&format!(
-            "\n**{}** (issue 32's targets; reported, never asserted: speed targets do not fail a build).\n",
+            "\n**{}** (the project's targets; reported, never asserted: speed targets do not fail a build).\n",
             summary_of(&rows)
         ));
         out.push_str(
@@ -401,7 +401,7 @@ struct Row {
     console: String,
     baseline: String,
     ratio: String,
-    /// Issue 32's target for the row, if it has one, and the verdict on the printed figure.
+    /// The project's target for the row, if it has one, and the verdict on the printed figure.
     judged: Option<Judged>,
 }
 
@@ -453,7 +453,7 @@ pub enum Check {
     RatioAtMost(f64),
 }
 
-/// One of issue 32's targets: as the table states it, the check, and the precision the
+/// One of the project's targets: as the table states it, the check, and the precision the
 /// figure is printed with (the verdict is on the printed figure, so that a row never
 /// reads "1.30×, NOT met" against "≤ 1.3×").
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -468,13 +468,14 @@ pub struct Target {
 const KB: f64 = 1024.0;
 const MB: f64 = 1024.0 * 1024.0;
 
-/// Issue 32's targets.
-pub const FIRST_LOAD_BROTLI: Target = Target { text: "≤ 150 KB", check: Check::AtMost(150.0 * KB), step: 0.1 * KB };
-pub const FIRST_LOAD_WIRE: Target = Target { text: "≤ 155 KB", check: Check::AtMost(155.0 * KB), step: 0.1 * KB };
+/// The targets the project holds (docs/performance.md lists them).
+pub const FIRST_LOAD_BROTLI: Target = Target { text: "≤ 145 KB", check: Check::AtMost(145.0 * KB), step: 0.1 * KB };
+pub const FIRST_LOAD_WIRE: Target = Target { text: "≤ 150 KB", check: Check::AtMost(150.0 * KB), step: 0.1 * KB };
 /// The 1,000-node polls (by nodes changed) that [`POLL_1000`] is for.
 const TARGETED_POLLS: [u32; 2] = [10, 100];
 pub const POLL_1000: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
-pub const FIRST_GRID_10K: Target = Target { text: "≤ 1.2×", check: Check::RatioAtMost(1.2), step: 0.01 };
+/// The table's and both grids' first renders, against the baseline's.
+pub const FIRST_RENDER: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
 /// Issue 32 asks for "≤ 33 ms (two frames)". A frame is measured from one
 /// `requestAnimationFrame` to the next, so it lasts a whole number of vsyncs (16.7 ms at
 /// 60 Hz), read with a tenth of a millisecond of jitter: two of them read 33.3 or 33.4 ms.
@@ -482,7 +483,8 @@ pub const FIRST_GRID_10K: Target = Target { text: "≤ 1.2×", check: Check::Rat
 pub const SCROLL_P95_FRAME: Target =
     Target { text: "≤ 33 ms (two frames)", check: Check::AtMost(2.5 * 1000.0 / 60.0), step: 0.1 };
 pub const WASM_MEMORY_10K: Target = Target { text: "≤ 32 MB", check: Check::AtMost(32.0 * MB), step: 0.01 * MB };
-pub const OVERVIEW_FIRST_RENDER: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
+/// The overview opened at its address, its code lazy: a chunk to fetch before it draws.
+pub const OVERVIEW_FIRST_RENDER: Target = Target { text: "≤ 2.2×", check: Check::RatioAtMost(2.2), step: 0.01 };
 
 impl Target {
     /// The verdict on one figure: the console's (and for a ratio, the baseline's).
@@ -546,7 +548,7 @@ pub const STOPPED_EARLY: &str = "everything after the weight";
 const NONE: &str = "—";
 
 /// One of each page's Lighthouse figures: its key's last part, how it reads in the table,
-/// whether its worst run is its lowest or highest, and issue 32's target, held by each run.
+/// whether its worst run is its lowest or highest, and the project's target, held by each run.
 struct LighthouseFigure {
     key: &'static str,
     label: &'static str,
@@ -618,7 +620,7 @@ const LIGHTHOUSE_FIGURES: [LighthouseFigure; 7] = [
         show: seconds,
         worst: Worst::Highest,
         // Printed in seconds to two decimals: 10 ms.
-        target: Some(Target { text: "≤ 2.0 s in each run", check: Check::AtMost(2000.0), step: 10.0 }),
+        target: Some(Target { text: "< 2.5 s in each run", check: Check::AtMost(2490.0), step: 10.0 }),
     },
     LighthouseFigure {
         key: "tbt_ms",
@@ -812,12 +814,12 @@ mod tests {
         let table = sample().to_markdown();
         assert!(
             table.contains(
-                "| First render: reservations table | 90.0 ms (89.0–91.0) | 60.0 ms (59.0–61.0) | 1.50× |  |  |"
+                "| First render: reservations table | 90.0 ms (89.0–91.0) | 60.0 ms (59.0–61.0) | 1.50× | ≤ 1.3× | NOT met |"
             ),
             "{table}"
         );
-        assert!(table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 150 KB | met |"), "{table}");
-        assert!(table.contains("| Nodes 1,000 × 8: first grid | — | — | — |  |  |"), "{table}");
+        assert!(table.contains("| Weight, brotli (total) | 117.2 KB | 2.4 KB | 48.00× | ≤ 145 KB | met |"), "{table}");
+        assert!(table.contains("| Nodes 1,000 × 8: first grid | — | — | — | ≤ 1.3× | not measured"), "{table}");
         assert!(table.contains("- long run: the console showed no poll count"), "{table}");
     }
 
@@ -832,8 +834,8 @@ mod tests {
 
     #[test]
     fn an_absolute_target_is_judged_on_the_consoles_figure_alone() {
-        assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(150.0 * 1024.0), None)), Verdict::Met);
-        assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(150.1 * 1024.0), Some(1.0))), Verdict::NotMet);
+        assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(145.0 * 1024.0), None)), Verdict::Met);
+        assert_eq!(FIRST_LOAD_BROTLI.judge(&pair(Some(145.1 * 1024.0), Some(1.0))), Verdict::NotMet);
         assert_eq!(SCROLL_P95_FRAME.judge(&pair(Some(16.7), None)), Verdict::Met);
         let at_least = Target { text: "≥ 0.95", check: Check::AtLeast(0.95), step: 0.01 };
         assert_eq!(at_least.judge(&pair(Some(0.95), None)), Verdict::Met);
@@ -870,14 +872,14 @@ mod tests {
     }
 
     #[test]
-    fn every_target_of_issue_32_has_a_verdict_and_the_summary_counts_the_met() {
+    fn every_target_has_a_verdict_and_the_summary_counts_the_met() {
         let report = sample();
         let table = report.to_markdown();
-        assert!(table.contains("| On the wire: first load | 156.2 KB | — | — | ≤ 155 KB | NOT met |"), "{table}");
+        assert!(table.contains("| On the wire: first load | 156.2 KB | — | — | ≤ 150 KB | NOT met |"), "{table}");
         assert!(
             table.contains(
                 "| First render: overview, a row per reservation with nodes | 70.0 ms (69.0–71.0) | \
-                 60.0 ms (59.0–61.0) | 1.17× | ≤ 1.3× | met |"
+                 60.0 ms (59.0–61.0) | 1.17× | ≤ 2.2× | met |"
             ),
             "{table}"
         );
@@ -888,12 +890,13 @@ mod tests {
             ),
             "{table}"
         );
-        // Weight, wire, overview, polls k = 10 and k = 100, first grid, scroll, memory, and
+        // Weight, wire, the table, overview, the two first grids, polls k = 10 and k = 100,
+        // scroll, memory, and
         // five Lighthouse targets on each of two pages.
-        assert_eq!(summary_of(&report.rows()), "2 of 18 targets met");
-        assert!(table.contains("**2 of 18 targets met**"), "{table}");
+        assert_eq!(summary_of(&report.rows()), "2 of 20 targets met");
+        assert!(table.contains("**2 of 20 targets met**"), "{table}");
         let json = report.to_json();
-        assert_eq!((json["targets_met"].clone(), json["targets_total"].clone()), (json!(2), json!(18)));
+        assert_eq!((json["targets_met"].clone(), json["targets_total"].clone()), (json!(2), json!(20)));
         let wire = json["targets"].as_array().unwrap().iter().find(|t| t["figure"] == "On the wire: first load");
         assert_eq!(wire.unwrap()["verdict"], "not met");
     }
@@ -901,7 +904,7 @@ mod tests {
     #[test]
     fn a_run_that_measures_less_still_counts_every_target() {
         let lighthouse_only = Report::default();
-        assert_eq!(summary_of(&lighthouse_only.rows()), "0 of 18 targets met");
+        assert_eq!(summary_of(&lighthouse_only.rows()), "0 of 20 targets met");
         assert!(lighthouse_only.to_markdown().contains(
             "| Poll, k = 100: response → DOM settled | — | — | — | ≤ 1.3× | not measured: not run in this run"
         ));
@@ -934,7 +937,7 @@ mod tests {
         let stopped = Report { missing: vec![format!("{STOPPED_EARLY}: the key sees no reservation")], ..sample() };
         assert!(stopped
             .to_markdown()
-            .contains("| ≤ 1.2× | not measured: everything after the weight: the key sees no reservation |"));
+            .contains("| ≤ 1.3× | not measured: everything after the weight: the key sees no reservation |"));
     }
 
     fn audit(name: &str, performance: f64, lcp_ms: f64) -> Audit {
@@ -978,7 +981,7 @@ mod tests {
         assert!(
             table.contains(
                 "| Lighthouse, reservations: LCP | 1.80 s, 1.85 s, 1.79 s, 1.99 s, 1.80 s (max 1.99 s) | — | — | \
-                 ≤ 2.0 s in each run | met |"
+                 < 2.5 s in each run | met |"
             ),
             "{table}"
         );
