@@ -27,14 +27,59 @@ pub struct Principal {
     pub role: Role,
     /// The org capacity API's org this key belongs to.
     pub org: &'static str,
+    /// What a person connecting with it sees, as the simulator prints it at start.
+    pub shows: &'static str,
 }
 
-/// The demo keys (CONTRACT.md / issue 2).
-const KEYS: [Principal; 3] = [
-    Principal { key: "eco_demo_owner", label: "owner", account: Account::Demo, role: Role::Owner, org: "org_acme" },
-    Principal { key: "eco_demo_member", label: "member", account: Account::Demo, role: Role::Member, org: "org_acme" },
-    Principal { key: "eco_demo_other", label: "other", account: Account::Other, role: Role::Owner, org: "org_beta" },
+/// The demo keys (CONTRACT.md / issue 2; the second account's, issue 48).
+const KEYS: [Principal; 5] = [
+    Principal {
+        key: "eco_demo_owner",
+        label: "owner",
+        account: Account::Demo,
+        role: Role::Owner,
+        org: "org_acme",
+        shows: "account owner: sees payments",
+    },
+    Principal {
+        key: "eco_demo_member",
+        label: "member",
+        account: Account::Demo,
+        role: Role::Member,
+        org: "org_acme",
+        shows: "member of the same account: no payment figures",
+    },
+    Principal {
+        key: "eco_demo_other",
+        label: "other",
+        account: Account::Other,
+        role: Role::Owner,
+        org: "org_beta",
+        shows: "another company's account: its own reservation only",
+    },
+    Principal {
+        key: "eco_europe_owner",
+        label: "europe-owner",
+        account: Account::Europe,
+        role: Role::Owner,
+        org: "org_acme",
+        shows: "the demo company's second account, owner: ids 4, 9, 12 in fra, lhr, waw",
+    },
+    Principal {
+        key: "eco_europe_member",
+        label: "europe-member",
+        account: Account::Europe,
+        role: Role::Member,
+        org: "org_acme",
+        shows: "member of the second account: no payment figures",
+    },
 ];
+
+/// The demo keys and what each shows, one a line, for a person to connect with.
+pub fn key_table() -> String {
+    let width = KEYS.iter().map(|p| p.key.len()).max().unwrap_or(0);
+    KEYS.iter().map(|p| format!("  {:<width$}  {}\n", p.key, p.shows)).collect()
+}
 
 /// The raw bearer token, if the header has one.
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -66,4 +111,18 @@ pub async fn require_key(State(sim): State<Arc<Sim>>, mut request: Request, next
     let mut response = next.run(request).await;
     verdict.write_headers(response.headers_mut());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_table_names_every_key_once_a_line() {
+        let table = key_table();
+        assert_eq!(table.lines().count(), KEYS.len());
+        for (line, principal) in table.lines().zip(KEYS) {
+            assert!(line.trim_start().starts_with(principal.key) && line.ends_with(principal.shows), "{line}");
+        }
+    }
 }

@@ -193,16 +193,17 @@ struct NodeView {
 }
 
 /// The reservation `id` if this key's account holds it: `404` unknown, `403` another account's.
+/// Ids are each account's own: another account may hold the same id, and this key is answered
+/// with its own account's.
 fn visible<'w>(world: &'w World, principal: &Principal, id: &str) -> Result<&'w Reservation, ApiError> {
-    let reservation = id
-        .parse()
-        .ok()
-        .and_then(|id| world.reservation(id))
-        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
-    if reservation.spec.account != principal.account {
+    let parsed: Option<u64> = id.parse().ok();
+    if let Some(reservation) = parsed.and_then(|n| world.reservation(principal.account, n)) {
+        return Ok(reservation);
+    }
+    if parsed.and_then(|n| world.find(None, n)).is_some() {
         return Err(ApiError::forbidden(format!("GPU reservation {id} belongs to another account")));
     }
-    Ok(reservation)
+    Err(ApiError::not_found(format!("No GPU reservation {id}")))
 }
 
 /// A JSON body serialised while the world is locked (the views borrow from it), keeping the

@@ -13,7 +13,7 @@ use crate::assumptions::{node_presence, NodePresence};
 use crate::clock;
 use crate::error::{parse_body, ApiError};
 use crate::placement::Placement;
-use crate::reservation::NodeState;
+use crate::reservation::{Account, NodeState};
 use crate::state::{Sim, World};
 use axum::body::Bytes;
 use axum::extract::connect_info::ConnectInfo;
@@ -152,6 +152,9 @@ async fn set_clock(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Valu
 #[serde(deny_unknown_fields)]
 struct ChurnRequest {
     reservation_id: u64,
+    /// Whose reservation `reservation_id` is; absent: the first account that holds it.
+    #[serde(default)]
+    account: Option<Account>,
     nodes: usize,
 }
 
@@ -161,12 +164,12 @@ async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, 
     let request: ChurnRequest = parse_body(&body)?;
     let now = sim.now();
     let mut world = sim.world();
-    let World { reservations, launched, churn, churn_cursor, .. } = &mut *world;
     let id = request.reservation_id;
-    let reservation = reservations
-        .iter()
-        .find(|r| r.spec.id == id)
-        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let index =
+        world.find(request.account, id).ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let World { reservations, launched, churn, churn_cursor, .. } = &mut *world;
+    let reservation = &reservations[index];
+    let key = reservation.spec.key();
     if node_presence(reservation.spec.status) != NodePresence::Running {
         return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
     }
@@ -180,13 +183,13 @@ async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, 
     if request.nodes > ready.len() {
         return Err(ApiError::invalid(format!("Reservation {id} has {} ready nodes", ready.len())));
     }
-    let cursor = churn_cursor.entry(id).or_default();
+    let cursor = churn_cursor.entry(key).or_default();
     let chosen: Vec<usize> = (0..request.nodes).map(|j| ready[(*cursor + j) % ready.len()]).collect();
     *cursor += request.nodes;
     for &node in &chosen {
         let before = Placement::of(&sim.config, now, launched, churn).node(reservation, node);
         for _ in 0..CHURN_ATTEMPTS {
-            *churn.entry((id, node)).or_default() += 1;
+            *churn.entry((key, node)).or_default() += 1;
             if Placement::of(&sim.config, now, launched, churn).node(reservation, node) != before {
                 break;
             }
@@ -200,6 +203,9 @@ async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, 
 #[serde(deny_unknown_fields)]
 struct NodeStateRequest {
     reservation_id: u64,
+    /// Whose reservation `reservation_id` is; absent: the first account that holds it.
+    #[serde(default)]
+    account: Option<Account>,
     /// The node's display name, `node-N`.
     node: String,
     state: NodeState,
@@ -211,11 +217,9 @@ async fn node_state(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Val
     let request: NodeStateRequest = parse_body(&body)?;
     let mut world = sim.world();
     let id = request.reservation_id;
-    let reservation = world
-        .reservations
-        .iter_mut()
-        .find(|r| r.spec.id == id)
-        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let index =
+        world.find(request.account, id).ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let reservation = &mut world.reservations[index];
     let nodes = reservation.node_count() as usize;
     let index = request
         .node

@@ -131,7 +131,7 @@ async fn launch(
     let now = sim.now();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut world = sim.world();
-    let (reservation_id, node, gpus) = {
+    let (reservation, node, gpus) = {
         let attempt = Attempt {
             body: &body,
             principal,
@@ -143,7 +143,7 @@ async fn launch(
         }
         // Every check passed, so each of these exists.
         let found = attempt.reservation().zip(attempt.gpus());
-        let placed = found.and_then(|(r, gpus)| attempt.free_node(r, gpus).map(|node| (r.spec.id, node, gpus)));
+        let placed = found.and_then(|(r, gpus)| attempt.free_node(r, gpus).map(|node| (r.spec.key(), node, gpus)));
         placed.ok_or_else(|| ApiError::invalid("The launch request is incomplete"))?
     };
     let name = body["name"].as_str().unwrap_or_default().to_owned();
@@ -154,7 +154,7 @@ async fn launch(
         id,
         name: name.clone(),
         gpus,
-        reservation_id,
+        reservation,
         node,
         started_at: now,
         ends_at: now + INSTANCE_LIFETIME,

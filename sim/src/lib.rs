@@ -8,6 +8,7 @@
 
 mod assumptions;
 mod auth;
+pub use auth::key_table;
 mod billing;
 mod clock;
 mod compute;

@@ -2,7 +2,7 @@
 //! [--rate-limit N] [--now RFC3339] [--cors-for-tests]`: serves the simulator on 127.0.0.1 until Ctrl-C.
 //! Flags are parsed by hand to keep the build small.
 
-use reservations_sim::{serve, Config};
+use reservations_sim::{key_table, serve, Config};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,6 +64,7 @@ async fn main() -> ExitCode {
     };
     let port = listener.local_addr().map_or(options.port, |a| a.port());
     println!("reservations-sim listening on http://127.0.0.1:{port}/ (API under /api)");
+    print!("Demo keys:\n{}", key_table());
     match serve(listener, options.config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

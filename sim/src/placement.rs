@@ -18,7 +18,7 @@
 
 use crate::assumptions::{node_presence, NodePresence, NODES_WORKLOAD_BILLING, STEADY_LANES};
 use crate::hash::mix;
-use crate::reservation::{NodeState, Reservation};
+use crate::reservation::{Key, NodeState, Reservation};
 use crate::Config;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -64,7 +64,7 @@ pub struct Launched {
     pub id: u64,
     pub name: String,
     pub gpus: u32,
-    pub reservation_id: u64,
+    pub reservation: Key,
     pub node: usize,
     pub started_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
@@ -107,7 +107,7 @@ pub struct Placement<'a> {
     now: DateTime<Utc>,
     launched: &'a [Launched],
     /// Bumped per (reservation, node) by the churn hook.
-    churn: &'a HashMap<(u64, usize), u32>,
+    churn: &'a HashMap<(Key, usize), u32>,
 }
 
 /// What is shared by all nodes of one reservation at one instant.
@@ -124,7 +124,7 @@ impl<'a> Placement<'a> {
         config: &Config,
         now: DateTime<Utc>,
         launched: &'a [Launched],
-        churn: &'a HashMap<(u64, usize), u32>,
+        churn: &'a HashMap<(Key, usize), u32>,
     ) -> Self {
         Placement { seed: config.seed, tick: crate::clock::tick(now, config.tick), now, launched, churn }
     }
@@ -144,8 +144,8 @@ impl<'a> Placement<'a> {
     }
 
     fn context(&self, reservation: &Reservation) -> Context<'a> {
-        let id = reservation.spec.id;
-        let launched = self.launched.iter().filter(|l| l.reservation_id == id && l.running_at(self.now)).collect();
+        let key = reservation.spec.key();
+        let launched = self.launched.iter().filter(|l| l.reservation == key && l.running_at(self.now)).collect();
         // From each end, so that `node` (the churn hook's, once per node) does not walk
         // every node of a 10,000-node reservation.
         let ready = |i: &usize| node_state(reservation, *i) == NodeState::Ready;
@@ -174,7 +174,7 @@ impl<'a> Placement<'a> {
                     (lane == 0 && context.room == Some(index)).then_some(false)
                 };
                 if let Some(workload) =
-                    self.lane(reservation.spec.id, index, lane, cap, anchor, busy).filter(|w| w.gpus <= free)
+                    self.lane(reservation.spec.key(), index, lane, cap, anchor, busy).filter(|w| w.gpus <= free)
                 {
                     free -= workload.gpus;
                     workloads.push(workload);
@@ -188,7 +188,7 @@ impl<'a> Placement<'a> {
     /// or empty whatever the tick.
     fn lane(
         &self,
-        reservation_id: u64,
+        reservation: Key,
         node: usize,
         lane: usize,
         cap: u32,
@@ -196,15 +196,16 @@ impl<'a> Placement<'a> {
         steady: Option<bool>,
     ) -> Option<Workload> {
         let kind = LANE_KINDS[(node + lane) % LANE_KINDS.len()];
+        let (seed, id) = (self.seed ^ reservation.account.workload_salt(), reservation.id);
         let key = if kind == Kind::GpuCluster {
-            mix(&[self.seed, reservation_id, CLUSTER_TAG])
+            mix(&[seed, id, CLUSTER_TAG])
         } else {
-            mix(&[self.seed, reservation_id, node as u64, lane as u64])
+            mix(&[seed, id, node as u64, lane as u64])
         };
         let len = 2 + key % 4;
         let phase = (key >> 8) % len;
         let epoch = (self.tick + phase as i64).div_euclid(len as i64);
-        let churn = self.churn.get(&(reservation_id, node)).copied().unwrap_or(0);
+        let churn = self.churn.get(&(reservation, node)).copied().unwrap_or(0);
         let h = mix(&[key, epoch as u64, churn.into()]);
         if cap == 0 || !steady.unwrap_or(anchor || h % 100 < 65) {
             return None;

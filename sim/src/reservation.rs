@@ -43,12 +43,37 @@ pub enum Funding {
     Invoice,
 }
 
-/// The two simulated accounts: the demo account (owner and member keys) and another one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The simulated accounts: the demo account (owner and member keys), another company's
+/// account, and the demo company's second account (issue 48: owner and member keys, other
+/// regions, ids the demo account uses too). Ordered: a hook that names no account finds the
+/// first that holds the id ([`crate::state::World::find`]). Hooks name one as `demo`,
+/// `other` or `europe`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Account {
     #[default]
     Demo,
     Other,
+    Europe,
+}
+
+impl Account {
+    /// Mixed into the seed of its reservations' workloads: the same id in two accounts must
+    /// not run the same workloads. 0 for the accounts whose ids never collide, so that their
+    /// data stays what it was.
+    pub fn workload_salt(self) -> u64 {
+        match self {
+            Account::Demo | Account::Other => 0,
+            Account::Europe => 0x4555_524f_5045,
+        }
+    }
+}
+
+/// Which reservation: an id is its account's own, and two accounts may use the same one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub account: Account,
+    pub id: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +182,10 @@ impl Spec {
             .filter(|a| a.effective_at <= at)
             .max_by_key(|a| a.effective_at)
             .map_or(self.initial, |a| a.after)
+    }
+
+    pub fn key(&self) -> Key {
+        Key { account: self.account, id: self.id }
     }
 
     pub fn ends_at(&self) -> Option<DateTime<Utc>> {

@@ -26,6 +26,12 @@
 //! One live reservation per region, plus scheduled renewals that start after their
 //! predecessor (seed 004: "one per region, and a renewal is a new reservation").
 //!
+//! Europe, the demo company's second account (`eco_europe_owner`, `eco_europe_member`;
+//! issue 48), in regions the demo account has none in, with ids the demo account uses too:
+//! - 12 active, fra, 3×8 H100, monthly, wallet; node-3 has room to launch on
+//! - 9  active, lhr, 2×8 B200, quarterly, invoice; node-2 under maintenance
+//! - 4  scheduled, waw, 2×8 RTX PRO 6000
+//!
 //! Other account (`eco_demo_other`): 11 active, atl, 1×8 H100. Scenario `large` adds 20:
 //! active, iad, 1,000 nodes of 8 B200; scenario `huge` adds the same reservation 20 with
 //! 10,000 nodes (storage and quotas scaled with it).
@@ -58,12 +64,13 @@ pub struct Data {
 pub fn build(scenario: Scenario, seed: u64, start: DateTime<Utc>) -> Data {
     let base = month_start(start);
     let mut specs = demo_reservations(base, start);
+    specs.extend(europe_reservations(base));
     match scenario {
         Scenario::Demo => {}
         Scenario::Large => specs.push(large_reservation(base, LARGE_NODES)),
         Scenario::Huge => specs.push(large_reservation(base, HUGE_NODES)),
     }
-    specs.sort_by_key(|spec| spec.id);
+    specs.sort_by_key(|spec| (spec.id, spec.account));
     Data {
         reservations: specs.into_iter().map(|spec| Reservation::new(spec, start)).collect(),
         org: org_data(base, seed),
@@ -315,6 +322,54 @@ fn demo_reservations(base: DateTime<Utc>, start: DateTime<Utc>) -> Vec<Spec> {
             storage_used: (250, 1200),
             node_states: vec![Ready, Ready, Ready],
             steady_lanes: true,
+            ..Spec::default()
+        },
+    ]
+}
+
+/// The second account's reservations: each id is also one of the demo account's.
+fn europe_reservations(base: DateTime<Utc>) -> Vec<Spec> {
+    let month = |k: i32| add_months(base, k);
+    vec![
+        Spec {
+            id: 12,
+            account: Account::Europe,
+            region_id: "fra",
+            gpu_type: H100,
+            starts_at: Some(month(-1)),
+            contract_ref: "MSA-EU-2026-012".into(),
+            rate: Usd(230),
+            initial: terms(3, 1000, 4000),
+            storage_used: (300, 1100),
+            node_states: vec![NodeState::Ready; 3],
+            ..Spec::default()
+        },
+        Spec {
+            id: 9,
+            account: Account::Europe,
+            region_id: "lhr",
+            gpu_type: B200,
+            billing_period: BillingPeriod::Quarterly,
+            starts_at: Some(month(-2)),
+            contract_ref: "MSA-EU-2026-009".into(),
+            funding: Funding::Invoice,
+            rate: Usd(335),
+            initial: terms(2, 2000, 8000),
+            storage_used: (700, 2600),
+            first_invoice: paid_first_invoice(month(-2)),
+            node_states: vec![NodeState::Ready, NodeState::UnderMaintenance],
+            ..Spec::default()
+        },
+        Spec {
+            id: 4,
+            account: Account::Europe,
+            status: Status::Scheduled,
+            region_id: "waw",
+            gpu_type: RTX_PRO_6000,
+            starts_at: Some(month(1)),
+            contract_ref: "MSA-EU-2026-004".into(),
+            rate: Usd(128),
+            initial: terms(2, 1000, 5000),
             ..Spec::default()
         },
     ]

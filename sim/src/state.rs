@@ -7,7 +7,7 @@ use crate::org::OrgState;
 use crate::placement::{Launched, Placement};
 use crate::ratelimit::RateLimiter;
 use crate::requests::RequestLog;
-use crate::reservation::Reservation;
+use crate::reservation::{Account, Key, Reservation};
 use crate::scenario;
 use crate::Config;
 use chrono::{DateTime, SubsecRound, Utc};
@@ -18,13 +18,13 @@ use std::time::Instant;
 
 /// What the API reads and changes; rebuilt whole by a reset.
 pub struct World {
-    /// Ascending id.
+    /// Ascending id, then account.
     pub reservations: Vec<Reservation>,
     pub org: OrgState,
     pub launched: Vec<Launched>,
-    pub churn: HashMap<(u64, usize), u32>,
+    pub churn: HashMap<(Key, usize), u32>,
     /// Where the next churn starts, per reservation, so successive churns move on.
-    pub churn_cursor: HashMap<u64, usize>,
+    pub churn_cursor: HashMap<Key, usize>,
     pub next_instance_id: u64,
 }
 
@@ -41,8 +41,15 @@ impl World {
         }
     }
 
-    pub fn reservation(&self, id: u64) -> Option<&Reservation> {
-        self.reservations.iter().find(|r| r.spec.id == id)
+    /// Reservation `id` of `account`.
+    pub fn reservation(&self, account: Account, id: u64) -> Option<&Reservation> {
+        self.reservations.iter().find(|r| r.spec.key() == Key { account, id })
+    }
+
+    /// Where a hook's reservation is: `id` of `account`, or of the first account that holds
+    /// it when none is named (the demo account's, where ids collide).
+    pub fn find(&self, account: Option<Account>, id: u64) -> Option<usize> {
+        self.reservations.iter().position(|r| r.spec.id == id && account.is_none_or(|a| a == r.spec.account))
     }
 
     pub fn placement(&self, sim: &Sim, now: DateTime<Utc>) -> Placement<'_> {

@@ -6,13 +6,6 @@ use crate::{dist, Result};
 
 const SIMULATOR: &str = "reservations-sim";
 
-/// The demo keys and what each shows, printed so a person can sign in straight away.
-const DEMO_KEYS: [(&str, &str); 3] = [
-    ("eco_demo_owner", "account owner: sees payments"),
-    ("eco_demo_member", "member of the same account: no payment figures"),
-    ("eco_demo_other", "another account: its own reservation only"),
-];
-
 #[derive(Debug, PartialEq)]
 struct Options {
     port: u16,
@@ -44,14 +37,8 @@ pub fn run(args: &[String]) -> Result {
     dist::run()?;
     // Built before the banner so the URL shows up only once the wait is over.
     proc::run(proc::cargo().args(["build", "--release", "--package", SIMULATOR]))?;
-    println!(
-        "\nConsole: http://127.0.0.1:{}/  (scenario {}; Ctrl-C stops)\nDemo keys:",
-        options.port, options.scenario
-    );
-    for (key, shows) in DEMO_KEYS {
-        println!("  {key:<16} {shows}");
-    }
-    println!();
+    // The demo keys are printed by the simulator as it starts (one list, `sim/src/auth.rs`).
+    println!("\nConsole: http://127.0.0.1:{}/  (scenario {}; Ctrl-C stops)\n", options.port, options.scenario);
     proc::run(
         proc::cargo()
             .args(["run", "--quiet", "--release", "--package", SIMULATOR, "--", "--port"])
