@@ -1,6 +1,7 @@
 //! Plain Rust over the API models: what the pages show, computed without a DOM so that
 //! native `cargo test` covers it fast. Nothing here reads a clock: `now` is passed in.
 
+pub mod accounts;
 pub mod alerts;
 pub mod explain;
 pub mod exports;

@@ -326,11 +326,11 @@ pub(crate) mod tests {
         r
     }
 
-    fn node(state: NodeState, gpus: i64, in_use: Option<i64>) -> Node {
+    pub(crate) fn node(state: NodeState, gpus: i64, in_use: Option<i64>) -> Node {
         Node { display_name: "n".into(), state, gpus, gpus_in_use: in_use, workloads: Vec::new() }
     }
 
-    fn nodes(list: Vec<Node>, unknown: bool) -> NodesResponse {
+    pub(crate) fn nodes(list: Vec<Node>, unknown: bool) -> NodesResponse {
         NodesResponse { nodes: list, workloads_unknown: unknown, ..NodesResponse::default() }
     }
 
