@@ -243,7 +243,8 @@ async fn nodes(
     let now = sim.now();
     let world = sim.world();
     let reservation = visible(&world, &principal, &id)?;
-    let unknown = reservation.spec.region_id == UNREACHABLE_REGION || sim.faults().unreachable(uri.path());
+    let unknown =
+        reservation.spec.region_id == UNREACHABLE_REGION || sim.faults().unreachable(uri.path(), principal.key);
     let nodes = world
         .placement(&sim, now)
         .nodes(reservation)

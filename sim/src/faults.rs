@@ -1,6 +1,8 @@
 //! Faults for tests, switched at run time through `/api/__sim/faults` (off by default): what a
 //! flaky provider or proxy does to a response. A fault applies to requests whose path starts
-//! with its `path_prefix` (default `/api/`; never the hooks), `count` times or until cleared.
+//! with its `path_prefix` (default `/api/`; never the hooks) and, when it names a `key`, that
+//! are sent with that key alone (one account's failure beside another's answers), `count`
+//! times or until cleared.
 //! Every response a fault touched carries `x-sim-fault: <kind>`.
 
 use crate::error::{parse_body, ApiError};
@@ -48,8 +50,8 @@ pub enum FaultKind {
     UnknownEnum,
     /// Every region's `/nodes` answers `workloads_unknown: true`.
     Unreachable,
-    /// The key answers `401` until cleared.
-    RevokeKey { key: String },
+    /// The fault's key answers `401` until cleared.
+    RevokeKey,
     /// `503` whose `retry-after` is the text given, as sent (a huge number, a negative one,
     /// garbage, an HTTP date in 2100), or by default an HTTP date two seconds ahead; its
     /// body names the error in a `code` field, as some gateways do, not `error`.
@@ -83,7 +85,7 @@ impl FaultKind {
             FaultKind::WrongType => "wrong_type",
             FaultKind::UnknownEnum => "unknown_enum",
             FaultKind::Unreachable => "unreachable",
-            FaultKind::RevokeKey { .. } => "revoke_key",
+            FaultKind::RevokeKey => "revoke_key",
             FaultKind::RetryAfterText { .. } => "retry_after_text",
             FaultKind::HugeBody { .. } => "huge_body",
             FaultKind::EndlessBody => "endless_body",
@@ -127,6 +129,7 @@ struct FaultRequest {
     path_prefix: Option<String>,
     count: Option<u32>,
     delay_ms: Option<u64>,
+    /// Only requests sent with this key (required by `revoke_key`).
     key: Option<String>,
     /// Seconds of `retry-after` for `503` and `429`.
     retry_after: Option<u64>,
@@ -139,6 +142,8 @@ struct FaultRequest {
 struct Fault {
     kind: FaultKind,
     path_prefix: String,
+    /// `None`: whatever the key.
+    key: Option<String>,
     /// `None` = until cleared.
     remaining: Option<u32>,
 }
@@ -165,9 +170,8 @@ impl Faults {
             "wrong_type" => FaultKind::WrongType,
             "unknown_enum" => FaultKind::UnknownEnum,
             "unreachable" => FaultKind::Unreachable,
-            "revoke_key" => {
-                FaultKind::RevokeKey { key: request.key.ok_or_else(|| ApiError::invalid("revoke_key needs \"key\""))? }
-            }
+            "revoke_key" if request.key.is_none() => return Err(ApiError::invalid("revoke_key needs \"key\"")),
+            "revoke_key" => FaultKind::RevokeKey,
             "retry_after_text" => {
                 if request.value.as_deref().is_some_and(|v| HeaderValue::from_str(v).is_err()) {
                     return Err(ApiError::invalid("value must be sendable as a header"));
@@ -208,7 +212,7 @@ impl Faults {
             return Err(ApiError::invalid("count must be at least 1 (omit it for \"until cleared\")"));
         }
         let path_prefix = request.path_prefix.unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
-        self.active.push(Fault { kind, path_prefix, remaining: request.count });
+        self.active.push(Fault { kind, path_prefix, key: request.key, remaining: request.count });
         Ok(())
     }
 
@@ -224,9 +228,11 @@ impl Faults {
             .map(|fault| {
                 let mut entry =
                     json!({ "kind": fault.kind.name(), "path_prefix": fault.path_prefix, "count": fault.remaining });
+                if let Some(key) = &fault.key {
+                    entry["key"] = json!(key);
+                }
                 match &fault.kind {
                     FaultKind::Slow { delay_ms } => entry["delay_ms"] = json!(delay_ms),
-                    FaultKind::RevokeKey { key } => entry["key"] = json!(key),
                     FaultKind::Unavailable { retry_after_secs } => entry["retry_after"] = json!(retry_after_secs),
                     FaultKind::RateLimited { retry_after_secs: Some(secs) } => entry["retry_after"] = json!(secs),
                     FaultKind::RetryAfterText { value: Some(value) } => entry["value"] = json!(value),
@@ -240,13 +246,18 @@ impl Faults {
         json!({ "faults": faults })
     }
 
-    /// The first fault for `path` that `apply` accepts, counted as used.
-    fn take<R>(&mut self, path: &str, mut apply: impl FnMut(&FaultKind) -> Option<R>) -> Option<(FaultKind, R)> {
+    /// The first fault for `path` sent with `key` that `apply` accepts, counted as used.
+    fn take<R>(
+        &mut self,
+        path: &str,
+        key: &str,
+        mut apply: impl FnMut(&FaultKind) -> Option<R>,
+    ) -> Option<(FaultKind, R)> {
         let (index, result) = self
             .active
             .iter()
             .enumerate()
-            .filter(|(_, fault)| path.starts_with(&fault.path_prefix))
+            .filter(|(_, fault)| fault.concerns(path, key))
             .find_map(|(index, fault)| apply(&fault.kind).map(|result| (index, result)))?;
         let fault = &mut self.active[index];
         let kind = fault.kind.clone();
@@ -259,22 +270,29 @@ impl Faults {
         Some((kind, result))
     }
 
-    fn take_if(&mut self, path: &str, wanted: impl Fn(&FaultKind) -> bool) -> Option<FaultKind> {
-        self.take(path, |kind| wanted(kind).then_some(())).map(|(kind, ())| kind)
+    fn take_if(&mut self, path: &str, key: &str, wanted: impl Fn(&FaultKind) -> bool) -> Option<FaultKind> {
+        self.take(path, key, |kind| wanted(kind).then_some(())).map(|(kind, ())| kind)
     }
 
-    fn has(&self, path: &str, wanted: impl Fn(&FaultKind) -> bool) -> bool {
-        self.active.iter().any(|f| path.starts_with(&f.path_prefix) && wanted(&f.kind))
+    fn has(&self, path: &str, key: &str, wanted: impl Fn(&FaultKind) -> bool) -> bool {
+        self.active.iter().any(|f| f.concerns(path, key) && wanted(&f.kind))
     }
 
     /// Whether a `revoke_key` fault refuses `key` on this request.
     pub fn revoked(&mut self, key: &str, path: &str) -> bool {
-        self.take_if(path, |kind| matches!(kind, FaultKind::RevokeKey { key: revoked } if revoked == key)).is_some()
+        self.take_if(path, key, |kind| *kind == FaultKind::RevokeKey).is_some()
     }
 
-    /// Whether an `unreachable` fault hides the workloads of this `/nodes` read.
-    pub fn unreachable(&mut self, path: &str) -> bool {
-        self.take_if(path, |kind| *kind == FaultKind::Unreachable).is_some()
+    /// Whether an `unreachable` fault hides the workloads of this `/nodes` read with `key`.
+    pub fn unreachable(&mut self, path: &str, key: &str) -> bool {
+        self.take_if(path, key, |kind| *kind == FaultKind::Unreachable).is_some()
+    }
+}
+
+impl Fault {
+    /// Whether it applies to a request for `path` sent with `key` (empty: none sent).
+    fn concerns(&self, path: &str, key: &str) -> bool {
+        path.starts_with(&self.path_prefix) && self.key.as_deref().is_none_or(|only| only == key)
     }
 }
 
@@ -282,7 +300,8 @@ impl Faults {
 /// the request open without an answer, as a stuck proxy or CDN would.
 pub async fn hang(State(sim): State<Arc<Sim>>, request: Request, next: Next) -> Response {
     let path = full_path(&request);
-    if !path.starts_with(HOOKS_PREFIX) && sim.faults().take_if(&path, |kind| *kind == FaultKind::Hang).is_some() {
+    let key = crate::auth::bearer(request.headers()).unwrap_or_default();
+    if !path.starts_with(HOOKS_PREFIX) && sim.faults().take_if(&path, key, |kind| *kind == FaultKind::Hang).is_some() {
         std::future::pending::<()>().await;
     }
     next.run(request).await
@@ -300,16 +319,16 @@ pub async fn inject(State(sim): State<Arc<Sim>>, request: Request, next: Next) -
     if path.starts_with(HOOKS_PREFIX) {
         return next.run(request).await;
     }
-    let slow = sim.faults().take(&path, |kind| match kind {
+    let key = crate::auth::bearer(request.headers()).unwrap_or_default().to_owned();
+    let slow = sim.faults().take(&path, &key, |kind| match kind {
         FaultKind::Slow { delay_ms } => Some(*delay_ms),
         _ => None,
     });
     if let Some((_, delay_ms)) = &slow {
         tokio::time::sleep(Duration::from_millis(*delay_ms)).await;
     }
-    let canned = sim.faults().take_if(&path, FaultKind::is_canned);
+    let canned = sim.faults().take_if(&path, &key, FaultKind::is_canned);
     if let Some(kind) = canned {
-        let key = crate::auth::bearer(request.headers()).unwrap_or_default().to_owned();
         let verdict = sim.limiter().exhausted(&key);
         return marked(canned_response(&kind, verdict), &kind);
     }
@@ -320,14 +339,14 @@ pub async fn inject(State(sim): State<Arc<Sim>>, request: Request, next: Next) -
     };
     let is_json =
         response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !response.status().is_success() || !is_json || !sim.faults().has(&path, FaultKind::is_body_rewrite) {
+    if !response.status().is_success() || !is_json || !sim.faults().has(&path, &key, FaultKind::is_body_rewrite) {
         return response;
     }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = to_bytes(body, usize::MAX).await else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let rewritten = sim.faults().take(&path, |kind| rewrite(kind, &bytes));
+    let rewritten = sim.faults().take(&path, &key, |kind| rewrite(kind, &bytes));
     let Some((kind, (body, field))) = rewritten else {
         return Response::from_parts(parts, Body::from(bytes));
     };

@@ -77,3 +77,20 @@ async fn a_hook_names_the_account_of_a_colliding_id() {
     let demo = sim.read_as("/api/gpu-reservations/9/nodes", OWNER).await;
     assert_eq!(demo["nodes"][2]["state"], "preparing", "the demo account's 9 is untouched");
 }
+
+#[tokio::test]
+async fn a_fault_given_a_key_touches_that_keys_requests_only() {
+    let sim = sim().await;
+    sim.fault(json!({ "kind": "429", "key": EUROPE_OWNER, "retry_after": 3 })).await;
+    sim.fault(json!({ "kind": "unreachable", "key": OWNER })).await;
+    let refused = sim.get("/api/gpu-reservations", Some(EUROPE_OWNER)).await;
+    assert_eq!((refused.status, refused.header("retry-after")), (429, Some("3")));
+    assert_eq!(sim.get("/api/gpu-reservations", Some(EUROPE_MEMBER)).await.status, 200, "another key of that account");
+    assert_eq!(sim.get("/api/gpu-reservations", Some(OWNER)).await.status, 200);
+    let theirs = sim.read_as("/api/gpu-reservations/12/nodes", EUROPE_MEMBER).await;
+    assert_eq!(theirs["workloads_unknown"], false, "the other key's region is read");
+    let ours = sim.read_as("/api/gpu-reservations/12/nodes", OWNER).await;
+    assert_eq!(ours["workloads_unknown"], true);
+    let listed = sim.hook("GET", "/faults", None).await;
+    assert_eq!(listed["faults"][0]["key"], EUROPE_OWNER, "{listed}");
+}
