@@ -36,3 +36,13 @@ pub async fn js_heap_after_gc(browser: &Browser) -> f64 {
     let usage = send(browser, "Runtime.getHeapUsage", json!({})).await;
     usage["usedSize"].as_f64().unwrap_or_else(|| panic!("Runtime.getHeapUsage answered {usage}"))
 }
+
+/// The page's main-thread busy time so far (Chromium's `TaskDuration`), in milliseconds.
+pub async fn busy_ms(browser: &Browser) -> f64 {
+    send(browser, "Performance.enable", json!({})).await;
+    let metrics = send(browser, "Performance.getMetrics", json!({})).await;
+    let task = metrics["metrics"].as_array().and_then(|all| all.iter().find(|m| m["name"] == "TaskDuration"));
+    task.and_then(|m| m["value"].as_f64())
+        .map(|seconds| seconds * 1000.0)
+        .unwrap_or_else(|| panic!("Performance.getMetrics has no TaskDuration: {metrics}"))
+}

@@ -452,6 +452,11 @@ async fn big_nodes(
             *side(&mut big.poll_k100_mutations, page) =
                 Spread::of(&timings.iter().map(|t| t.mutations).collect::<Vec<_>>());
         }
+        progress.say(format!("10,000 nodes, {}: the overview's cost per second, {runs} windows", page.name));
+        let busy = measure::overview_busy_per_second(browser, page, runs).await;
+        if let Some(busy) = keep(missing, &format!("{} 10,000-node overview", page.name), busy) {
+            *side(&mut big.overview_busy_ms_per_s, page) = Spread::of(&busy);
+        }
     }
 }
 

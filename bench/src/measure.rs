@@ -225,6 +225,28 @@ pub async fn overview_first_render(browser: &Browser, page: &Page) -> Result<f64
     time_to(browser, &page.url("/overview"), OVERVIEW).await
 }
 
+/// How long the overview waits after its rows for every reservation's `/nodes` to be read
+/// (one at a time, 600 ms apart) before its steady cost is measured.
+const OVERVIEW_SETTLE: Duration = Duration::from_secs(10);
+/// One window of the overview's steady cost.
+const OVERVIEW_WINDOW: Duration = Duration::from_secs(2);
+
+/// The overview's cost per second once it has read everything: main-thread busy
+/// milliseconds per second of wall time (its clock ticks, its polls and what they redraw),
+/// over `runs` windows of [`OVERVIEW_WINDOW`], the page opened once.
+pub async fn overview_busy_per_second(browser: &Browser, page: &Page, runs: usize) -> Result<Vec<f64>, String> {
+    overview_first_render(browser, page).await?;
+    tokio::time::sleep(OVERVIEW_SETTLE).await;
+    let mut per_second = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (busy, wall) = (cdp::busy_ms(browser).await, Instant::now());
+        tokio::time::sleep(OVERVIEW_WINDOW).await;
+        let busy = cdp::busy_ms(browser).await - busy;
+        per_second.push(busy / wall.elapsed().as_secs_f64());
+    }
+    Ok(per_second)
+}
+
 fn nodes_path(expected: &Expected) -> String {
     format!("/reservations/{}/nodes", expected.reservation_id)
 }

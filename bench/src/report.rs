@@ -74,6 +74,9 @@ pub struct Nodes10k {
     pub js_heap_bytes: Pair<Figure<f64>>,
     /// The console's alone: the baseline has no search.
     pub filter_search_ms: Figure<Spread>,
+    /// The overview open on the 10,000-node scenario, everything read: main-thread busy
+    /// milliseconds per second (its per-second clock, its polls and their redraws).
+    pub overview_busy_ms_per_s: Pair<Figure<Spread>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -150,6 +153,8 @@ impl Report {
         put("nodes10k_js_heap_bytes".into(), big.js_heap_bytes.console);
         put("nodes10k_js_heap_baseline_bytes".into(), big.js_heap_bytes.baseline);
         put("filter_search_ms".into(), median(&big.filter_search_ms));
+        put("nodes10k_overview_busy_ms_per_s".into(), median(&big.overview_busy_ms_per_s.console));
+        put("nodes10k_overview_busy_baseline_ms_per_s".into(), median(&big.overview_busy_ms_per_s.baseline));
         let long = self.long_run.as_ref();
         put("long_run_polls".into(), long.map(|l| l.polls as f64));
         put("js_heap_growth_bytes".into(), long.map(|l| l.js_heap.bytes()));
@@ -254,6 +259,12 @@ impl Report {
             Some(&WASM_MEMORY_10K),
         ));
         rows.push(amount_row("Nodes 10,000: JS heap", big.js_heap_bytes.clone(), bytes, None));
+        rows.push(spread_row(
+            "Overview, 10,000 nodes: main thread busy per second",
+            &big.overview_busy_ms_per_s,
+            "ms",
+            None,
+        ));
         rows.push(spread_row(
             "Search: input → DOM settled",
             &Pair { console: big.filter_search_ms, baseline: None },
