@@ -11,6 +11,7 @@ pub mod capacity_timeline;
 pub mod csv;
 pub mod explain;
 pub mod fit;
+pub mod fit_watch;
 pub mod fleet;
 pub mod fleet_history;
 pub mod fleet_poll;
