@@ -1,5 +1,5 @@
 //! The simulator, started in-process on a loopback port, and its test hooks under
-//! `/api/__sim` (faults, clock, churn, request log), called over HTTP as any test would.
+//! `/api/__sim` (faults, clock, churn, a workload ending, request log), called over HTTP as any test would.
 
 use std::time::Duration;
 
@@ -179,6 +179,14 @@ impl Simulator {
     pub async fn set_node_state(&self, reservation_id: u64, node: &str, state: &str) {
         let body = json!({ "reservation_id": reservation_id, "node": node, "state": state });
         self.hook(Method::POST, "/node-state", Some(body)).await;
+    }
+
+    /// Ends the largest workload still running in the lanes of node `node` (`node-N`) of a
+    /// reservation now, as a job finishing would; returns the GPUs it freed.
+    pub async fn end_workload(&self, reservation_id: u64, node: &str) -> u64 {
+        let body = json!({ "reservation_id": reservation_id, "node": node });
+        let answer = self.hook(Method::POST, "/end-workload", Some(body)).await;
+        answer["ended"]["gpus"].as_u64().unwrap_or_default()
     }
 
     /// The logged API requests whose path starts with `path_prefix` (e.g. `/api/` or

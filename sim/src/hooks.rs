@@ -1,5 +1,5 @@
 //! Test and benchmark hooks under `/api/__sim`, for loopback peers only: faults, the request
-//! log, the simulated clock, workload churn and reset. Not authenticated, not rate limited,
+//! log, the simulated clock, workload churn, a node's state, a workload ending and reset. Not authenticated, not rate limited,
 //! not logged, never faulted.
 //!
 //! A loopback peer is not enough: a web page open in the developer's browser is one too. So
@@ -39,6 +39,7 @@ pub fn routes() -> Router<Arc<Sim>> {
         .route("/clock", get(clock_state).post(set_clock))
         .route("/churn", post(churn))
         .route("/node-state", post(node_state))
+        .route("/end-workload", post(end_workload))
         .route("/reset", post(reset))
         .route_layer(from_fn(loopback_only))
 }
@@ -211,6 +212,15 @@ struct NodeStateRequest {
     state: NodeState,
 }
 
+/// Node `name` (`node-N`) of reservation `id`, which has `nodes` nodes, as an index.
+fn node_index(id: u64, name: &str, nodes: usize) -> Result<usize, ApiError> {
+    name.strip_prefix("node-")
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| (1..=nodes).contains(n))
+        .map(|n| n - 1)
+        .ok_or_else(|| ApiError::invalid(format!("Reservation {id} has nodes node-1 to node-{nodes}")))
+}
+
 /// Puts one node of a reservation into `state` now (e.g. under maintenance, and back to
 /// ready), as EcoLink would: the overview's alerts are tested against it.
 async fn node_state(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
@@ -220,20 +230,62 @@ async fn node_state(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Val
     let index =
         world.find(request.account, id).ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
     let reservation = &mut world.reservations[index];
-    let nodes = reservation.node_count() as usize;
-    let index = request
-        .node
-        .strip_prefix("node-")
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|n| (1..=nodes).contains(n))
-        .ok_or_else(|| ApiError::invalid(format!("Reservation {id} has nodes node-1 to node-{nodes}")))?
-        - 1;
+    let index = node_index(id, &request.node, reservation.node_count() as usize)?;
     let states = &mut reservation.spec.node_states;
     if states.len() <= index {
         states.resize(index + 1, NodeState::Ready);
     }
     states[index] = request.state;
     Ok(Json(json!({ "reservation_id": id, "node": request.node, "state": request.state })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndWorkloadRequest {
+    reservation_id: u64,
+    /// Whose reservation `reservation_id` is; absent: the first account that holds it.
+    #[serde(default)]
+    account: Option<Account>,
+    /// The node's display name, `node-N`.
+    node: String,
+}
+
+/// Ends the largest workload running in one node's lanes now, as a job finishing would: its
+/// GPUs stay free until a reset. The `/fit` watch is tested against it. Answers the workload
+/// ended (its name and GPUs); a node with no workload of its lanes left is refused.
+async fn end_workload(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, ApiError> {
+    let request: EndWorkloadRequest = parse_body(&body)?;
+    let now = sim.now();
+    let mut world = sim.world();
+    let World { reservations, launched, churn, .. } = &mut *world;
+    let id = request.reservation_id;
+    let at = reservations
+        .iter()
+        .position(|r| r.spec.id == id && request.account.is_none_or(|a| a == r.spec.account))
+        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    if node_presence(reservations[at].spec.status) != NodePresence::Running {
+        return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
+    }
+    let index = node_index(id, &request.node, reservations[at].node_count() as usize)?;
+    let placement = Placement::of(&sim.config, now, launched, churn);
+    let before = placement.node(&reservations[at], index).workloads;
+    // Lanes largest first (the half, then the quarters): end the first that runs a workload.
+    for lane in 0..3 {
+        if reservations[at].spec.ended_lanes.contains(&(index, lane)) {
+            continue;
+        }
+        reservations[at].spec.ended_lanes.push((index, lane));
+        let after = placement.node(&reservations[at], index).workloads;
+        if let Some(ended) = before.iter().find(|w| !after.contains(w)) {
+            return Ok(Json(json!({
+                "reservation_id": id,
+                "node": request.node,
+                "ended": { "name": ended.name, "gpus": ended.gpus },
+            })));
+        }
+        reservations[at].spec.ended_lanes.pop();
+    }
+    Err(ApiError::invalid(format!("No workload of {}'s lanes runs on reservation {id}", request.node)))
 }
 
 async fn reset(State(sim): State<Arc<Sim>>) -> Json<Value> {

@@ -13,6 +13,7 @@
 //! nodes under one id, its replicas on each node listed once with their GPUs added up.
 //! A reservation with steady lanes ([`STEADY_LANES`]) has the same lanes busy at full size
 //! at every tick: the demo's fragmented reservation.
+//! A lane whose workload was ended by the `end-workload` hook stays empty until a reset.
 //! Launched instances take capacity first; a lane that no longer fits is left empty, so
 //! `gpus_in_use` (the sum of the workloads) never exceeds the node's GPUs.
 
@@ -168,6 +169,9 @@ impl<'a> Placement<'a> {
             let mut free = gpus.saturating_sub(workloads.iter().map(|w| w.gpus).sum());
             let anchor = context.anchors.contains(&index);
             for (lane, cap) in lane_caps(gpus).into_iter().enumerate() {
+                if reservation.spec.ended_lanes.contains(&(index, lane)) {
+                    continue;
+                }
                 let busy = if reservation.spec.steady_lanes {
                     Some(STEADY_LANES[lane])
                 } else {

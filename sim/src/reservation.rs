@@ -142,6 +142,9 @@ pub struct Spec {
     /// Its lanes run steady workloads ([`STEADY_LANES`](crate::assumptions::STEADY_LANES))
     /// instead of churning: the demo's fragmented reservation.
     pub steady_lanes: bool,
+    /// Lanes whose workload ended (`/api/__sim/end-workload`), by node index and lane: empty
+    /// until a reset.
+    pub ended_lanes: Vec<(usize, usize)>,
 }
 
 impl Default for Spec {
@@ -170,6 +173,7 @@ impl Default for Spec {
             ended_at: None,
             node_states: Vec::new(),
             steady_lanes: false,
+            ended_lanes: Vec::new(),
         }
     }
 }

@@ -245,6 +245,31 @@ async fn node_state_hook_puts_a_node_into_maintenance_and_back() {
 }
 
 #[tokio::test]
+async fn end_workload_hook_frees_the_largest_lane_of_a_node_until_a_reset() {
+    let sim = sim().await;
+    // Reservation 23's steady lanes leave 2 of 8 GPUs free on every node.
+    let free = |nodes: &Value, name: &str| {
+        let node = nodes["nodes"].as_array().unwrap().iter().find(|n| n["display_name"] == name).cloned().unwrap();
+        node["gpus"].as_i64().unwrap() - node["gpus_in_use"].as_i64().unwrap()
+    };
+    let nodes = "/api/gpu-reservations/23/nodes";
+    assert_eq!(free(&sim.read(nodes).await, "node-2"), 2);
+    let ended = sim.hook("POST", "/end-workload", Some(json!({ "reservation_id": 23, "node": "node-2" }))).await;
+    assert_eq!(ended["ended"]["gpus"], 4, "{ended}");
+    let after = sim.read(nodes).await;
+    assert_eq!((free(&after, "node-2"), free(&after, "node-1")), (6, 2), "only node-2's half lane ended");
+    sim.hook("POST", "/clock", Some(json!({ "advance_secs": 3600 }))).await;
+    assert_eq!(free(&sim.read(nodes).await, "node-2"), 6, "it stays ended as time passes");
+    let again = sim.hook("POST", "/end-workload", Some(json!({ "reservation_id": 23, "node": "node-2" }))).await;
+    assert_eq!(again["ended"]["gpus"], 2, "then the next lane: {again}");
+    let none = json!({ "reservation_id": 23, "node": "node-2" }).to_string();
+    let refused = hook_request(sim.addr(), "POST", "/api/__sim/end-workload", Some(&none)).await;
+    assert_eq!(refused.status, 400, "no workload left in its lanes: {}", refused.text());
+    sim.hook("POST", "/reset", None).await;
+    assert_eq!(free(&sim.read(nodes).await, "node-2"), 2);
+}
+
+#[tokio::test]
 async fn hooks_refuse_a_peer_they_cannot_verify_as_loopback() {
     let (router, _handle) = app(config());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -4,6 +4,7 @@
 //! overview is left, the panel says how old the oldest of those reads is.
 
 use crate::components::api_text::ApiText;
+use crate::components::fit_watch::WatchInBell;
 use crate::components::header::BellIcon;
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
@@ -126,6 +127,7 @@ fn AlertsPanel() -> impl IntoView {
             _ => None,
         }}
         <ol class="alerts-list">
+            <WatchInBell store/>
             {move || alerts.get().into_iter().map(|alert| { let href = alert.href(); view! {
                 <li class="alert-item" data-severity=alert.severity.label()>
                     <span class=format!("badge {}", tone(alert.severity))>{alert.severity.label()}</span>

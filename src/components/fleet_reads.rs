@@ -6,7 +6,7 @@
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
 use crate::domain::explain::{explain, ErrorContext};
-use crate::domain::polling::fleet::{every_words, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
+use crate::domain::polling::fleet::{every_words, older_than_two_refreshes, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
 use crate::domain::words::time::{ago_seconds, updated_ago, utc_title};
 use crate::reads::fleet::{FleetStore, ReadStatus};
 use crate::reads::nodes::NodesRead;
@@ -114,7 +114,7 @@ pub fn Freshness(store: FleetStore, id: i64, context: ErrorContext) -> impl Into
     };
     move || {
         let NodesRead { latest: nodes, error, .. } = store.read(id);
-        let interval = store.interval().unwrap_or(Duration::from_secs(5));
+        let interval = store.refresh_interval();
         let Some(fetched) = nodes else {
             return match error {
                 Some(error) => {
@@ -129,7 +129,7 @@ pub fn Freshness(store: FleetStore, id: i64, context: ErrorContext) -> impl Into
             Some("the latest read failed.")
         } else if fetched.value.workloads_unknown {
             Some("region unreachable")
-        } else if Duration::from_secs(seconds) > interval * 2 {
+        } else if older_than_two_refreshes(Duration::from_secs(seconds), interval) {
             Some("older than two refreshes")
         } else {
             None

@@ -9,6 +9,7 @@ pub mod bar_chart;
 pub mod csv_button;
 pub mod error_panel;
 pub mod field;
+pub mod fit_watch;
 pub mod flag;
 pub mod fleet_reads;
 pub mod gpu_grid;

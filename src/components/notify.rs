@@ -9,6 +9,7 @@
 use crate::api::models::Timestamp;
 use crate::browser::{hidden, on_visibility_change};
 use crate::domain::alerts::{Alert, Severity};
+use crate::router::{Location, Navigation};
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 use wasm_bindgen::prelude::*;
@@ -41,14 +42,16 @@ pub enum NotifyState {
 pub type AlertKey = (i64, Option<Timestamp>);
 
 /// The alerts to notify now, of `alerts` as they stand: the critical ones not in `seen`,
-/// while notifications are `on` and the tab is `hidden`. Every critical alert goes into
-/// `seen` whatever the answer, so one that appeared while the tab was shown, or before
-/// notifications were on, is never notified later; warnings and notes never are.
+/// while notifications are `on` and the tab is `hidden`, and a watched question that now
+/// fits (asked for, so told even while the tab is shown) while they are `on`. Every such
+/// alert goes into `seen` whatever the answer, so one that appeared while the tab was
+/// shown, or before notifications were on, is never notified later; other warnings and
+/// notes never are.
 pub fn to_notify<'a>(alerts: &'a [Alert], seen: &mut BTreeSet<AlertKey>, on: bool, hidden: bool) -> Vec<&'a Alert> {
     let mut out = Vec::new();
-    for alert in alerts.iter().filter(|a| a.severity == Severity::Critical) {
+    for alert in alerts.iter().filter(|a| a.severity == Severity::Critical || a.launch.is_some()) {
         let new = seen.insert((alert.reservation, alert.at));
-        if new && on && hidden {
+        if new && on && (hidden || alert.launch.is_some()) {
             out.push(alert);
         }
     }
@@ -74,12 +77,25 @@ async fn request_permission() -> Option<String> {
     wasm_bindgen_futures::JsFuture::from(promise).await.ok()?.as_string()
 }
 
-fn show(alert: &Alert) {
+/// Shows `alert`; a click brings the tab forward at the alert's page (its launch page, for
+/// a watched question that fits).
+fn show(alert: &Alert, location: Option<Location>) {
     let options = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&options, &"body".into(), &alert.text.as_str().into());
     let _ = js_sys::Reflect::set(&options, &"tag".into(), &format!("reservation-{}", alert.reservation).into());
+    let title = if alert.launch.is_some() { "Reserved GPUs: it fits now" } else { "Reserved GPUs: critical alert" };
     // A browser that refuses at this point only means no notification.
-    let _ = Notification::new("Reserved GPUs: critical alert", &options);
+    let Ok(shown) = Notification::new(title, &options) else { return };
+    let href = alert.href();
+    let open = Closure::once_into_js(move || {
+        if let Some(window) = web_sys::window() {
+            let _ = window.focus();
+        }
+        if let Some(location) = location {
+            location.navigate(&href, Navigation::Push);
+        }
+    });
+    let _ = js_sys::Reflect::set(&shown, &"onclick".into(), &open);
 }
 
 /// The "Notify me" choice, and the watcher that notifies once it is on.
@@ -91,10 +107,11 @@ pub fn NotifyChoice(alerts: Memo<Vec<Alert>>) -> impl IntoView {
     on_cleanup(move || listener.remove());
     // Critical alerts already seen on screen or notified.
     let seen = StoredValue::new(BTreeSet::<AlertKey>::new());
+    let location = use_context::<Location>();
     Effect::new(move || {
         let (on, hidden) = (state.get() == NotifyState::On, tab_hidden.get());
         alerts.with(|all| {
-            seen.try_update_value(|seen| to_notify(all, seen, on, hidden).into_iter().for_each(show));
+            seen.try_update_value(|seen| to_notify(all, seen, on, hidden).into_iter().for_each(|a| show(a, location)));
         });
     });
     let turn_on = move |_| {
@@ -143,8 +160,24 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
 
+    fn fits(reservation: i64, at: Option<Timestamp>) -> Alert {
+        let launch = Some(format!("/reservations/{reservation}/launch?gpus=4"));
+        Alert { launch, ..alert(Severity::Info, reservation, "room for 4 GPUs now", at) }
+    }
+
+    #[test]
+    fn a_watched_question_that_fits_is_notified_once_while_on_even_with_the_tab_shown() {
+        let mut seen = BTreeSet::new();
+        assert!(notified(&[fits(3, stop_at())], &mut seen, false, false).is_empty(), "off: never");
+        let mut seen = BTreeSet::new();
+        assert_eq!(notified(&[fits(3, stop_at())], &mut seen, true, false), ["room for 4 GPUs now"]);
+        assert!(notified(&[fits(3, stop_at())], &mut seen, true, true).is_empty(), "once");
+        let later = Some(chrono::Utc.with_ymd_and_hms(2026, 12, 3, 7, 0, 0).unwrap());
+        assert_eq!(notified(&[fits(3, later)], &mut seen, true, false).len(), 1, "the next transition");
+    }
+
     fn alert(severity: Severity, reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
-        Alert { severity, reservation, text: text.into(), at, stops: false }
+        Alert { severity, reservation, text: text.into(), at, stops: false, launch: None }
     }
 
     fn stop_at() -> Option<Timestamp> {

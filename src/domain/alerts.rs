@@ -44,11 +44,17 @@ pub struct Alert {
     pub at: Option<Timestamp>,
     /// A deadline that stops workloads (`domain::terms::at_risk`): the alert links to what stops when.
     pub stops: bool,
+    /// A watched question that now fits here (`domain::fleet::fit_watch`): the alert links to the
+    /// launch page, prefilled.
+    pub launch: Option<String>,
 }
 
 impl Alert {
     /// Where the alert leads: its reservation, at what stops when if it is such a deadline.
     pub fn href(&self) -> String {
+        if let Some(launch) = &self.launch {
+            return launch.clone();
+        }
         let anchor = if self.stops { format!("#{ANCHOR}") } else { String::new() };
         format!("/reservations/{}{anchor}", self.reservation)
     }
@@ -110,6 +116,8 @@ pub struct Inputs<'a> {
     /// Each reservation's mean utilization over the last [`LOW_USE_WINDOW`], for those read
     /// that long.
     pub recent_use: &'a BTreeMap<i64, f64>,
+    /// Watched questions that now fit (`domain::fleet::fit_watch`), raised by the watch.
+    pub fits: &'a [Alert],
 }
 
 /// Every alert, most severe first, then soonest, then by reservation.
@@ -137,6 +145,7 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
         }
     }
     out.extend(latest_node_changes(inputs.changes, zone));
+    out.extend(inputs.fits.iter().cloned());
     out.sort_by(|a, b| {
         let soonest = |alert: &Alert| alert.at.map_or(i64::MAX, |at| (at - now).num_seconds().abs());
         (a.severity, soonest(a), a.reservation).cmp(&(b.severity, soonest(b), b.reservation))
@@ -145,7 +154,7 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
 }
 
 fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestamp>) -> Option<Alert> {
-    Some(Alert { severity, reservation, text, at, stops: false })
+    Some(Alert { severity, reservation, text, at, stops: false, launch: None })
 }
 
 /// Past due: workloads stop at `stops_at`; critical under 24 h. The owner is told how to
@@ -541,7 +550,7 @@ mod tests {
         // Renewed on time, the end is still announced as before; alone, only the unrenewed alert is.
         let (details, recent) = (BTreeMap::new(), BTreeMap::new());
         let texts = |list: &[Reservation]| {
-            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &recent };
+            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &recent, fits: &[] };
             alerts(&inputs, now(), false, Zone::Utc).into_iter().map(|a| a.text).collect::<Vec<_>>()
         };
         assert_eq!(texts(&on_time), ["Reservation #9's term ends in 12 days (14 Dec 2026)."]);
@@ -568,7 +577,8 @@ mod tests {
         let details = BTreeMap::from([(12, detail.clone())]);
         let mut list = vec![due, ending.clone(), suspended, detail.reservation.clone()];
         let links = |list: &[Reservation]| -> Vec<(i64, String)> {
-            let inputs = Inputs { reservations: list, details: &details, changes: &[], recent_use: &BTreeMap::new() };
+            let inputs =
+                Inputs { reservations: list, details: &details, changes: &[], recent_use: &BTreeMap::new(), fits: &[] };
             let mut all: Vec<_> =
                 alerts(&inputs, now(), true, Zone::Utc).iter().map(|a| (a.reservation, a.href())).collect();
             all.sort();
@@ -591,7 +601,8 @@ mod tests {
         list.push(renewal);
         let mut raised = details.clone();
         raised.get_mut(&12).unwrap().amendments[0].node_count_after = before + 2;
-        let inputs = Inputs { reservations: &list, details: &raised, changes: &[], recent_use: &BTreeMap::new() };
+        let inputs =
+            Inputs { reservations: &list, details: &raised, changes: &[], recent_use: &BTreeMap::new(), fits: &[] };
         let told = alerts(&inputs, now(), true, Zone::Utc);
         let href = |id| told.iter().find(|a| a.reservation == id).unwrap().href();
         assert_eq!((href(9), href(12)), ("/reservations/9#at-risk".to_owned(), "/reservations/12".to_owned()));
@@ -618,7 +629,7 @@ mod tests {
         // Reservation 5 is suspended: its low use is its status, not an alert.
         let recent = BTreeMap::from([(9, 0.05), (5, 0.0)]);
         let details = BTreeMap::new();
-        let inputs = Inputs { reservations: &list, details: &details, changes: &[], recent_use: &recent };
+        let inputs = Inputs { reservations: &list, details: &details, changes: &[], recent_use: &recent, fits: &[] };
         let order: Vec<(Severity, i64)> =
             alerts(&inputs, now(), true, Zone::Utc).iter().map(|a| (a.severity, a.reservation)).collect();
         assert_eq!(

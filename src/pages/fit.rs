@@ -5,10 +5,13 @@
 
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
+use crate::components::fit_watch::WatchQuestion;
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::ErrorContext;
-use crate::domain::fleet::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::fleet::fit::{
+    choices, fits_caveat, judge_all, launch_href, Judged, Question, Room, Subject, Verdict, MAX_ASKED,
+};
 use crate::domain::status::Tone;
 use crate::domain::words::address::{query_replacing, query_value};
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -51,7 +54,7 @@ pub fn FitBoard(store: FleetStore) -> impl IntoView {
                 }
                 .into_any(),
                 Ok(None) => view! { <p class="panel muted">"Say how many GPUs to find room for."</p> }.into_any(),
-                Ok(Some(question)) => view! { <Verdicts store question/> }.into_any(),
+                Ok(Some(question)) => view! { <Verdicts store question=question.clone()/> <WatchQuestion store question/> }.into_any(),
             }}
         </section>
     }
@@ -153,9 +156,9 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                     let context = r.as_ref().map(ErrorContext::of).unwrap_or_default();
                     let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
                     let reason = question.with_value(|q| verdict.reason(q));
-                    let gpus = question.with_value(|q| q.gpus.get());
+                    let href = question.with_value(|q| launch_href(id, q));
                     let launch = matches!(verdict, Verdict::FitsNow { .. }).then(|| view! {
-                        <a class="button button-secondary" href=format!("/reservations/{id}/launch?gpus={gpus}")>"Launch here"</a>
+                        <a class="button button-secondary" href=href>"Launch here"</a>
                     });
                     let rooms = match &verdict {
                         Verdict::FitsNow { rooms, .. } => Some(rooms_text(rooms)),

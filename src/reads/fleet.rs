@@ -7,6 +7,7 @@
 //! Everything belongs to one session: a new key (another connect) starts empty, so an
 //! owner's rates can never be shown under a member's key.
 
+use super::fit_watch::FitWatch;
 use super::generation::{Generation, Ticket};
 use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
@@ -66,6 +67,8 @@ pub struct FleetStore {
     restart: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
     /// Every start and every leave makes the running loop's ticket stale.
     loops: Generation,
+    /// The `/fit` question watched, if any: its alerts join the bell's.
+    fit_watch: FitWatch,
 }
 
 impl FleetStore {
@@ -83,6 +86,7 @@ impl FleetStore {
             status: RwSignal::new(ReadStatus::Stopped),
             restart: StoredValue::new_local(None),
             loops: Generation::default(),
+            fit_watch: FitWatch::new(),
         }
     }
 
@@ -95,6 +99,7 @@ impl FleetStore {
         self.changes.set(Vec::new());
         self.history.set(BTreeMap::new());
         self.interval.set(None);
+        self.fit_watch.cancel();
     }
 
     /// Whether the data is the current session's (tracked): nothing is shown otherwise.
@@ -153,9 +158,11 @@ impl FleetStore {
         let recent_use: BTreeMap<i64, f64> = self
             .history
             .with(|all| all.iter().filter_map(|(id, h)| h.mean_over(LOW_USE_WINDOW, now).map(|m| (*id, m))).collect());
+        let fits = self.fit_watch.fired();
         self.reservations.with_details(|details| {
             self.changes.with(|changes| {
-                let inputs = Inputs { reservations: &reservations, details, changes, recent_use: &recent_use };
+                let inputs =
+                    Inputs { reservations: &reservations, details, changes, recent_use: &recent_use, fits: &fits };
                 alerts::alerts(&inputs, now, owner, zone)
             })
         })
@@ -239,6 +246,17 @@ impl FleetStore {
 
     pub fn interval(&self) -> Option<Duration> {
         self.interval.get()
+    }
+
+    /// The interval reads are judged stale by (tracked): the running schedule's, or before
+    /// one ran, the base refresh of five seconds.
+    pub fn refresh_interval(&self) -> Duration {
+        self.interval().unwrap_or(Duration::from_secs(5))
+    }
+
+    /// The watched `/fit` question.
+    pub fn fit_watch(&self) -> FitWatch {
+        self.fit_watch
     }
 
     pub fn status(&self) -> ReadStatus {

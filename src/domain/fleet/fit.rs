@@ -17,7 +17,7 @@ use crate::api::enums::NodeState;
 use crate::api::models::{NodesResponse, Reservation, Timestamp};
 use crate::domain::nodes::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
 use crate::domain::status::{launch_access, LaunchAccess};
-use crate::domain::words::address::query_value;
+use crate::domain::words::address::{query_replacing, query_value};
 use crate::domain::words::text::visible_controls;
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
@@ -69,6 +69,18 @@ impl Question {
         }))
     }
 
+    /// The address's query that asks it (what [`Self::from_query`] reads).
+    pub fn query(&self) -> String {
+        let replicas = if self.replicas.get() == 1 { String::new() } else { self.replicas.to_string() };
+        let pairs = [
+            ("gpus", self.gpus.to_string()),
+            ("replicas", replicas),
+            ("type", self.gpu_type.clone().unwrap_or_default()),
+            ("region", self.region.clone().unwrap_or_default()),
+        ];
+        query_replacing("", &pairs)
+    }
+
     /// "2 × 4 GPUs", "4 GPUs".
     pub fn text(&self) -> String {
         let each = gpus_text(i64::from(self.gpus.get()));
@@ -77,6 +89,11 @@ impl Question {
             r => format!("{r} × {each}"),
         }
     }
+}
+
+/// The launch page for reservation `id`, its GPUs prefilled with the question's.
+pub fn launch_href(id: i64, question: &Question) -> String {
+    format!("/reservations/{id}/launch?gpus={}", question.gpus)
 }
 
 /// An option of the form's GPU type or region: the value it puts in the address, its words.
@@ -153,6 +170,8 @@ pub enum Verdict {
         free: u64,
         needed: u64,
         replicas: u64,
+        /// The most GPUs free together on one ready node.
+        largest: u64,
         gpus_per_node: i64,
     },
     /// The status rules launches out; the sentence says why (domain::status).
@@ -218,7 +237,7 @@ impl Verdict {
                 stranded_text(*stranded),
                 per_node(*gpus_per_node)
             ),
-            Verdict::Full { free, needed, replicas, gpus_per_node } => format!(
+            Verdict::Full { free, needed, replicas, gpus_per_node, .. } => format!(
                 "Full: {} free on ready nodes, {needed} needed; {} of {k} fit.{}",
                 gpus_text(to_i64(*free)),
                 replicas_text(*replicas),
@@ -365,7 +384,7 @@ fn judge_nodes(nodes: &NodesResponse, q: &Question, gpus_per_node: i64) -> Verdi
     if free >= needed {
         Verdict::Fragmented { free, replicas, largest, stranded, gpus_per_node }
     } else {
-        Verdict::Full { free, needed, replicas, gpus_per_node }
+        Verdict::Full { free, needed, replicas, largest, gpus_per_node }
     }
 }
 
@@ -452,7 +471,7 @@ mod tests {
     fn too_few_free_gpus_is_full_and_says_how_many_are_needed() {
         let n = nodes(vec![node("a", NodeState::Ready, 8, Some(6))]);
         let verdict = judge(&seed_reservation(), Some(&n), &ask(2, 2));
-        assert_eq!(verdict, Verdict::Full { free: 2, needed: 4, replicas: 1, gpus_per_node: 8 });
+        assert_eq!(verdict, Verdict::Full { free: 2, needed: 4, replicas: 1, largest: 2, gpus_per_node: 8 });
         assert_eq!(verdict.reason(&ask(2, 2)), "Full: 2 GPUs free on ready nodes, 4 needed; 1 replica of 2 GPUs fit.");
     }
 
@@ -547,6 +566,10 @@ mod tests {
             ])
         );
         assert!(Question::from_query("?gpus=99999999999999999999").is_err());
+        for asked in ["?gpus=4", "?gpus=4&replicas=2&type=H100&region=atl"] {
+            let q = Question::from_query(asked).unwrap().unwrap();
+            assert_eq!(Question::from_query(&q.query()), Ok(Some(q)), "{asked}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! counts as unknown — never as free, never as zero in use.
 
 pub mod fit;
+pub mod fit_watch;
 pub mod history;
 pub mod org_capacity;
 

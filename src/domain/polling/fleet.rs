@@ -191,8 +191,14 @@ impl Schedule {
 
     /// Its figures are older than two refresh intervals (or were never read): shown marked.
     pub fn is_stale(&self, index: usize, now_ms: f64) -> bool {
-        self.updated_ago(index, now_ms).is_none_or(|ago| ago > self.interval.get() * 2)
+        self.updated_ago(index, now_ms).is_none_or(|ago| older_than_two_refreshes(ago, self.interval.get()))
     }
+}
+
+/// Figures read `ago` on a schedule of `interval` are stale past two refreshes: one late
+/// read is pacing, two are a read that is not coming.
+pub fn older_than_two_refreshes(ago: Duration, interval: Duration) -> bool {
+    ago > interval * 2
 }
 
 #[cfg(test)]
