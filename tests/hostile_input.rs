@@ -146,7 +146,7 @@ fn hostile_nodes() -> NodesResponse {
 async fn hostile_workload_and_node_names_render_as_inert_isolated_text_that_wraps() {
     let host = mount_narrow(|| {
         provide_console(Role::Owner);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         model.receive(Ok(hostile_nodes()), now());
         view! { <NodesBoard model reservation=12/> }
     });
@@ -194,7 +194,7 @@ async fn absurd_gpu_counts_are_shown_as_reported_and_flagged_never_corrected() {
     .unwrap();
     let host = mount_narrow(move || {
         provide_console(Role::Owner);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         model.receive(Ok(absurd), now());
         view! { <NodesBoard model reservation=12/> }
     });
@@ -228,7 +228,7 @@ async fn a_node_with_an_absurd_workload_is_flagged_its_gpus_unknown_and_its_neig
     .expect("the answer is read");
     let host = mount_narrow(move || {
         provide_console(Role::Owner);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         model.receive(Ok(answer), now());
         view! { <NodesBoard model reservation=12/> }
     });
@@ -461,7 +461,7 @@ async fn a_card_with_five_workloads_shows_each_or_a_visible_more_from_360_to_192
     for width in [360, 1920] {
         let host = mount_in_frame(width, move || {
             provide_console(Role::Member);
-            let model = NodesModel::default();
+            let model = NodesModel::of(use_nodes(), 12);
             model.receive(Ok(five_workloads()), now());
             view! { <NodesBoard model reservation=12/> }
         });
@@ -772,12 +772,18 @@ async fn an_unrecognised_status_badge_and_its_explanation_show_an_override_isola
 async fn an_opened_more_stays_open_until_the_user_closes_it_whatever_the_polls_answer() {
     use chrono::TimeDelta;
     for width in [1280, 390] {
-        let model = NodesModel::default();
-        let host = mount_in_frame(width, move || {
-            provide_console(Role::Member);
-            model.receive(Ok(five_workloads()), now());
-            view! { <NodesBoard model reservation=12/> }
+        let shown = std::rc::Rc::new(std::cell::Cell::new(None));
+        let host = mount_in_frame(width, {
+            let shown = std::rc::Rc::clone(&shown);
+            move || {
+                provide_console(Role::Member);
+                let model = NodesModel::of(use_nodes(), 12);
+                model.receive(Ok(five_workloads()), now());
+                shown.set(Some(model));
+                view! { <NodesBoard model reservation=12/> }
+            }
         });
+        let model = shown.get().expect("the board is mounted");
         settle_drawn().await;
         console_fixtures::sleep(50).await;
         let more = || host.query_selector(".workloads-more").unwrap().expect("a +N more");

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod console_fixtures;
+mod live_support;
 mod page_support;
 
 use chrono::{DateTime, Utc};
@@ -11,6 +12,7 @@ use console_fixtures::{
     text, until, HostAt, MutationObserver,
 };
 use leptos::prelude::*;
+use live_support::{polled, slow_api, start_live_showing};
 use page_support::{fact, titles};
 use reservations_console::api::enums::{NodeState, ReservationStatus};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -115,7 +117,7 @@ async fn board(answers: Vec<NodesResponse>) -> web_sys::HtmlElement {
 async fn board_of(results: Vec<Result<NodesResponse, ApiError>>) -> web_sys::HtmlElement {
     let host = mount(move || {
         provide_console(Role::Member);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         let count = results.len() as i64;
         for (i, result) in results.into_iter().enumerate() {
             model.receive(result, at(count - i as i64));
@@ -206,7 +208,7 @@ async fn a_reservation_closed_to_launches_says_so_in_the_capacity_panel_beside_t
     for (note, shown) in [(closed, true), (closed_capacity_note(launch_access(&ReservationStatus::Active)), false)] {
         let host = mount(move || {
             provide_console(Role::Member);
-            let model = NodesModel::default();
+            let model = NodesModel::of(use_nodes(), 12);
             model.receive(Ok(seed_nodes()), now());
             view! { <NodesBoard model reservation=12 closed=Signal::derive(move || note.clone())/> }
         });
@@ -319,7 +321,7 @@ async fn inconsistent_figures_are_shown_as_reported_and_flagged() {
 async fn a_node_line_appears_after_two_polls_with_min_avg_max_and_time_under_20_percent() {
     let (host, model) = mount_with(|| {
         provide_console(Role::Member);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         (model, view! { <NodesBoard model reservation=12/> })
     });
     model.receive(Ok(seed_nodes()), at(2));
@@ -465,7 +467,7 @@ async fn the_first_answer_makes_each_card_once_and_moves_none() {
     let style = page_style(FIRST_ANSWER_CSS);
     let (host, model) = mount_with(|| {
         provide_console(Role::Member);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         (model, view! { <NodesBoard model reservation=12/> })
     });
     host.set_class_name("first-answer");
@@ -602,86 +604,8 @@ async fn a_scroll_by_one_row_rewrites_only_the_cards_of_the_row_that_came_in() {
     style.remove();
 }
 
-/// A fetch that takes `ms`, counting how many run at once.
-struct FakeApi {
-    running: Cell<u32>,
-    most_at_once: Cell<u32>,
-    calls: Cell<u32>,
-}
-
-impl FakeApi {
-    fn fetch(
-        self: &Rc<Self>,
-        ms: u64,
-        answer: Result<NodesResponse, ApiError>,
-    ) -> impl std::future::Future<Output = Result<NodesResponse, ApiError>> {
-        let api = Rc::clone(self);
-        async move {
-            api.calls.set(api.calls.get() + 1);
-            api.running.set(api.running.get() + 1);
-            api.most_at_once.set(api.most_at_once.get().max(api.running.get()));
-            sleep(ms).await;
-            api.running.set(api.running.get() - 1);
-            answer
-        }
-    }
-}
-
-fn fake_api() -> Rc<FakeApi> {
-    Rc::new(FakeApi { running: Cell::new(0), most_at_once: Cell::new(0), calls: Cell::new(0) })
-}
-
-/// Starts a loop inside a mounted view, as the page does; dropping the handle leaves it.
-/// Waits until `live` has polled `n` times, up to 5 s (a loaded machine's timers run late);
-/// returns the milliseconds waited.
-async fn polled(live: &Live, n: u64) -> i32 {
-    let mut waited = 0;
-    while live.polls() < n && waited < 5_000 {
-        sleep(50).await;
-        waited += 50;
-    }
-    waited
-}
-
-/// A loop polling `api` at the loopback test interval (100 ms, the floor), each request taking `ms` and
-/// answered `answer`, nothing delivered anywhere.
-fn poll_fake(
-    api: &Rc<FakeApi>,
-    ms: u64,
-    answer: Result<NodesResponse, ApiError>,
-) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
-    let api = Rc::clone(api);
-    start_live(move || {
-        Live::start(Interval::for_page(Some("100"), "localhost"), move || api.fetch(ms, answer.clone()), |_| ())
-    })
-}
-
-fn start_live(start: impl FnOnce() -> Live + 'static) -> (Live, leptos::mount::UnmountHandle<impl Mountable>) {
-    let (live, _, handle) = start_live_showing(move || (start(), ()));
-    (live, handle)
-}
-
-/// [`start_live`], showing the view `start` returns with its loop, in the element returned.
-fn start_live_showing<V: IntoView + 'static>(
-    start: impl FnOnce() -> (Live, V) + 'static,
-) -> (Live, web_sys::HtmlElement, leptos::mount::UnmountHandle<impl Mountable>) {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
-    let slot = Rc::new(Cell::new(None));
-    let handle = {
-        let slot = Rc::clone(&slot);
-        leptos::mount::mount_to(host.clone(), move || {
-            let (live, view) = start();
-            slot.set(Some(live));
-            view
-        })
-    };
-    (slot.get().expect("started"), host, handle)
-}
-
 /// The page as `NodesLive` builds it, polling `fetch` every 100 ms: the model, the loop
-/// feeding it, the live bar and the board.
+/// feeding its store, the live bar and the board.
 fn live_page<Fut>(
     fetch: impl Fn() -> Fut + 'static,
 ) -> (Live, web_sys::HtmlElement, leptos::mount::UnmountHandle<impl Mountable>)
@@ -690,10 +614,21 @@ where
 {
     start_live_showing(move || {
         provide_console(Role::Member);
-        let model = NodesModel::default();
-        let live = Live::start(Interval::for_page(Some("100"), "localhost"), fetch, move |result| {
-            model.receive(result, now())
-        });
+        let model = NodesModel::of(use_nodes(), 12);
+        // The answers land in the store, as the page's reads put them; not once it is left
+        // (the test's store leaves with it).
+        let here = RwSignal::new(());
+        let fetch = move || {
+            let answer = fetch();
+            async move {
+                let result = answer.await;
+                if here.try_get_untracked().is_some() {
+                    model.receive(result.clone(), now());
+                }
+                result
+            }
+        };
+        let live = Live::start(Interval::for_page(Some("100"), "localhost"), fetch);
         (live, view! { <LiveBar live model/> <NodesBoard model reservation=12/> })
     })
 }
@@ -783,59 +718,12 @@ async fn polls_that_change_nothing_leave_the_live_bar_and_its_announcements_as_t
     drop(page);
 }
 
-#[wasm_bindgen_test]
-async fn the_poll_loop_keeps_one_request_in_flight_pauses_and_stops_when_left() {
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 40, Ok(seed_nodes()));
-    // Four polls take about 560 ms.
-    let waited = polled(&live, 4).await;
-    let polls = live.polls();
-    assert!(polls >= 4, "{polls} polls in {waited} ms");
-    assert_eq!(api.most_at_once.get(), 1);
-
-    live.pause();
-    assert_eq!(live.status(), LiveStatus::Paused);
-    sleep(100).await;
-    let paused_at = live.polls();
-    sleep(200).await;
-    assert_eq!(live.polls(), paused_at, "no polls while paused");
-
-    live.resume();
-    polled(&live, paused_at + 1).await;
-    assert!(live.polls() > paused_at, "polling resumed");
-
-    drop(page);
-    let calls = api.calls.get();
-    sleep(200).await;
-    assert_eq!(api.calls.get(), calls, "no polls after the page is left");
-}
-
-#[wasm_bindgen_test]
-async fn the_poll_loop_stops_on_an_error_retrying_cannot_fix_and_retries_transient_ones() {
-    let not_found = ApiError::from_response(404, &ResponseHeaders::default(), r#"{"error":"not_found"}"#, now());
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 1, Err(not_found));
-    sleep(200).await;
-    assert_eq!(live.status(), LiveStatus::Failed);
-    assert_eq!(api.calls.get(), 1);
-    drop(page);
-
-    let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 1, Err(unavailable));
-    sleep(300).await;
-    // retry-after 1 s is honoured: a single attempt so far, and a retry announced.
-    assert_eq!(api.calls.get(), 1);
-    assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
-    drop(page);
-}
-
 /// The issue-4 panic ("Tried to access a reactive value that has already been disposed"):
 /// a poll answered after the page was left was handed to the page's model, which read its
 /// disposed signals.
 #[wasm_bindgen_test]
 async fn a_poll_answered_after_the_page_was_left_does_not_touch_its_disposed_signals() {
-    let api = fake_api();
+    let api = slow_api();
     let (_, host, page) = live_page({
         let api = Rc::clone(&api);
         move || api.fetch(100, Ok(seed_nodes()))
@@ -847,119 +735,6 @@ async fn a_poll_answered_after_the_page_was_left_does_not_touch_its_disposed_sig
     assert_eq!((api.calls.get(), api.running.get()), (1, 0), "the one request ended after the page was left");
     // A panic in a spawned task is only logged, but it leaves the thread panicking for good.
     assert!(!std::thread::panicking(), "a panic when the late answer arrived (or in an earlier test)");
-}
-
-#[wasm_bindgen_test]
-async fn an_answer_arriving_after_the_page_was_left_is_not_delivered() {
-    let api = fake_api();
-    let delivered = Rc::new(Cell::new(0));
-    let (_, page) = start_live({
-        let (api, delivered) = (Rc::clone(&api), Rc::clone(&delivered));
-        move || {
-            Live::start(
-                Interval::for_page(Some("100"), "localhost"),
-                move || api.fetch(100, Ok(seed_nodes())),
-                move |_| delivered.set(delivered.get() + 1),
-            )
-        }
-    });
-    sleep(30).await;
-    drop(page);
-    sleep(200).await;
-    assert_eq!(api.calls.get(), 1);
-    assert_eq!(delivered.get(), 0, "the page's signals are gone: nothing may be written to them");
-}
-
-/// Makes the tab look hidden (or shown again) to the page, and tells it as the browser does.
-fn set_tab_hidden(hidden: bool) {
-    let script = if hidden {
-        "Object.defineProperty(document, 'hidden', { configurable: true, get: () => true })"
-    } else {
-        "delete document.hidden"
-    };
-    js_sys::eval(script).unwrap();
-    // The browser's event bubbles from the document to the window, where the page listens.
-    let event = web_sys::Event::new("visibilitychange").unwrap();
-    web_sys::window().unwrap().dispatch_event(&event).unwrap();
-}
-
-/// Moves the page's clock (`performance.now()`) `minutes` ahead, or back to the real one.
-fn clock_ahead_by(minutes: u32) {
-    let script = if minutes == 0 {
-        "delete performance.now".to_owned()
-    } else {
-        format!(
-            "{{ const real = Performance.prototype.now; \
-             performance.now = () => real.call(performance) + {minutes} * 60000; }}"
-        )
-    };
-    js_sys::eval(&script).unwrap();
-}
-
-#[wasm_bindgen_test]
-async fn a_hidden_tab_fetches_nothing_and_polls_again_once_shown() {
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 1, Ok(seed_nodes()));
-    polled(&live, 2).await;
-    set_tab_hidden(true);
-    sleep(250).await;
-    assert_eq!(live.status(), LiveStatus::Hidden);
-    let calls = api.calls.get();
-    sleep(200).await;
-    assert_eq!(api.calls.get(), calls, "nothing is fetched while the tab is hidden");
-
-    set_tab_hidden(false);
-    polled(&live, live.polls() + 1).await;
-    assert!(api.calls.get() > calls, "polling goes on once the tab shows");
-    assert_eq!(live.status(), LiveStatus::Live);
-    drop(page);
-}
-
-#[wasm_bindgen_test]
-async fn a_failure_answered_while_the_tab_was_hidden_still_waits_its_retry_after_once_shown() {
-    let unavailable = ApiError::from_response(503, &ResponseHeaders::from_pairs([("retry-after", "1")]), "", now());
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 100, Err(unavailable));
-    // The first request is under way; the tab is hidden before its 503 arrives.
-    sleep(20).await;
-    set_tab_hidden(true);
-    polled(&live, 1).await;
-    set_tab_hidden(false);
-    sleep(400).await;
-    assert_eq!(api.calls.get(), 1, "showing the tab must not skip the server's retry-after of 1 s");
-    assert!(matches!(live.status(), LiveStatus::Retrying { failures: 1, .. }), "{:?}", live.status());
-    polled(&live, 2).await;
-    assert_eq!(api.calls.get(), 2, "retried once the second was up");
-    drop(page);
-}
-
-#[wasm_bindgen_test]
-async fn thirty_minutes_without_activity_stop_polling_and_a_key_press_counts_as_activity() {
-    let api = fake_api();
-    let (live, page) = poll_fake(&api, 1, Ok(seed_nodes()));
-    polled(&live, 1).await;
-
-    // Half an hour passes; then the user presses a key: still live.
-    clock_ahead_by(31);
-    let key = web_sys::Event::new("keydown").unwrap();
-    web_sys::window().unwrap().dispatch_event(&key).unwrap();
-    let polls = live.polls();
-    polled(&live, polls + 2).await;
-    assert_eq!(live.status(), LiveStatus::Live, "activity keeps it polling");
-
-    // Another half hour without anything: it stops and offers to resume.
-    clock_ahead_by(62);
-    sleep(300).await;
-    assert_eq!(live.status(), LiveStatus::Idle);
-    let calls = api.calls.get();
-    sleep(200).await;
-    assert_eq!(api.calls.get(), calls, "no polls once idle");
-
-    live.resume();
-    polled(&live, live.polls() + 1).await;
-    clock_ahead_by(0);
-    assert!(api.calls.get() > calls, "resumed");
-    drop(page);
 }
 
 #[wasm_bindgen_test]
@@ -990,7 +765,7 @@ async fn filtered_board(filter: NodeFilter) -> (web_sys::HtmlElement, RwSignal<N
     let signal = RwSignal::new(filter);
     let host = mount(move || {
         provide_console(Role::Member);
-        let model = NodesModel::default();
+        let model = NodesModel::of(use_nodes(), 12);
         model.receive(Ok(seed_nodes()), at(1));
         view! { <NodesBoard model reservation=12 filter=signal/> }
     });

@@ -40,47 +40,53 @@ pub fn NodesPage() -> impl IntoView {
 /// The User Timing measure of the latest answer's apply to the cards (see [`timed`]).
 pub const NODES_APPLY: &str = "nodes-apply";
 
-/// What the page shows of the placement: the cards, and what is known of the reservation's
-/// nodes (the session's [`NodesStore`] entry on the page; a store of its own in tests,
-/// which feed it answers directly).
+/// What the page shows of the placement: the cards, drawn from reservation `id`'s entry
+/// in the session's [`NodesStore`] (read there, never copied).
 #[derive(Clone, Copy)]
 pub struct NodesModel {
     pub store: NodeStore,
-    read: RwSignal<NodesRead>,
-}
-
-impl Default for NodesModel {
-    fn default() -> Self {
-        NodesModel { store: NodeStore::default(), read: RwSignal::new(NodesRead::default()) }
-    }
+    nodes: NodesStore,
+    id: i64,
+    /// The answer on the cards (its identity and time): each is drawn once.
+    drawn: StoredValue<Option<(usize, DateTime<Utc>)>>,
 }
 
 impl NodesModel {
-    /// The page's model of reservation `id`: the cards drawn at once from what this session
-    /// already read of it.
-    fn of(nodes: NodesStore, id: i64) -> Self {
-        let model = NodesModel { store: NodeStore::default(), read: RwSignal::new(untrack(|| nodes.read(id))) };
-        model.show_latest();
-        // Every answer the store receives (this page's polls, or the read sent as it opened).
+    /// The model of reservation `id`: the cards drawn at once from what this session
+    /// already read of it, and again at every answer the store receives (this page's
+    /// polls, the read sent as it opened, any other page's).
+    pub fn of(nodes: NodesStore, id: i64) -> Self {
+        let model = NodesModel { store: NodeStore::default(), nodes, id, drawn: StoredValue::new(None) };
+        untrack(|| model.show_latest());
         Effect::new(move |_| {
-            let now = nodes.read(id);
-            if model.read.try_with_untracked(|shown| !shown.is_same(&now)) == Some(true) {
-                model.read.set(now);
-                model.show_latest();
-            }
+            nodes.with(id, |read| read.latest.as_ref().map(|f| f.at));
+            model.show_latest();
         });
         model
     }
 
-    /// One poll's answer, received at `at`. A failure keeps everything already shown.
-    pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
-        self.read.update(|read| read.receive(result.map(Arc::new), at));
-        self.show_latest();
+    /// What is known of the reservation's nodes (tracked).
+    fn with<R>(&self, f: impl FnOnce(&NodesRead) -> R) -> R {
+        self.nodes.with(self.id, f)
     }
 
-    /// Draws the latest answer on the cards.
+    /// One answer, received at `at`, put in the store as the page's polls put theirs, and
+    /// drawn at once. A failure keeps everything already shown.
+    pub fn receive(&self, result: Result<NodesResponse, ApiError>, at: DateTime<Utc>) {
+        if let Some(session) = self.nodes.begin_current() {
+            self.nodes.receive(session, self.id, result.map(Arc::new), at);
+            self.show_latest();
+        }
+    }
+
+    /// Draws the latest answer on the cards, unless they show it already.
     fn show_latest(&self) {
-        let Some(latest) = self.read.with_untracked(|r| r.latest.clone()) else { return };
+        let Some(latest) = untrack(|| self.with(|r| r.latest.clone())) else { return };
+        let identity = Some((Arc::as_ptr(&latest.value) as usize, latest.at));
+        if self.drawn.try_with_value(|drawn| *drawn == identity) != Some(false) {
+            return;
+        }
+        self.drawn.set_value(identity);
         timed(NODES_APPLY, || {
             self.store.apply(&latest.value);
             self.store.record(&latest.value, latest.at);
@@ -88,29 +94,31 @@ impl NodesModel {
     }
 
     pub fn error(&self) -> Option<ApiError> {
-        self.read.with(|r| r.error.clone())
+        self.with(|r| r.error.clone())
     }
 
     fn latest_at(&self) -> Option<DateTime<Utc>> {
-        self.read.with(NodesRead::at)
+        self.with(NodesRead::at)
     }
 
     /// The region could not be read in the latest answer.
     fn unreachable(&self) -> bool {
-        self.read.with(|r| r.reachable() == Some(false))
+        self.with(|r| r.reachable() == Some(false))
     }
 
     /// What is on screen may be out of date: the region is unreachable or the latest poll failed.
     fn stale(&self) -> bool {
-        self.unreachable() || self.read.with(|r| r.error.is_some())
+        self.unreachable() || self.with(|r| r.error.is_some())
     }
 
     /// The placement file of the latest answer (GPUs in use say `unknown` while the
     /// region cannot be read).
     fn csv(&self) -> String {
-        self.read.with_untracked(|r| match &r.latest {
-            Some(f) => placement_csv(&f.value),
-            None => placement_csv(&NodesResponse { workloads_unknown: true, ..NodesResponse::default() }),
+        untrack(|| {
+            self.with(|r| match &r.latest {
+                Some(f) => placement_csv(&f.value),
+                None => placement_csv(&NodesResponse { workloads_unknown: true, ..NodesResponse::default() }),
+            })
         })
     }
 }
@@ -123,15 +131,12 @@ fn NodesLive(id: i64) -> impl IntoView {
     let model = NodesModel::of(nodes, id);
     // The first poll takes the read sent as the page was opened (or an answer just read).
     let first = StoredValue::new(true);
-    let live = Live::start(
-        page_interval(),
-        move || match first.try_update_value(|first| std::mem::replace(first, false)) {
+    // The answers land in the store, which the model reads.
+    let live =
+        Live::start(page_interval(), move || match first.try_update_value(|first| std::mem::replace(first, false)) {
             Some(true) => nodes.fetch_fresh(id, Lifetime::Page),
             _ => nodes.fetch(id, Lifetime::Page),
-        },
-        // The answer is in the store, which the model follows.
-        |_| {},
-    );
+        });
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))
     });
@@ -214,7 +219,7 @@ pub fn LiveBar(live: Live, model: NodesModel) -> impl IntoView {
         LiveStatus::Idle => ("stopped", "Stopped after 30 minutes without activity"),
         LiveStatus::Failed => ("stopped", "Stopped after an error"),
     };
-    let failed = move || model.read.with(|r| r.error.is_some());
+    let failed = move || model.with(|r| r.error.is_some());
     let condition = move || {
         let mut text = if failed() {
             " — the latest poll failed, shown as stale".to_owned()
@@ -275,19 +280,16 @@ pub fn NodesBoard(
     #[prop(optional)]
     filter: Option<RwSignal<NodeFilter>>,
 ) -> impl IntoView {
-    let nodes_of = move |pick: &dyn Fn(&NodesResponse) -> usize| {
-        model.read.with(|r| r.latest.as_ref().map_or(0, |f| pick(&f.value)))
-    };
+    let nodes_of =
+        move |pick: &dyn Fn(&NodesResponse) -> usize| model.with(|r| r.latest.as_ref().map_or(0, |f| pick(&f.value)));
     let shown = filter.map(|filter| {
         Memo::new(move |_| {
-            model
-                .read
-                .with(|r| r.latest.as_ref().map(|f| filter.with(|flt| flt.apply(&f.value.nodes))).unwrap_or_default())
+            model.with(|r| r.latest.as_ref().map(|f| filter.with(|flt| flt.apply(&f.value.nodes))).unwrap_or_default())
         })
     });
     let finding = filter.zip(shown).map(|(filter, shown)| {
         let found = Signal::derive(move || {
-            model.read.with(|r| r.latest.as_ref().map(|f| filter.with(|flt| found_workloads(&f.value.nodes, &flt.search))).unwrap_or_default())
+            model.with(|r| r.latest.as_ref().map(|f| filter.with(|flt| found_workloads(&f.value.nodes, &flt.search))).unwrap_or_default())
         });
         view! {
             <NodeFilters filter shown=Signal::derive(move || shown.with(Vec::len)) total=Signal::derive(move || nodes_of(&|r| r.nodes.len()))/>
@@ -298,25 +300,24 @@ pub fn NodesBoard(
     // a screen holds cards of.
     let chosen = RwSignal::new(None::<bool>);
     let compact = Signal::derive(move || chosen.get().unwrap_or_else(|| model.store.len() > COMPACT_ABOVE));
-    let latest_totals = Memo::new(move |_| model.read.with(|r| r.latest.as_ref().map(|f| totals(&f.value))));
+    let latest_totals = Memo::new(move |_| model.with(|r| r.latest.as_ref().map(|f| totals(&f.value))));
     let has_totals = Memo::new(move |_| latest_totals.with(Option::is_some));
     // Summed again only when a new answer with the placement known arrives.
-    let known_at = Memo::new(move |_| model.read.with(|r| r.known.as_ref().map(|f| f.at)));
+    let known_at = Memo::new(move |_| model.with(|r| r.known.as_ref().map(|f| f.at)));
     let known_totals = Memo::new(move |_| {
         known_at.track();
-        model.read.with_untracked(|r| r.known.as_ref().map(|f| (totals(&f.value), f.at)))
+        untrack(|| model.with(|r| r.known.as_ref().map(|f| (totals(&f.value), f.at))))
     });
     let flagged = Memo::new(move |_| {
-        model.read.with(|r| {
+        model.with(|r| {
             r.latest.as_ref().map_or(0, |f| f.value.nodes.iter().filter(|n| !inconsistencies(n).is_empty()).count())
         })
     });
     // The totals of the latest answer stay after a failed poll, marked with their time.
-    let stale_since =
-        Signal::derive(move || model.read.with(|r| r.error.is_some()).then(|| model.latest_at()).flatten());
+    let stale_since = Signal::derive(move || model.with(|r| r.error.is_some()).then(|| model.latest_at()).flatten());
     let unreachable = move || {
         model.unreachable().then(|| {
-            let last = model.read.with(|r| r.known.as_ref().map(|f| f.at));
+            let last = model.with(|r| r.known.as_ref().map(|f| f.at));
             view! {
                 <div class="banner tone-warning unreachable" role="status">
                     <strong class="banner-title">
@@ -343,7 +344,7 @@ pub fn NodesBoard(
             <TotalsPanel totals=latest_totals last_known=known_totals flagged stale_since closed/>
         })}
         // Nodes whose figures could not be read are nodes all the same (named by the totals).
-        {move || match model.read.with(|r| r.latest.as_ref().map(|f| f.value.nodes.is_empty() && f.value.unreadable_nodes.is_empty())) {
+        {move || match model.with(|r| r.latest.as_ref().map(|f| f.value.nodes.is_empty() && f.value.unreadable_nodes.is_empty())) {
             None => Some(view! { <p class="muted">"Reading the nodes…"</p> }),
             Some(true) => Some(view! { <p class="panel muted">"No nodes yet: they are listed once EcoLink has assigned them."</p> }),
             Some(false) => None,

@@ -74,7 +74,7 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
     let reservation = use_reservations().detail_remote(id);
     let nodes = use_nodes();
     // The answers land in the store, which the view reads.
-    let live = Live::start(page_interval(), move || nodes.fetch(id, Lifetime::Page), |_| {});
+    let live = Live::start(page_interval(), move || nodes.fetch(id, Lifetime::Page));
     let error = move || nodes.with(id, |read| read.error.clone());
     let context = Signal::derive(move || {
         reservation.data().map_or_else(ErrorContext::default, |d| ErrorContext::of(&d.reservation))

@@ -11,24 +11,23 @@ use super::fit_watch::FitWatch;
 use super::generation::{Generation, Ticket};
 use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
+use super::pacer::{Pacer, Presence};
 use super::reservations::{use_reservations, ReservationsStore};
 use super::session::SessionMark;
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
-use crate::browser::set_page_title;
-use crate::browser::{hidden, now_ms, on_activity, sleep};
+use crate::browser::{now_ms, set_page_title};
 use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
 use crate::domain::fleet::history::History;
 use crate::domain::fleet::{has_nodes, Entry, Fleet, GpuSplit};
-use crate::domain::polling::fleet::{request_gap, Next, Now, Outcome, Schedule};
+use crate::domain::polling::fleet::{request_gap, Next, Outcome, Schedule};
 use crate::domain::polling::{self, Interval};
 use crate::domain::words::time::Zone;
 use crate::state::{use_connection, Lifetime};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
@@ -319,9 +318,6 @@ pub fn use_fleet() -> FleetStore {
     expect_context::<FleetStore>()
 }
 
-/// How often a waiting loop looks again at the tab's visibility and the user's activity.
-const LOOK_AGAIN: Duration = Duration::from_secs(1);
-
 /// A list read that failed waits this long before the next attempt (or the `retry-after`).
 const LIST_RETRY: Duration = Duration::from_secs(10);
 
@@ -346,24 +342,19 @@ pub fn fleet_page(title: &str) -> FleetStore {
 /// Starts the overview's reads for as long as the calling page is shown: the list, then
 /// each reservation's `/nodes` on [`Schedule`] (one request in flight for the whole page,
 /// at most 100 a minute; the first round skips those the session read within the interval),
-/// and each reservation's detail once, after the first round of nodes. Every request starts at least [`request_gap`] after the previous one ended.
+/// and each reservation's detail once, after the first round of nodes. Every request
+/// starts at least [`request_gap`] after the previous one ended ([`Pacer`]); a hidden tab
+/// or an idle user holds the loop until the [`Presence`] changes.
 fn start_reads(store: FleetStore, base: Interval) {
     let state = use_connection();
     let Some(session) = state.session_id_untracked() else { return };
     store.begin(session);
     store.watch();
     let Some(ticket) = store.loops.next_for(state) else { return };
-    let last_activity = Rc::new(Cell::new(now_ms()));
-    let active = Rc::clone(&last_activity);
-    let listeners = StoredValue::new_local(Some(on_activity(move || active.set(now_ms()))));
-    on_cleanup(move || {
-        store.stop();
-        if let Some(listeners) = listeners.try_update_value(Option::take).flatten() {
-            listeners.into_iter().for_each(WindowListenerHandle::remove);
-        }
-    });
+    let presence = Presence::watch();
+    on_cleanup(move || store.stop());
     store.status.set(ReadStatus::Reading);
-    let reader = Reader { store, ticket, last_activity, last_end_ms: Cell::new(None) };
+    let reader = Reader { store, ticket, presence, pacer: Pacer::new(request_gap()) };
     leptos::task::spawn_local(async move { reader.run(base).await });
 }
 
@@ -372,9 +363,8 @@ struct Reader {
     store: FleetStore,
     /// Stale once the loop is stopped, restarted, or another key is connected.
     ticket: Ticket,
-    last_activity: Rc<Cell<f64>>,
-    /// When the previous request ended: the next starts a gap later.
-    last_end_ms: Cell<Option<f64>>,
+    presence: Presence,
+    pacer: Pacer,
 }
 
 impl Reader {
@@ -383,21 +373,17 @@ impl Reader {
         self.ticket.current()
     }
 
-    /// Waits `wait`, and at least the gap after the previous request.
+    /// Waits `wait`, and at least the gap after the previous request; then whether the
+    /// loop still runs.
     async fn pace(&self, wait: Duration) -> bool {
-        let gap = self
-            .last_end_ms
-            .get()
-            .map_or(Duration::ZERO, |end| polling::wait_until(end + request_gap().as_secs_f64() * 1000.0, now_ms()));
-        let wait = wait.max(gap);
-        if !wait.is_zero() {
-            sleep(wait).await;
-        }
+        self.pacer.wait(wait).await;
         self.alive()
     }
 
+    /// A request ended. A 429's wait is the schedule's (it holds every reservation), a
+    /// failed list's the caller's: none holds the pacer here.
     fn ended(&self) {
-        self.last_end_ms.set(Some(now_ms()));
+        self.pacer.ended(None);
     }
 
     async fn run(&self, base: Interval) {
@@ -444,8 +430,7 @@ impl Reader {
                     continue;
                 }
             }
-            let seen = Now { now_ms: now_ms(), last_activity_ms: self.last_activity.get(), visible: !hidden() };
-            let (index, wait) = match schedule.next(seen) {
+            let (index, wait) = match schedule.next(self.presence.seen()) {
                 Next::Read { index, wait } => (index, wait),
                 Next::Idle => {
                     self.store.status.set(ReadStatus::Stopped);
@@ -454,7 +439,7 @@ impl Reader {
                 waiting => {
                     let status = if waiting == Next::WaitForVisible { ReadStatus::Hidden } else { ReadStatus::Idle };
                     self.store.status.set(status);
-                    sleep(LOOK_AGAIN).await;
+                    self.presence.look_again().await;
                     if !self.alive() {
                         return;
                     }

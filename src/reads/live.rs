@@ -1,16 +1,19 @@
-//! The poll driver of a live page (CONTRACT.md): it owns the timer, the in-flight flag and
-//! the visibility and activity listeners (`crate::browser`), asks
-//! `domain::polling::next_delay` when to poll next, and removes everything when the page
-//! that started it is left (`on_cleanup`).
+//! The poll driver of a live page (CONTRACT.md): it owns the timer and the in-flight flag,
+//! asks `domain::polling::next_delay` when to poll next with what the pacing core's
+//! [`Presence`] sees (visibility, idleness), and stops when the page that started it is
+//! left (`on_cleanup`).
 //!
 //! One request at a time: the next is scheduled only after the previous one has ended.
 //! While the tab is hidden nothing is fetched; when it shows again a poll that fell due
 //! meanwhile is fetched at once (never sooner than the schedule allows).
 
 use super::generation::{Generation, Ticket};
+use super::pacer::Presence;
 use crate::api::error::ApiError;
-use crate::browser::{hidden, now_ms, on_activity, on_visibility_change};
-use crate::domain::polling::{next_delay, wait_until, Interval, PollDecision, PollState, StopReason, MIN_INTERVAL};
+use crate::browser::now_ms;
+use crate::domain::polling::{
+    next_delay, wait_until, Interval, PollDecision, PollState, Seen, StopReason, MIN_INTERVAL,
+};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -54,16 +57,9 @@ pub fn page_interval() -> Interval {
     Interval::for_page(crate::router::address_query_value("poll_ms").as_deref(), &host)
 }
 
-/// What a finished request hands back to the loop: what the schedule needs to know, and the
-/// delivery of the answer to the page, run only while the page is still there (its signals
-/// are gone once it is left).
-struct Answer {
-    outcome: Outcome,
-    deliver: Box<dyn FnOnce()>,
-}
-
-/// One request of the loop.
-type Request = Pin<Box<dyn Future<Output = Answer>>>;
+/// One request of the loop: what the schedule needs to know of its answer (the answer
+/// itself lands where the request put it, the store the page reads).
+type Request = Pin<Box<dyn Future<Output = Outcome>>>;
 
 /// What the schedule needs to know about a finished request.
 enum Outcome {
@@ -92,7 +88,6 @@ struct Timing {
     /// Failed requests since the last success.
     failures: u32,
     retry_after: Option<Duration>,
-    last_activity_ms: f64,
     /// When the previous request ended, and when the next one is due.
     last_end_ms: f64,
     due_ms: f64,
@@ -104,12 +99,12 @@ struct Loop {
     generation: Generation,
     request: Box<dyn Fn() -> Request>,
     interval: Interval,
+    presence: Presence,
     status: RwSignal<LiveStatus>,
     polls: RwSignal<u64>,
     phase: Cell<Phase>,
     timing: Cell<Timing>,
     timer: RefCell<Option<TimeoutHandle>>,
-    listeners: RefCell<Vec<WindowListenerHandle>>,
 }
 
 impl Loop {
@@ -161,7 +156,7 @@ impl Loop {
         if self.phase.get() != Phase::Waiting {
             return;
         }
-        if hidden() {
+        if !self.presence.seen().visible {
             self.show(LiveStatus::Hidden);
             return;
         }
@@ -169,24 +164,23 @@ impl Loop {
         let this = Rc::clone(self);
         let request = (self.request)();
         leptos::task::spawn_local(async move {
-            let answer = request.await;
-            this.answered(answer);
+            let outcome = request.await;
+            this.answered(outcome);
         });
     }
 
-    /// The request ended: deliver its answer, then schedule the next one.
-    fn answered(self: &Rc<Self>, Answer { outcome, deliver }: Answer) {
+    /// The request ended (its answer is where the request put it): schedule the next one.
+    fn answered(self: &Rc<Self>, outcome: Outcome) {
+        // A page left meanwhile (a 401 ends the session, and Connect replaces the page)
+        // has disposed the signals below.
         if !self.page.current() {
             return;
         }
-        deliver();
-        // Delivering may end the page: a 401 ends the session, and Connect replaces it
-        // there and then, disposing the signals below.
         let Phase::InFlight { paused } = self.phase.get() else { return };
         self.polls.update(|n| *n += 1);
-        let now = now_ms();
+        let seen = self.presence.seen();
         self.timing(|t| {
-            t.last_end_ms = now;
+            t.last_end_ms = seen.now_ms;
             match outcome {
                 Outcome::Ok => {
                     t.failures = 0;
@@ -205,21 +199,15 @@ impl Loop {
             self.phase.set(Phase::Paused);
         } else {
             self.phase.set(Phase::Waiting);
-            self.schedule(now);
+            self.schedule(seen);
         }
     }
 
     /// After a request ended: wait, stop for idleness, or wait for the tab to show.
-    fn schedule(self: &Rc<Self>, now_ms: f64) {
-        let t = self.timing.get();
-        let state = PollState {
-            now_ms,
-            last_activity_ms: t.last_activity_ms,
-            visible: !hidden(),
-            consecutive_failures: t.failures,
-            retry_after: t.retry_after,
-            interval: self.interval,
-        };
+    fn schedule(self: &Rc<Self>, seen: Seen) {
+        let (t, now_ms) = (self.timing.get(), seen.now_ms);
+        let state =
+            PollState { seen, consecutive_failures: t.failures, retry_after: t.retry_after, interval: self.interval };
         match next_delay(&state, js_sys::Math::random()) {
             PollDecision::Wait(wait) => {
                 self.arm(now_ms + wait.as_secs_f64() * 1000.0);
@@ -242,18 +230,13 @@ impl Loop {
         if self.phase.get() != Phase::Waiting {
             return;
         }
-        if hidden() {
+        if !self.presence.seen().visible {
             self.clear_timer();
             self.show(LiveStatus::Hidden);
         } else {
             self.show(self.running_status());
             self.arm(self.timing.get().due_ms);
         }
-    }
-
-    /// The user did something: the idle stop counts from now.
-    fn active(&self) {
-        self.timing(|t| t.last_activity_ms = now_ms());
     }
 
     /// Polls again, no sooner than the schedule's floor after the previous request.
@@ -265,8 +248,9 @@ impl Loop {
         self.timing(|t| {
             t.failures = 0;
             t.retry_after = None;
-            t.last_activity_ms = now_ms();
         });
+        // The idle stop counts from the resume.
+        self.presence.active();
         self.show(LiveStatus::Live);
         if let Phase::InFlight { .. } = phase {
             self.phase.set(Phase::InFlight { paused: false });
@@ -294,7 +278,6 @@ impl Loop {
     fn leave(&self) {
         self.generation.stop();
         self.clear_timer();
-        self.listeners.take().into_iter().for_each(WindowListenerHandle::remove);
     }
 }
 
@@ -308,28 +291,21 @@ pub struct Live {
 }
 
 impl Live {
-    /// Starts polling at once. Each answer goes to `on_answer`; a transient failure
-    /// (network, timeout, 429, 5xx) backs off and retries, any other stops the loop.
-    pub fn start<T, Fut>(
-        interval: Interval,
-        fetch: impl Fn() -> Fut + 'static,
-        on_answer: impl Fn(Result<T, ApiError>) + 'static,
-    ) -> Live
+    /// Starts polling at once. `fetch` puts each answer where the page reads it (the
+    /// [`super::nodes::NodesStore`]); the loop only looks at how it ended: a transient
+    /// failure (network, timeout, 429, 5xx) backs off and retries, any other stops the loop.
+    pub fn start<T, Fut>(interval: Interval, fetch: impl Fn() -> Fut + 'static) -> Live
     where
         T: 'static,
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
-        let on_answer = Rc::new(on_answer);
         let request = Box::new(move || -> Request {
             let request = fetch();
-            let on_answer = Rc::clone(&on_answer);
             Box::pin(async move {
-                let result = request.await;
-                let outcome = match &result {
+                match request.await {
                     Ok(_) => Outcome::Ok,
                     Err(e) => Outcome::Failed { retry_after: e.retry_after(), transient: e.is_transient() },
-                };
-                Answer { outcome, deliver: Box::new(move || on_answer(result)) }
+                }
             })
         });
         let status = RwSignal::new(LiveStatus::Live);
@@ -341,24 +317,16 @@ impl Live {
             generation,
             request,
             interval,
+            presence: Presence::watch(),
             status,
             polls,
             phase: Cell::new(Phase::Waiting),
-            timing: Cell::new(Timing {
-                failures: 0,
-                retry_after: None,
-                last_activity_ms: started,
-                last_end_ms: started,
-                due_ms: started,
-            }),
+            timing: Cell::new(Timing { failures: 0, retry_after: None, last_end_ms: started, due_ms: started }),
             timer: RefCell::new(None),
-            listeners: RefCell::new(Vec::new()),
         });
 
-        let (shown, active) = (Rc::clone(&driver), Rc::clone(&driver));
-        let mut listeners = on_activity(move || active.active());
-        listeners.push(on_visibility_change(move |_| shown.visibility_changed()));
-        *driver.listeners.borrow_mut() = listeners;
+        let shown = Rc::clone(&driver);
+        driver.presence.on_visibility(move || shown.visibility_changed());
         let stored = StoredValue::new_local(Rc::clone(&driver));
         // Cleanups run before the arena drops `stored`.
         on_cleanup(move || {

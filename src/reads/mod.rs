@@ -9,6 +9,7 @@ pub mod generation;
 pub mod live;
 pub mod nodes;
 pub mod org;
+pub mod pacer;
 pub mod placements;
 pub mod remote;
 pub mod reservations;

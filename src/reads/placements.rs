@@ -3,11 +3,11 @@
 
 use super::generation::{Generation, Ticket};
 use super::nodes::{use_nodes, NodesStore};
+use super::pacer::Pacer;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation};
-use crate::browser::{after_content_paint, sleep, ChunkUnavailable};
+use crate::browser::{after_content_paint, ChunkUnavailable};
 use crate::domain::nodes::capacity::{runs_workloads, InUseOfReserved};
-use crate::domain::polling;
 use crate::domain::polling::fleet::request_gap;
 use crate::state::{use_connection, Lifetime};
 use chrono::{DateTime, Utc};
@@ -116,14 +116,12 @@ impl Placements {
 const CODE_UNAVAILABLE: &str = "The console's code that reads GPUs in use could not be fetched (the network \
      dropped, or a new release replaced this tab's files); reload the page to read them.";
 
-/// The reads of `wanted`, one at a time: each at least [`request_gap`] after the previous
-/// one ended, and after a 429 or 503 none before its `retry-after`.
+/// The reads of `wanted`, one at a time ([`Pacer`]): each at least [`request_gap`] after
+/// the previous one ended, and after a 429 or 503 none before its `retry-after`.
 async fn reads(placements: Placements, ticket: Ticket, wanted: Vec<Reservation>) {
-    let mut pause = Duration::ZERO;
+    let pacer = Pacer::new(request_gap());
     for r in wanted {
-        if !pause.is_zero() {
-            sleep(pause).await;
-        }
+        pacer.wait(Duration::ZERO).await;
         if !ticket.current() {
             return;
         }
@@ -131,8 +129,7 @@ async fn reads(placements: Placements, ticket: Ticket, wanted: Vec<Reservation>)
         if !ticket.current() {
             return;
         }
-        let asked = result.as_ref().err().and_then(ApiError::retry_after);
-        pause = asked.map_or(request_gap(), |wait| polling::server_wait(wait).max(request_gap()));
+        pacer.ended(result.as_ref().err().and_then(ApiError::retry_after));
         placements.receive(&r, result.as_deref().map_err(Clone::clone));
     }
 }

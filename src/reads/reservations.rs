@@ -16,7 +16,7 @@ use crate::api::error::ApiError;
 use crate::api::models::{Reservation, ReservationDetail};
 use crate::browser::{now_ms, sleep};
 use crate::domain::polling::fleet::request_gap;
-use crate::domain::polling::{next_delay, Interval, PollDecision, PollState, DEFAULT_INTERVAL};
+use crate::domain::polling::{next_delay, Interval, PollDecision, PollState, Seen, DEFAULT_INTERVAL};
 use crate::state::{use_connection, ConnectionState, Lifetime, Role, Sent};
 use chrono::{DateTime, TimeDelta, Utc};
 use leptos::prelude::*;
@@ -374,9 +374,7 @@ impl DetailsProgress {
 fn retry_wait(failures: u32, error: &ApiError) -> Duration {
     let now = now_ms();
     let state = PollState {
-        now_ms: now,
-        last_activity_ms: now,
-        visible: true,
+        seen: Seen { now_ms: now, last_activity_ms: now, visible: true },
         consecutive_failures: failures,
         retry_after: error.retry_after(),
         interval: Interval::every(DEFAULT_INTERVAL),

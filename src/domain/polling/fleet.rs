@@ -4,7 +4,7 @@
 //! than the live loop polls, and backing off per reservation exactly as the live loop does
 //! ([`polling::next_delay`]). Pure: the page owns timers, the clock and randomness.
 
-use crate::domain::polling::{self, Interval, PollDecision, PollState, StopReason};
+use crate::domain::polling::{self, Interval, PollDecision, PollState, Seen, StopReason};
 use std::time::Duration;
 
 /// CONTRACT.md: requests per minute per key.
@@ -49,14 +49,6 @@ pub enum Outcome {
         /// A `429`: the limit is the key's, so the whole page waits, not one reservation.
         rate_limited: bool,
     },
-}
-
-/// The viewer's side of the decision, as observed now (ms on one clock).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Now {
-    pub now_ms: f64,
-    pub last_activity_ms: f64,
-    pub visible: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,16 +103,14 @@ impl Schedule {
     }
 
     /// The reservation due first, and how long to wait for it.
-    pub fn next(&self, now: Now) -> Next {
+    pub fn next(&self, now: Seen) -> Next {
         let mut best: Option<(usize, f64)> = None;
         for (index, slot) in self.slots.iter().enumerate() {
             let due = match slot.ended_ms {
                 None => self.started_ms,
                 Some(ended) => {
                     let state = PollState {
-                        now_ms: now.now_ms,
-                        last_activity_ms: now.last_activity_ms,
-                        visible: now.visible,
+                        seen: now,
                         consecutive_failures: slot.failures,
                         retry_after: slot.retry_after,
                         interval: self.interval,
@@ -148,8 +138,12 @@ impl Schedule {
 
     /// Records that the read of `index` ended at `now_ms`; `random` is uniform in `[0, 1)`.
     pub fn finished(&mut self, index: usize, now_ms: f64, outcome: Outcome, random: f64) {
-        let gap = request_gap().as_secs_f64() * 1000.0;
-        self.not_before_ms = now_ms + gap;
+        // A 429's wait is the key's: it holds every reservation, not only this one.
+        let held = match outcome {
+            Outcome::Failed { retry_after, rate_limited: true } => retry_after,
+            _ => None,
+        };
+        self.not_before_ms = polling::next_start_ms(now_ms, request_gap(), held);
         let Some(slot) = self.slots.get_mut(index) else { return };
         slot.ended_ms = Some(now_ms);
         slot.random = random;
@@ -159,13 +153,9 @@ impl Schedule {
                 slot.retry_after = None;
                 slot.last_success_ms = Some(now_ms);
             }
-            Outcome::Failed { retry_after, rate_limited } => {
+            Outcome::Failed { retry_after, .. } => {
                 slot.failures = slot.failures.saturating_add(1);
                 slot.retry_after = retry_after;
-                if let (true, Some(wait)) = (rate_limited, retry_after) {
-                    self.not_before_ms =
-                        self.not_before_ms.max(now_ms + polling::server_wait(wait).as_secs_f64() * 1000.0);
-                }
             }
         }
     }
@@ -205,8 +195,8 @@ pub fn older_than_two_refreshes(ago: Duration, interval: Duration) -> bool {
 mod tests {
     use super::*;
 
-    fn seen(now_ms: f64) -> Now {
-        Now { now_ms, last_activity_ms: now_ms, visible: true }
+    fn seen(now_ms: f64) -> Seen {
+        Seen { now_ms, last_activity_ms: now_ms, visible: true }
     }
 
     fn read(next: Next) -> (usize, Duration) {
@@ -314,9 +304,9 @@ mod tests {
     #[test]
     fn hidden_or_idle_pauses_like_the_live_loop() {
         let mut s = Schedule::new(1, Interval::default(), 0.0);
-        assert_eq!(s.next(Now { visible: false, ..seen(0.0) }), Next::WaitForVisible);
+        assert_eq!(s.next(Seen { visible: false, ..seen(0.0) }), Next::WaitForVisible);
         s.finished(0, 0.0, Outcome::Ok, 0.0);
-        let idle = Now { now_ms: 31.0 * 60_000.0, last_activity_ms: 0.0, visible: true };
+        let idle = Seen { now_ms: 31.0 * 60_000.0, last_activity_ms: 0.0, visible: true };
         assert_eq!(s.next(idle), Next::Stop(StopReason::Idle));
         assert_eq!(Schedule::new(0, Interval::default(), 0.0).next(seen(0.0)), Next::Idle);
     }

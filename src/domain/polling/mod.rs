@@ -83,13 +83,27 @@ fn is_loopback(host: &str) -> bool {
         || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Everything the schedule depends on, as the caller observed it when the last request
-/// ended. Instants are milliseconds on any one clock (`performance.now()`).
+/// Whether anyone is looking, as a reader observed it: the tab's visibility and the user's
+/// latest activity. Instants are milliseconds on any one clock (`performance.now()`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PollState {
+pub struct Seen {
     pub now_ms: f64,
     pub last_activity_ms: f64,
     pub visible: bool,
+}
+
+impl Seen {
+    /// No user activity for [`IDLE_STOP`]: every reader stops until the user is back.
+    pub fn idle(&self) -> bool {
+        self.now_ms - self.last_activity_ms >= IDLE_STOP.as_millis() as f64
+    }
+}
+
+/// Everything the schedule depends on, as the caller observed it when the last request
+/// ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PollState {
+    pub seen: Seen,
     /// Failed requests since the last success (0 after a success).
     pub consecutive_failures: u32,
     /// The last failure's `retry-after`, if it sent one.
@@ -123,14 +137,21 @@ pub fn next_delay(state: &PollState, random: f64) -> PollDecision {
         jittered(backoff(state.consecutive_failures, state.interval.every), random)
     };
     let delay = delay.max(state.interval.floor);
-    if !state.visible {
+    if !state.seen.visible {
         return PollDecision::WaitForVisible(delay);
     }
-    let idle_ms = state.now_ms - state.last_activity_ms;
-    if idle_ms >= IDLE_STOP.as_millis() as f64 {
+    if state.seen.idle() {
         return PollDecision::Stop(StopReason::Idle);
     }
     PollDecision::Wait(delay)
+}
+
+/// When a paced reader's next request may start, the previous one having ended at
+/// `ended_ms`: `gap` after it, or after the `retry-after` it was sent (obeyed as
+/// [`server_wait`] says) when that is longer. One request in flight, never a burst.
+pub fn next_start_ms(ended_ms: f64, gap: Duration, retry_after: Option<Duration>) -> f64 {
+    let wait = retry_after.map_or(gap, |asked| server_wait(asked).max(gap));
+    ended_ms + wait.as_secs_f64() * 1000.0
 }
 
 /// The live status's words for a retry: the attempt that failed and, when the server sent a
@@ -207,9 +228,7 @@ mod tests {
 
     fn ok_state() -> PollState {
         PollState {
-            now_ms: 10.0 * MINUTE_MS,
-            last_activity_ms: 10.0 * MINUTE_MS,
-            visible: true,
+            seen: Seen { now_ms: 10.0 * MINUTE_MS, last_activity_ms: 10.0 * MINUTE_MS, visible: true },
             consecutive_failures: 0,
             retry_after: None,
             interval: Interval::default(),
@@ -218,6 +237,10 @@ mod tests {
 
     fn failing(failures: u32) -> PollState {
         PollState { consecutive_failures: failures, ..ok_state() }
+    }
+
+    fn hidden(state: PollState) -> PollState {
+        PollState { seen: Seen { visible: false, ..state.seen }, ..state }
     }
 
     fn wait(state: &PollState, random: f64) -> Duration {
@@ -324,20 +347,31 @@ mod tests {
 
     #[test]
     fn a_hidden_tab_waits_until_it_shows_again_and_keeps_the_schedule_meanwhile() {
-        let state = PollState { visible: false, ..ok_state() };
+        let state = hidden(ok_state());
         assert_eq!(next_delay(&state, 0.5), PollDecision::WaitForVisible(DEFAULT_INTERVAL));
-        let backing_off = PollState { visible: false, ..failing(4) };
+        let backing_off = hidden(failing(4));
         assert_eq!(next_delay(&backing_off, 0.0), PollDecision::WaitForVisible(Duration::from_secs(16)));
-        let told_to_wait = PollState { visible: false, retry_after: Some(Duration::from_secs(90)), ..failing(1) };
+        let told_to_wait = hidden(PollState { retry_after: Some(Duration::from_secs(90)), ..failing(1) });
         assert_eq!(next_delay(&told_to_wait, 0.0), PollDecision::WaitForVisible(Duration::from_secs(90)));
     }
 
     #[test]
     fn thirty_minutes_without_activity_stops_polling() {
-        let almost = PollState { last_activity_ms: ok_state().now_ms - 30.0 * MINUTE_MS + 1.0, ..ok_state() };
+        let active_at = |ms: f64| PollState { seen: Seen { last_activity_ms: ms, ..ok_state().seen }, ..ok_state() };
+        let almost = active_at(ok_state().seen.now_ms - 30.0 * MINUTE_MS + 1.0);
         assert_eq!(wait(&almost, 0.0), DEFAULT_INTERVAL);
-        let idle = PollState { last_activity_ms: ok_state().now_ms - 30.0 * MINUTE_MS, ..ok_state() };
+        let idle = active_at(ok_state().seen.now_ms - 30.0 * MINUTE_MS);
         assert_eq!(next_delay(&idle, 0.0), PollDecision::Stop(StopReason::Idle));
+    }
+
+    #[test]
+    fn a_paced_reader_starts_a_gap_after_the_previous_request_or_after_its_retry_after_when_longer() {
+        let gap = Duration::from_millis(600);
+        assert_eq!(next_start_ms(1_000.0, gap, None), 1_600.0);
+        assert_eq!(next_start_ms(1_000.0, gap, Some(Duration::from_secs(2))), 3_000.0);
+        assert_eq!(next_start_ms(1_000.0, gap, Some(Duration::ZERO)), 1_600.0, "never sooner than the gap");
+        let capped = next_start_ms(0.0, gap, Some(Duration::MAX));
+        assert_eq!(capped, MAX_SERVER_WAIT.as_secs_f64() * 1000.0, "a retry-after is obeyed up to ten minutes");
     }
 
     #[test]
