@@ -162,7 +162,7 @@ fn term_end(
 
 /// The workloads running on `nodes` now, gathered by kind and id, in the order first seen:
 /// one pass, each workload found by its key (a cluster on many nodes is listed on each).
-fn running(nodes: Option<&NodesResponse>) -> Workloads {
+pub fn running(nodes: Option<&NodesResponse>) -> Workloads {
     let Some(response) = nodes else {
         return Workloads::Unknown(UnknownWhy::NotRead);
     };

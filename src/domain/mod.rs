@@ -15,6 +15,7 @@ pub mod fleet;
 pub mod fleet_history;
 pub mod fleet_poll;
 pub mod grid;
+pub mod ics;
 pub mod launched;
 pub mod ledger;
 pub mod node_filter;
