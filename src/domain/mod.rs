@@ -14,6 +14,7 @@ pub mod fit;
 pub mod fleet;
 pub mod fleet_history;
 pub mod fleet_poll;
+pub mod focus;
 pub mod grid;
 pub mod ics;
 pub mod launched;
