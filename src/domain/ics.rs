@@ -13,7 +13,7 @@
 //! export's time; reminders 30, 7 and 1 days before, each only when the event is further
 //! away than that.
 
-use crate::api::enums::OrgReservationStatus;
+use crate::api::enums::{ChargeStatus, OrgReservationStatus};
 use crate::api::escape::percent_encoded;
 use crate::api::models::{Charge, Reservation, ReservationDetail, Timestamp};
 use crate::api::org::OrgReservation;
@@ -268,9 +268,14 @@ fn payment_events(detail: &ReservationDetail, workloads: Workloads, origin: &str
             at_risk.extend(workload_lines(&workloads));
         }
     }
-    let event = |uid: String, at: Timestamp, summary: String, first: String| {
+    // A payment settled (paid, waived, covered by the advance) puts nothing at risk.
+    let event = |uid: String, at: Timestamp, summary: String, first: String, settled: bool| {
         let mut lines = vec![first];
-        lines.extend(at_risk.iter().cloned());
+        if settled {
+            lines.push("Nothing is at risk from it, as read.".to_owned());
+        } else {
+            lines.extend(at_risk.iter().cloned());
+        }
         lines.push(as_of.to_owned());
         lines.push(url.clone());
         Event { uid: format!("{uid}@{UID_DOMAIN}"), at, summary, description: lines.join("\n"), url: url.clone() }
@@ -286,6 +291,7 @@ fn payment_events(detail: &ReservationDetail, workloads: Workloads, origin: &str
             due,
             format!("#{id}: first invoice due, {}", invoice.amount_usd),
             format!("The first invoice (the advance plus the first period): {}. {paid}", invoice.amount_usd),
+            invoice.paid_at.is_some(),
         ));
     }
     for c in detail.payment.iter().flat_map(|p| &p.charges) {
@@ -306,6 +312,8 @@ fn payment_events(detail: &ReservationDetail, workloads: Workloads, origin: &str
                 },
                 visible_controls(c.status.as_str())
             ),
+            c.paid_at.is_some()
+                || matches!(c.status, ChargeStatus::Paid | ChargeStatus::Waived | ChargeStatus::CoveredByAdvance),
         ));
     }
     out
@@ -594,12 +602,17 @@ mod tests {
     #[test]
     fn every_event_names_the_workloads_at_risk_and_says_as_of_when() {
         let (events, _) = file(&detail(), true);
-        for e in events.iter().filter(|e| e.uid.starts_with("reservation-")) {
+        let settled = |e: &Event| e.description.contains("Nothing is at risk from it, as read.");
+        // The first invoice and November's charge are paid.
+        assert_eq!(events.iter().filter(|e| settled(e)).count(), 2);
+        for e in events.iter().filter(|e| e.uid.starts_with("reservation-") && !settled(e)) {
             assert!(
                 e.description.contains("train; run,7 (GPU cluster, 8 GPUs on node-1, node-2)"),
                 "{}",
                 e.description
             );
+        }
+        for e in &events {
             assert!(e.description.contains("As of 10 Jan 2027, 08:59 UTC"), "{}", e.description);
         }
         let term_end = events.iter().find(|e| e.uid.contains("term-end")).unwrap();
