@@ -331,11 +331,8 @@ mod tests {
     use super::*;
     use crate::api::enums::ReservationStatus;
     use crate::api::models::NodesResponse;
+    use crate::domain::at_risk::tests::at;
     use serde_json::json;
-
-    fn at(text: &str) -> Timestamp {
-        crate::api::timestamp::parse_rfc3339(text).unwrap()
-    }
 
     /// The export's time.
     fn now() -> Timestamp {
