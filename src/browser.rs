@@ -20,6 +20,12 @@ pub fn set_page_title(page: &str) {
     }
 }
 
+/// The console's own origin (`https://console.example`), for links back to its pages in a
+/// file it exports; empty without a window. An origin holds no path, query or key.
+pub fn page_origin() -> String {
+    web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
+}
+
 /// Now on `performance.now()`'s clock, in ms: the clock every poll is scheduled by (it
 /// never jumps with the wall clock). 0 without a window.
 pub fn now_ms() -> f64 {

@@ -9,7 +9,9 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount, now, page_style, provide_console, reservation, settle, settle_drawn, text};
+use console_fixtures::{
+    mount, now, page_style, provide_console, provide_fleet, reservation, settle, settle_drawn, text,
+};
 use leptos::prelude::*;
 use reservations_console::api::enums::NodeState;
 use reservations_console::api::models::NodesResponse;
@@ -19,8 +21,7 @@ use reservations_console::pages::nodes::{NodesBoard, NodesModel};
 use reservations_console::pages::org::OrgView;
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::pages::reservations::ReservationsView;
-use reservations_console::reads::fleet::FleetStore;
-use reservations_console::reads::nodes::{use_nodes, NodesStore};
+use reservations_console::reads::nodes::use_nodes;
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::Arc;
@@ -590,19 +591,6 @@ async fn the_nodes_page_line_shows_an_override_in_its_type_and_region_isolated()
     });
     settle().await;
     assert_override_shown_and_isolated(&host, "nodes page line", 2);
-}
-
-/// The overview's stores for a session of `role`, watching what is read, as the app has them.
-fn provide_fleet(role: Role) -> (FleetStore, NodesStore, u64) {
-    let state = provide_console(role);
-    let store = FleetStore::new();
-    provide_context(store);
-    let session = state.session_id_untracked().unwrap();
-    store.begin(session);
-    store.watch();
-    let nodes = use_nodes();
-    nodes.begin_current();
-    (store, nodes, session)
 }
 
 #[wasm_bindgen_test]

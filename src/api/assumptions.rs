@@ -231,6 +231,17 @@ pub const NODES_LOWERED_WHICH: &str =
 pub const RENEWAL_CARRY_OVER: &str =
     "assumed: a renewal is a new reservation on nodes of its own, and the API does not say that running workloads move to it, so they are taken to stop with this term and to be launched again on the renewal.";
 
+/// **assumption** (`domain::exports::focus`): FOCUS wants `BilledCost` (what is invoiced) and
+/// `EffectiveCost` (the cost once prepayments are spread over what they cover) per charge; the
+/// API sends a schedule, not invoices. Each charge's `BilledCost` is its amount at whole cents,
+/// whatever its status, so that Σ `BilledCost` is the ledger's committed total: a charge
+/// covered by the advance carries the part of the advance that prepaid it (the advance is no
+/// row of its own, which would count those GPU-hours twice), and its description says how
+/// much; a waived charge is billed as scheduled and its `EffectiveCost` is 0, nothing being
+/// paid for it; every other charge, an unrecognised status included, costs what it bills.
+/// Said in the description of each row it shapes (waived, paid by the advance):
+pub const FOCUS_COSTS: &str = "assumed: BilledCost is the scheduled amount, advance-covered and waived charges included, the advance being no row of its own; EffectiveCost is 0 when waived";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,9 +8,11 @@ use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::api::money::Usd;
+use crate::browser::page_origin;
 use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::time::zone;
+use crate::domain::exports::ics::{calendar, events, Deadlines};
 use crate::domain::money::ledger::OVERDUE_RULE;
 use crate::domain::nodes::grid::kind_label;
 use crate::domain::terms::at_risk::{
@@ -22,6 +24,7 @@ use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::NodesStore;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
+use std::collections::BTreeMap;
 
 /// One deadline as shown: the risk and, for the owner, what averts it (the overdue sum and
 /// where to pay); `None` for a member, and before the owner's detail is read.
@@ -31,9 +34,12 @@ pub struct Shown {
     pub averted_by: Option<(Usd, &'static str)>,
 }
 
-/// Every reservation's deadlines, from the overview's reads (tracked): `None` before the
-/// list arrives.
-pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
+/// Calls `f` with every reservation of the overview's reads as "what stops when" reads it,
+/// the account's reservations and the details read (tracked): `None` before the list arrives.
+fn with_fleet<R>(
+    store: FleetStore,
+    f: impl FnOnce(&[Subject], &[Reservation], &BTreeMap<i64, ReservationDetail>) -> R,
+) -> Option<R> {
     let all = store.reservations()?;
     let nodes: Vec<_> = all.iter().map(|r| store.read(r.id).latest).collect();
     // The details as kept, not copied: this runs on every answer.
@@ -47,14 +53,66 @@ pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
                 nodes: n.as_ref().map(|f| &*f.value),
             })
             .collect();
-        at_risk(&subjects, &all, now)
+        f(&subjects, &all, details)
+    }))
+}
+
+/// Every reservation's deadlines, from the overview's reads (tracked): `None` before the
+/// list arrives.
+pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
+    with_fleet(store, |subjects, all, details| {
+        at_risk(subjects, all, now)
             .into_iter()
             .map(|risk| {
                 let payment = details.get(&risk.reservation).and_then(|d| d.payment.as_ref());
                 Shown { averted_by: averted_by(&risk, payment), risk }
             })
             .collect()
-    }))
+    })
+}
+
+/// The account's deadlines as an `.ics` file ([`crate::domain::exports::ics`]), from the overview's
+/// reads as of the oldest of them; `None` before the list arrives.
+pub fn fleet_calendar(store: FleetStore, owner: bool, now: Timestamp) -> Option<String> {
+    let as_of = store.oldest_read().or_else(|| store.list_at())?;
+    with_fleet(store, |subjects, all, details| {
+        let details: Vec<&ReservationDetail> = details.values().collect();
+        let origin = page_origin();
+        let deadlines = Deadlines { subjects, all, details: &details, org: None, owner, as_of, origin: &origin };
+        calendar(&events(&deadlines, now), now)
+    })
+}
+
+/// One reservation's deadlines as an `.ics` file, `all` the account's reservations (for its
+/// renewal; itself alone while they are read), its nodes in `nodes`; as of the older of
+/// `detail_at` (when the detail was read) and its nodes' latest read.
+pub fn detail_calendar(
+    detail: &ReservationDetail,
+    detail_at: Timestamp,
+    all: Option<Vec<Reservation>>,
+    nodes: NodesStore,
+    now: Timestamp,
+) -> String {
+    let all = all.unwrap_or_else(|| vec![detail.reservation.clone()]);
+    let latest = nodes.read(detail.reservation.id).latest;
+    let as_of = latest.as_ref().map_or(detail_at, |f| f.at.min(detail_at));
+    let subjects = [Subject {
+        reservation: &detail.reservation,
+        amendments: Some(&detail.amendments),
+        nodes: latest.as_ref().map(|f| &*f.value),
+    }];
+    let origin = page_origin();
+    let deadlines = Deadlines {
+        subjects: &subjects,
+        all: &all,
+        details: &[detail],
+        org: None,
+        // Only the owner's key reads a payment.
+        owner: detail.payment.is_some(),
+        as_of,
+        origin: &origin,
+    };
+    calendar(&events(&deadlines, now), now)
 }
 
 /// One reservation's deadlines from its detail, `all` the account's reservations (for its

@@ -5,15 +5,17 @@
 //! prints as a statement (style/overview.css) and downloads as CSV.
 
 use crate::api::error::ApiError;
+use crate::api::models::ReservationDetail;
 use crate::browser::set_page_title;
 use crate::components::api_text::{ApiText, CutText};
-use crate::components::csv_button::CsvButton;
+use crate::components::csv_button::DownloadButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::exports::csv::ledger_csv;
+use crate::domain::exports::focus::focus_csv;
 use crate::domain::money::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
 use crate::domain::status::reservation_status;
 use crate::domain::words::count;
@@ -63,7 +65,12 @@ pub fn LedgerPage() -> impl IntoView {
         <DetailsLine progress rows ids=Callback::new(move |()| untrack(ids))/>
         {move || {
             let read_at = list.fetched_at()?;
-            rows.get().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at/> })
+            // The schedules the ledger adds up, for the FOCUS file: a member's key reads none.
+            let details: Vec<ReservationDetail> = match state.role() {
+                Role::Member => Vec::new(),
+                _ => ids().into_iter().filter_map(|id| store.detail(id)).collect(),
+            };
+            rows.get().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at details/> })
         }}
     }
 }
@@ -111,7 +118,13 @@ fn DetailsLine(progress: DetailsProgress, rows: Memo<Option<Vec<Row>>>, ids: Cal
 
 /// The ledger of what was read. Tests mount it with fixture rows.
 #[component]
-pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
+pub fn LedgerBoard(
+    account: Account,
+    read_at: DateTime<Utc>,
+    /// The details read, whose charges the FOCUS file lists (none: no FOCUS button).
+    #[prop(optional)]
+    details: Vec<ReservationDetail>,
+) -> impl IntoView {
     if !account.rows.is_empty() && !account.shows_payment() {
         return view! { <MemberNote/> }.into_any();
     }
@@ -126,6 +139,16 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
     let unknown = account.unknown_words();
     let total = account.total();
     let for_csv = StoredValue::new(account.clone());
+    let focus = (!details.is_empty()).then(|| {
+        let details = StoredValue::new(details);
+        view! {
+            <DownloadButton
+                label="Download (FOCUS CSV)"
+                filename="charges-focus.csv".to_owned()
+                contents=Callback::new(move |()| details.with_value(|d| focus_csv(&d.iter().collect::<Vec<_>>())))
+            />
+        }
+    });
     let rows = account
         .rows
         .into_iter()
@@ -161,11 +184,12 @@ pub fn LedgerBoard(account: Account, read_at: DateTime<Utc>) -> impl IntoView {
                 <h1 id="ledger-title">"Term ledger"</h1>
                 <div class="page-actions">
                     <span class="muted">"Shown to the account owner only"</span>
-                    <CsvButton
+                    <DownloadButton
                         label="Download the ledger (CSV)"
                         filename="term-ledger.csv".to_owned()
                         contents=Callback::new(move |()| for_csv.with_value(ledger_csv))
                     />
+                    {focus}
                     <button type="button" class="button button-secondary" on:click=|_| print()>"Print"</button>
                 </div>
             </div>

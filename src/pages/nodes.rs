@@ -8,7 +8,7 @@ use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
 use crate::browser::timed;
 use crate::components::api_text::ApiText;
-use crate::components::csv_button::CsvButton;
+use crate::components::csv_button::DownloadButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
 use crate::components::launch_link::LaunchLink;
@@ -166,7 +166,7 @@ fn NodesLive(id: i64) -> impl IntoView {
                     }}
                 </div>
                 <div class="page-actions">
-                    <CsvButton label="Download placement (CSV)" filename=format!("placement-{id}.csv") contents=csv/>
+                    <DownloadButton label="Download placement (CSV)" filename=format!("placement-{id}.csv") contents=csv/>
                     {move || reservation.data().map(|detail| view! { <LaunchLink id status=detail.reservation.status/> })}
                 </div>
             </div>

@@ -7,8 +7,8 @@ use crate::api::assumptions::SUSPENDED_ACCRUES;
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
-use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
-use crate::components::csv_button::CsvButton;
+use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel};
+use crate::components::csv_button::{DownloadButton, FileKind};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
@@ -47,6 +47,10 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
     });
+    // Shown once the list is read, so there is always a file to build.
+    let ics = Callback::new(move |()| {
+        fleet_calendar(store, state.role() == Role::Owner, clock.now_untracked()).unwrap_or_default()
+    });
     view! {
         <section class="overview-page">
             <div class="page-head">
@@ -61,7 +65,15 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                     {move || (state.role() != Role::Member).then(|| view! {
                         <a class="button button-secondary" href="/ledger">"Term ledger"</a>
                     })}
-                    <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
+                    <DownloadButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
+                    {move || listed().then(|| view! {
+                        <DownloadButton
+                            label="Add to calendar (.ics)"
+                            filename="reservation-deadlines.ics".to_owned()
+                            kind=FileKind::Calendar
+                            contents=ics
+                        />
+                    })}
                 </div>
             </div>
             <ReadLine store/>

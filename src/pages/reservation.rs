@@ -7,10 +7,10 @@ use crate::api::models::{Amendment, Charge, FirstInvoice, Payment, Reservation, 
 use crate::api::money::Usd;
 use crate::browser::set_page_title;
 use crate::components::api_text::ApiText;
-use crate::components::at_risk::{detail_at_risk, AtRiskPanel};
+use crate::components::at_risk::{detail_at_risk, detail_calendar, AtRiskPanel};
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
-use crate::components::csv_button::CsvButton;
+use crate::components::csv_button::{DownloadButton, FileKind};
 use crate::components::flag::Flag;
 use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
@@ -22,6 +22,7 @@ use crate::components::time::{zone, Ago, Period, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
 use crate::components::usage_bar::UsageBar;
 use crate::domain::exports::csv::charges_csv;
+use crate::domain::exports::focus::focus_csv;
 use crate::domain::money::billing::{
     check_advance, check_charge, check_next_charge, check_schedule, unstated_due, NextCharge as NextChargeCheck,
 };
@@ -88,6 +89,12 @@ pub fn ReservationView(
     let status = reservation_status(&r, clock.now_untracked());
     let owner = detail.payment.is_some();
     let funding = detail.payment.as_ref().map(|p| p.funding.clone());
+    // The detail is drawn as it arrives: now is when it was read.
+    let (for_ics, nodes, read_at) = (StoredValue::new(detail.clone()), use_nodes(), clock.now_untracked());
+    let ics = Callback::new(move |()| {
+        let all = account.and_then(|a| a.get_untracked());
+        for_ics.with_value(|d| detail_calendar(d, read_at, all, nodes, clock.now_untracked()))
+    });
     view! {
         <div class="page-head">
             <div>
@@ -107,6 +114,12 @@ pub fn ReservationView(
             <div class="page-actions">
                 <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"Nodes and workloads"</a>
                 <LaunchLink id status=r.status.clone()/>
+                <DownloadButton
+                    label="Add to calendar (.ics)"
+                    filename=format!("reservation-{id}-deadlines.ics")
+                    kind=FileKind::Calendar
+                    contents=ics
+                />
             </div>
         </div>
         {move || {
@@ -324,6 +337,7 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     let advance = check_advance(&detail, &payment);
     let term_ledger = ledger(&detail).ok();
     let for_csv = StoredValue::new(payment.clone());
+    let for_focus = StoredValue::new(detail.clone());
     let first_invoice = detail.first_invoice().cloned();
     let charges = payment.charges.clone();
     let awaiting = detail.reservation.starts_at.is_none();
@@ -343,10 +357,15 @@ fn PaymentPanel(detail: ReservationDetail, payment: Payment) -> impl IntoView {
                     <span class="muted">"Shown to the account owner only"</span>
                     <a class="button button-secondary" href="/ledger">"The account's term ledger"</a>
                     {(!charges.is_empty()).then(|| view! {
-                        <CsvButton
+                        <DownloadButton
                             label="Download charges (CSV)"
                             filename=format!("reservation-{id}-charges.csv")
                             contents=Callback::new(move |()| for_csv.with_value(charges_csv))
+                        />
+                        <DownloadButton
+                            label="Download (FOCUS CSV)"
+                            filename=format!("reservation-{id}-focus.csv")
+                            contents=Callback::new(move |()| for_focus.with_value(|d| focus_csv(&[d])))
                         />
                     })}
                 </div>

@@ -6,7 +6,8 @@ use chrono::{DateTime, TimeZone as _, Utc};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::models::{NodesResponse, Reservation, ReservationDetail};
-use reservations_console::reads::nodes::NodesStore;
+use reservations_console::reads::fleet::FleetStore;
+use reservations_console::reads::nodes::{use_nodes, NodesStore};
 use reservations_console::reads::reservations::ReservationsStore;
 use reservations_console::router::Router;
 use reservations_console::state::{Clock, ConnectionState, Role, TimeZone, TimeZoneChoice};
@@ -95,6 +96,19 @@ pub fn provide_console(role: Role) -> ConnectionState {
     provide_zone(TimeZone::Utc);
     provide_context(Clock::fixed(now()));
     state
+}
+
+/// The overview's stores for a session of `role`, watching what is read, as the app has them.
+pub fn provide_fleet(role: Role) -> (FleetStore, NodesStore, u64) {
+    let state = provide_console(role);
+    let store = FleetStore::new();
+    provide_context(store);
+    let session = state.session_id_untracked().unwrap();
+    store.begin(session);
+    store.watch();
+    let nodes = use_nodes();
+    nodes.begin_current();
+    (store, nodes, session)
 }
 
 /// Times shown in `zone` from now on (after [`provide_console`]); the switch, to flip it.
@@ -220,6 +234,14 @@ pub async fn settle_drawn() {
     });
     wasm_bindgen_futures::JsFuture::from(drawn).await.unwrap();
     settle().await;
+}
+
+/// The first button of `host` whose text is `label`.
+pub fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
+    let found = host.query_selector_all("button").unwrap();
+    (0..found.length())
+        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
+        .find(|b| b.text_content().unwrap_or_default().trim() == label)
 }
 
 /// Runs `code` as a function's body in the page.

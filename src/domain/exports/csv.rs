@@ -15,20 +15,20 @@ use crate::domain::nodes::capacity::in_use;
 
 /// A cell as written: `Text` goes through the formula guard, `Number` does not (a negative
 /// amount must stay a number).
-enum Cell {
+pub(super) enum Cell {
     Text(String),
     Number(String),
 }
 
-fn text(s: impl Into<String>) -> Cell {
+pub(super) fn text(s: impl Into<String>) -> Cell {
     Cell::Text(s.into())
 }
 
-fn number(s: impl ToString) -> Cell {
+pub(super) fn number(s: impl ToString) -> Cell {
     Cell::Number(s.to_string())
 }
 
-fn time(t: Option<Timestamp>) -> Cell {
+pub(super) fn time(t: Option<Timestamp>) -> Cell {
     Cell::Number(t.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default())
 }
 
@@ -63,7 +63,7 @@ fn escape(cell: &Cell, starts_line: bool) -> String {
     }
 }
 
-fn write_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> String {
+pub(super) fn write_csv(header: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> String {
     let mut out = header.join(",");
     out.push_str("\r\n");
     for row in rows {
@@ -227,7 +227,7 @@ pub fn history_csv(histories: &[(i64, &History)]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -351,7 +351,7 @@ mod tests {
     }
 
     /// No cell of `csv`, read loosely at `;` or at tab, would run as a formula.
-    fn assert_no_loose_formula(csv: &str) {
+    pub(crate) fn assert_no_loose_formula(csv: &str) {
         for separator in [';', '\t'] {
             for cell in loose_cells(csv, separator) {
                 assert!(
@@ -363,7 +363,7 @@ mod tests {
     }
 
     /// API text that becomes a formula cell where `;` (or tab) splits a line, quotes or not.
-    const LOOSE_FORMULAS: [&str; 8] =
+    pub(crate) const LOOSE_FORMULAS: [&str; 8] =
         ["nb;=1+1;x", "a; +1", "a;\"=1\"", "a;\t=1", "a\n-1", "a\r@x", ";@SUM(1)", "x;－1"];
 
     #[test]
@@ -406,7 +406,7 @@ mod tests {
     }
 
     /// The cells of a CSV line, as an RFC 4180 reader splits it at `,`.
-    fn fields(line: &str) -> Vec<String> {
+    pub(crate) fn fields(line: &str) -> Vec<String> {
         let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {

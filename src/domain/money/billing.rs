@@ -279,6 +279,25 @@ fn finish(charge: &Charge, expected: Usd, hours: i64, gpus: i64, how: String) ->
     ChargeCheck { expected, hours, gpus, matches, note, unchecked: None }
 }
 
+/// The GPU-hours a charge is for by the terms: a period's whole hours × the GPUs in force at
+/// its start; an adjustment's hours from its amendment to the period's end × the GPUs it
+/// added (negative when removed). `None` when that is not known: an adjustment with no
+/// amendment, or more than one, taking effect within its period, or a figure out of range.
+pub fn gpu_hours(charge: &Charge, detail: &ReservationDetail) -> Option<i64> {
+    let hours_to_end = |from: Timestamp| (charge.period_end - from).num_seconds() / 3600;
+    if !charge.adjustment {
+        return terms_at(detail, Usd::ZERO, charge.period_start).gpus.checked_mul(hours_to_end(charge.period_start));
+    }
+    let within: Vec<&Amendment> = sorted(&detail.amendments)
+        .into_iter()
+        .filter(|a| a.effective_at > charge.period_start && a.effective_at < charge.period_end)
+        .collect();
+    let [a] = within.as_slice() else { return None };
+    let before = terms_at(detail, Usd::ZERO, a.effective_at - chrono::TimeDelta::nanoseconds(1));
+    let after = terms_at(detail, Usd::ZERO, a.effective_at);
+    after.gpus.checked_sub(before.gpus)?.checked_mul(hours_to_end(a.effective_at))
+}
+
 /// `31 days`, `30 days 1 hour`: the period's length as a person reads it.
 fn describe_span(seconds: i64) -> String {
     let days = seconds / 86_400;

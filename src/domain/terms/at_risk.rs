@@ -162,7 +162,7 @@ fn term_end(
 
 /// The workloads running on `nodes` now, gathered by kind and id, in the order first seen:
 /// one pass, each workload found by its key (a cluster on many nodes is listed on each).
-fn running(nodes: Option<&NodesResponse>) -> Workloads {
+pub fn running(nodes: Option<&NodesResponse>) -> Workloads {
     let Some(response) = nodes else {
         return Workloads::Unknown(UnknownWhy::NotRead);
     };
@@ -280,14 +280,15 @@ pub fn averted_by(risk: &Risk, payment: Option<&Payment>) -> Option<(Usd, &'stat
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::api::enums::{ChargeStatus, Funding, NodeState};
     use crate::api::models::{Node, UnreadableNode, Workload};
     use crate::domain::fleet::tests::reservation;
     use chrono::TimeDelta;
 
-    fn at(text: &str) -> Timestamp {
+    /// `text` read as RFC 3339.
+    pub(crate) fn at(text: &str) -> Timestamp {
         crate::api::timestamp::parse_rfc3339(text).unwrap()
     }
 
