@@ -8,7 +8,7 @@ use crate::api::client::{self, Connection};
 use crate::api::error::{ApiError, RateLimit};
 use crate::api::models::ReservationDetail;
 use crate::browser::{now_ms, sleep, Channel};
-use crate::domain::polling::tab_share::{share_per_minute, Budget, Tabs, ANNOUNCE_EVERY};
+use crate::domain::polling::tab_share::{channel_for, share_per_minute, Budget, Tabs, ANNOUNCE_EVERY};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -98,8 +98,9 @@ pub struct ConnectionState {
     scope: StoredValue<Option<Scope>, LocalStorage>,
     /// Aborts the requests sent for the whole session ([`Lifetime::Session`]) when it ends.
     session_scope: StoredValue<Option<Scope>, LocalStorage>,
-    /// This tab's share of the key's requests, joined at the first request.
-    share: StoredValue<Option<TabShare>, LocalStorage>,
+    /// This tab's share of each key's requests, joined at the key's first request: one
+    /// per key, by its channel's name ([`channel_for`]).
+    shares: StoredValue<Vec<(String, TabShare)>, LocalStorage>,
 }
 
 /// The requests of one session, on one page (its path) or all of them.
@@ -117,9 +118,6 @@ pub enum Lifetime {
     /// While the session lasts, whatever page is shown (e.g. reads that feed the header).
     Session,
 }
-
-/// The channel the console's tabs of one origin share the key's limit on.
-pub const TAB_CHANNEL: &str = "reservations-console.tabs";
 
 /// This tab among the console's tabs ([`crate::domain::polling::tab_share`]): it says "here" every
 /// [`ANNOUNCE_EVERY`] on a `BroadcastChannel`, answers a newcomer's "hello" at once, says
@@ -212,10 +210,10 @@ pub const KEPT_CONNECTION: &str = "reservations-console.connection";
 /// The entry is a JSON object that `index.html`'s inline script reads too (`key`,
 /// `base_url`), written and read with the browser's own JSON: it is one small object, and
 /// serde's code for it weighed more on the first load than the object ever will.
-struct Kept {
+pub(crate) struct Kept {
     base_url: String,
     key: String,
-    role: Role,
+    pub(crate) role: Role,
     /// Kept like `base_url`; absent in an entry from before it existed (then the same).
     org_base_url: String,
     console_origin: String,
@@ -224,6 +222,11 @@ struct Kept {
 
 impl Kept {
     fn write(connection: &Connection, role: Role) {
+        Self::write_to(KEPT_CONNECTION, connection, role);
+    }
+
+    /// [`Self::write`] under `name`: an added account's entry (`reads::session::Accounts`).
+    pub(crate) fn write_to(name: &str, connection: &Connection, role: Role) {
         let entry = js_sys::Object::new();
         let fields = [
             ("base_url", JsValue::from_str(connection.base_url())),
@@ -239,19 +242,27 @@ impl Kept {
         let json = js_sys::JSON::stringify(&entry).ok().and_then(|json| json.as_string());
         if let (Some(storage), Some(json)) = (session_storage(), json) {
             // A full or blocked storage only means the key is not kept.
-            let _ = storage.set_item(KEPT_CONNECTION, &json);
+            let _ = storage.set_item(name, &json);
         }
     }
 
     fn forget() {
+        Self::forget_entry(KEPT_CONNECTION);
+    }
+
+    pub(crate) fn forget_entry(name: &str) {
         if let Some(storage) = session_storage() {
-            let _ = storage.remove_item(KEPT_CONNECTION);
+            let _ = storage.remove_item(name);
         }
     }
 
-    /// The entry, if it holds a key and a base URL; the other fields default when absent.
     fn read() -> Option<Kept> {
-        let json = session_storage()?.get_item(KEPT_CONNECTION).ok().flatten()?;
+        Self::read_from(KEPT_CONNECTION)
+    }
+
+    /// The entry `name`, if it holds a key and a base URL; the other fields default when absent.
+    pub(crate) fn read_from(name: &str) -> Option<Kept> {
+        let json = session_storage()?.get_item(name).ok().flatten()?;
         let entry = js_sys::JSON::parse(&json).ok()?;
         let field = |name: &str| js_sys::Reflect::get(&entry, &JsValue::from_str(name)).ok();
         let text = |name: &str| field(name).and_then(|value| value.as_string());
@@ -265,7 +276,7 @@ impl Kept {
         })
     }
 
-    fn connection(&self) -> Connection {
+    pub(crate) fn connection(&self) -> Connection {
         Connection::new(&self.base_url, &self.key)
             .with_org_base_url(&self.org_base_url)
             .with_console_origin(&self.console_origin)
@@ -286,7 +297,7 @@ impl ConnectionState {
             left_by_user: StoredValue::new(false),
             scope: StoredValue::new_local(None),
             session_scope: StoredValue::new_local(None),
-            share: StoredValue::new_local(None),
+            shares: StoredValue::new_local(Vec::new()),
         }
     }
 
@@ -324,11 +335,18 @@ impl ConnectionState {
     }
 
     fn start(&self, connection: Connection, role: Role) {
-        let id = self.next_id.get_value() + 1;
-        self.next_id.set_value(id);
+        let id = self.draw_session_id();
         self.budget.set(None);
         self.session.set(Some(Session { id, connection }));
         self.role.set(role);
+    }
+
+    /// A session id never used before in this tab: an added account's
+    /// (`reads::session::Accounts`) is drawn from the same counter as the connection's.
+    pub fn draw_session_id(&self) -> u64 {
+        let id = self.next_id.get_value() + 1;
+        self.next_id.set_value(id);
+        id
     }
 
     /// The user's own "Disconnect": forgets the key, in memory and in the tab.
@@ -339,6 +357,9 @@ impl ConnectionState {
     }
 
     fn end(&self) {
+        if let Some(connection) = self.connection_untracked() {
+            self.leave_share(connection.expose_key());
+        }
         self.leave_page();
         abort(self.session_scope);
         Kept::forget();
@@ -376,11 +397,11 @@ impl ConnectionState {
                 Some(signal) => s.connection.clone().within(signal),
                 None => s.connection.clone(),
             };
-            Some((s.id, call(connection)))
+            Some((s.id, s.connection.expose_key().to_owned(), call(connection)))
         });
         Box::pin(async move {
-            let (session, request) = sent.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
-            state.turn().await;
+            let (session, key, request) = sent.ok_or_else(|| ApiError::invalid_request("Not connected."))?;
+            state.turn(&key).await;
             let result = request.await;
             if let Err(error) = &result {
                 state.end_if_unauthorized(session, error);
@@ -389,12 +410,32 @@ impl ConnectionState {
         })
     }
 
-    /// Waits for this tab's turn within its share of the key's limit, whatever page sends.
+    /// [`Self::send`] for another account of the set (`reads::session::Accounts`): sent with
+    /// its key, within this tab's share of that key's own limit, aborted with `signal`. Its
+    /// 401 ends nothing: the session it names is not the current one.
+    pub fn send_as<T: 'static, Fut>(
+        &self,
+        session: &Session,
+        signal: web_sys::AbortSignal,
+        call: impl FnOnce(Connection) -> Fut,
+    ) -> Sent<T>
+    where
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
+        let (state, key) = (*self, session.connection.expose_key().to_owned());
+        let request = call(session.connection.clone().within(signal));
+        Box::pin(async move {
+            state.turn(&key).await;
+            request.await
+        })
+    }
+
+    /// Waits for this tab's turn within its share of `key`'s limit, whatever page sends.
     /// Boxed and kept out of line: every answer type's request future then holds a pointer
     /// to the one wait, not a copy of its code.
     #[inline(never)]
-    fn turn(&self) -> Pin<Box<dyn Future<Output = ()>>> {
-        let wait = self.tab_share().book();
+    fn turn(&self, key: &str) -> Pin<Box<dyn Future<Output = ()>>> {
+        let wait = self.share_of(key).book();
         Box::pin(async move {
             if !wait.is_zero() {
                 sleep(wait).await;
@@ -452,6 +493,12 @@ impl ConnectionState {
         self.session.with_untracked(Option::is_some)
     }
 
+    /// Whether the connected key is kept for the tab (its entry is the connection's).
+    pub fn is_kept(&self) -> bool {
+        let connection = self.connection_untracked();
+        connection.is_some_and(|c| Kept::read().is_some_and(|kept| kept.connection() == c))
+    }
+
     pub fn role(&self) -> Role {
         self.role.get()
     }
@@ -487,14 +534,29 @@ impl ConnectionState {
         self.budget.get()
     }
 
-    /// This tab's share of the key's requests, shared with the console's other tabs.
+    /// This tab's share of the connected key's requests, shared with the console's other
+    /// tabs of that key.
     pub fn tab_share(&self) -> TabShare {
-        if let Some(share) = self.share.with_value(Clone::clone) {
-            return share;
-        }
-        let share = TabShare::join(TAB_CHANNEL);
-        self.share.set_value(Some(share.clone()));
-        share
+        self.share_of(self.connection_untracked().as_ref().map_or("", Connection::expose_key))
+    }
+
+    /// This tab's share of `key`'s requests, joined at its first request.
+    fn share_of(&self, key: &str) -> TabShare {
+        let channel = channel_for(key);
+        let joined =
+            self.shares.with_value(|shares| shares.iter().find(|(c, _)| *c == channel).map(|(_, s)| s.clone()));
+        joined.unwrap_or_else(|| {
+            let share = TabShare::join(&channel);
+            self.shares.update_value(|shares| shares.push((channel, share.clone())));
+            share
+        })
+    }
+
+    /// Leaves `key`'s channel (its account was removed): the other tabs of that key take
+    /// back this tab's share.
+    pub fn leave_share(&self, key: &str) {
+        let channel = channel_for(key);
+        self.shares.update_value(|shares| shares.retain(|(c, _)| *c != channel));
     }
 
     /// Remembers a page visited without a connection, unless the user just disconnected.

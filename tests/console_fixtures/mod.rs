@@ -333,9 +333,10 @@ impl Answer {
 }
 
 /// `fetch` replaced for as long as this lives: each request is recorded (path and query,
-/// with when it was sent and answered, in ms) and answered by the route whose path is the
+/// with when it was sent and answered, in ms, and its `Authorization`) and answered by the route whose path is the
 /// request's path exactly, with its answers in turn (the last one again once they are
-/// used up); a request no route names is never answered. `fetch` is put back when dropped.
+/// used up); a request no route names is never answered (aborting it rejects it, as the
+/// browser's `fetch` does). `fetch` is put back when dropped.
 pub struct FakeApi;
 
 impl FakeApi {
@@ -358,10 +359,12 @@ impl FakeApi {
             "window.__log = []; window.__realFetch = window.__realFetch || window.fetch; \
              const routes = new Map({}); \
              window.fetch = (url) => {{ const u = new URL(url.url || url, location.href); \
-               const entry = {{ path: u.pathname + u.search, sent: performance.now(), answered: null }}; \
+               const entry = {{ path: u.pathname + u.search, sent: performance.now(), answered: null, \
+                 authorization: (url.headers && url.headers.get('authorization')) || '' }}; \
                window.__log.push(entry); \
                const answers = routes.get(u.pathname); \
-               if (!answers) {{ return new Promise(() => {{}}); }} \
+               if (!answers) {{ return new Promise((_, reject) => url.signal && url.signal.addEventListener('abort', \
+                 () => reject(new DOMException('aborted', 'AbortError')))); }} \
                const [status, body, headers] = answers.length > 1 ? answers.shift() : answers[0]; \
                headers['content-type'] = 'application/json'; \
                entry.answered = performance.now(); \
@@ -381,6 +384,12 @@ impl FakeApi {
                 (pair.get(0).as_string().unwrap(), pair.get(1).as_f64().unwrap())
             })
             .collect()
+    }
+
+    /// The `Authorization` each request was sent with (empty: none), in the order sent.
+    pub fn authorizations(&self) -> Vec<String> {
+        let log = js("return window.__log.map((e) => e.authorization);");
+        js_sys::Array::from(&log).iter().map(|a| a.as_string().unwrap()).collect()
     }
 
     /// The paths of [`Self::sent`].

@@ -1,7 +1,8 @@
-//! How the tabs of one browser share the key's 200 requests a minute (CONTRACT.md): each
+//! How the tabs of one browser share a key's 200 requests a minute (CONTRACT.md): each
 //! tab announces itself to the others every [`ANNOUNCE_EVERY`], counts those it heard from
-//! lately, and sends at most its equal share in any minute. The limit is the key's, and a
-//! tab cannot know which key another tab holds, so every console tab of the origin counts.
+//! lately, and sends at most its equal share in any minute. The limit is each key's own, so
+//! the tabs meet on one channel per key ([`channel_for`]): tabs of the same key share its
+//! budget, tabs (or accounts of one tab) holding different keys do not.
 //! Pure: the browser's channel and clock are the caller's.
 
 use crate::domain::polling::fleet::KEY_LIMIT_PER_MINUTE;
@@ -17,6 +18,23 @@ pub const GONE_AFTER: Duration = Duration::from_secs(7);
 
 /// The window the key's limit counts over.
 const MINUTE_MS: f64 = 60_000.0;
+
+/// What every key's channel name starts with.
+const CHANNEL_PREFIX: &str = "reservations-console.tabs.";
+
+/// The `BroadcastChannel` the console's tabs holding `key` meet on: the prefix and a
+/// 32-bit FNV-1a digest of the key, in hex. A digest and not the key: a channel's name is
+/// readable by any script of the origin and shows in the browser's tools, and the key never
+/// leaves memory unless the user keeps it. 32 bits name a key without giving it away (each
+/// digest stands for countless keys); two keys that happen to share one only share a
+/// budget, the safe side of the limit. FNV and not std's `DefaultHasher`: its output is
+/// fixed by definition, so two builds of the console (an old tab, a new one) still meet.
+pub fn channel_for(key: &str) -> String {
+    let digest = key
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3));
+    format!("{CHANNEL_PREFIX}{:08x}", (digest ^ (digest >> 32)) as u32)
+}
 
 /// The least a tab may send a minute, however many tabs it hears of. Any script of the
 /// origin can post to the channel: 300 made-up tabs saying "here" would otherwise hold every
@@ -100,6 +118,18 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_key_has_its_own_channel_named_by_a_digest_never_by_the_key() {
+        let key = "eco_live_0123456789abcdef";
+        let channel = channel_for(key);
+        assert_eq!(channel, channel_for(key), "the tabs of one key meet");
+        assert_ne!(channel, channel_for("eco_live_0123456789abcdeg"), "another key, another budget");
+        assert!(!channel.contains(key) && !channel.contains("0123456789"), "{channel}");
+        assert_eq!(channel.len(), CHANNEL_PREFIX.len() + 8, "{channel}");
+        // FNV-1a is fixed by definition: consoles of two builds meet on the same name.
+        assert_eq!(channel_for(""), format!("{CHANNEL_PREFIX}{:08x}", 0xcbf2_9ce4_u32 ^ 0x8422_2325));
+    }
 
     #[test]
     fn two_tabs_take_half_the_key_limit_each_and_a_tab_gone_gives_its_share_back() {

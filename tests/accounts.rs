@@ -1,0 +1,136 @@
+//! The connection as a set of accounts (issue 48): one account is the connection as it
+//! was; an added key has its own budget of 200 requests a minute, and removing it leaves
+//! nothing of it behind.
+#![cfg(target_arch = "wasm32")]
+
+mod console_fixtures;
+
+use console_fixtures::{mount_with, provide_console, Answer, FakeApi};
+use leptos::prelude::provide_context;
+use reservations_console::api::client::{self, Connection};
+use reservations_console::browser::sleep;
+use reservations_console::domain::polling::tab_share::channel_for;
+use reservations_console::reads::session::{Accounts, Refused};
+use reservations_console::state::{ConnectionState, Role, TabShare};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The key [`provide_console`] connects with, and the one added beside it.
+const FIRST_KEY: &str = "eco_test_key";
+const SECOND_KEY: &str = "eco_prod_eu_key";
+
+/// Long enough for a message to cross a `BroadcastChannel`, and for answers given at once.
+const CROSS: Duration = Duration::from_millis(300);
+
+fn connected() -> (ConnectionState, Accounts) {
+    web_sys::window().unwrap().session_storage().unwrap().unwrap().clear().unwrap();
+    let (_, handles) = mount_with(|| {
+        let state = provide_console(Role::Owner);
+        ((state, Accounts::new()), ())
+    });
+    handles
+}
+
+fn second_key() -> Connection {
+    Connection::new("/api", SECOND_KEY)
+}
+
+fn stored_values() -> Vec<String> {
+    let storage = web_sys::window().unwrap().session_storage().unwrap().unwrap();
+    (0..storage.length().unwrap())
+        .map(|i| storage.get_item(&storage.key(i).unwrap().unwrap()).unwrap().unwrap())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn one_account_is_the_connection_as_it_was_and_another_needs_its_own_label_and_key() {
+    let (state, accounts) = connected();
+    let all = accounts.all();
+    assert_eq!(all.len(), 1);
+    assert_eq!(
+        (all[0].label.as_str(), Some(all[0].session.id), all[0].role),
+        ("", state.session_id_untracked(), Role::Owner)
+    );
+    let api = FakeApi::new(vec![("/api/gpu-reservations", vec![Answer::ok(serde_json::json!([]))])]);
+    accounts.send(&all[0], |c| async move { client::list_reservations(&c).await }).await.expect("read as today");
+    assert_eq!(api.paths(), ["/api/gpu-reservations"], "the same address as today");
+    assert_eq!(api.authorizations(), [format!("Bearer {FIRST_KEY}")]);
+
+    let refused = |label: &str, key: &str| accounts.add(label, Connection::new("/api", key), Role::Member, false).err();
+    assert_eq!(refused("  ", SECOND_KEY), Some(Refused::NoLabel));
+    assert_eq!(refused("prod-eu", FIRST_KEY), Some(Refused::KeyTaken), "a key is in the set once");
+    accounts.add(" prod-eu ", second_key(), Role::Member, false).expect("added");
+    assert_eq!(refused("PROD-EU", "eco_other_key"), Some(Refused::LabelTaken), "labels compare case-insensitively");
+    let labels: Vec<String> = accounts.all().into_iter().map(|a| a.label).collect();
+    assert_eq!(labels, ["", "prod-eu"]);
+    assert!(accounts.all()[1].session.id > all[0].session.id, "its own session id");
+    state.disconnect();
+    assert_eq!(refused("training", "eco_other_key"), Some(Refused::NotConnected));
+}
+
+/// The old console had one budget for the tab: two keys read at full speed got about 100
+/// requests each in the first minute. Each key's own 200 is the API's rule.
+#[wasm_bindgen_test]
+async fn two_keys_in_one_tab_each_send_within_their_own_200_requests_a_minute() {
+    let (state, accounts) = connected();
+    let second = accounts.add("prod-eu", second_key(), Role::Member, false).expect("added");
+    let first = accounts.all().remove(0);
+    let api = FakeApi::new(vec![("/api/gpu-reservations", vec![Answer::ok(serde_json::json!([]))])]);
+    for _ in 0..230 {
+        for account in [&first, &second] {
+            let read = accounts.send(account, |c| async move { client::list_reservations(&c).await });
+            wasm_bindgen_futures::spawn_local(async move { drop(read.await) });
+        }
+    }
+    sleep(CROSS).await;
+    let sent = api.authorizations();
+    let by = |key: &str| sent.iter().filter(|a| **a == format!("Bearer {key}")).count();
+    assert_eq!((by(FIRST_KEY), by(SECOND_KEY)), (200, 200), "each key's first minute: its own 200, no more");
+    // The 30 of each left wait for the minute: removing ends them without a request.
+    accounts.remove("prod-eu");
+    state.disconnect();
+}
+
+#[wasm_bindgen_test]
+async fn removing_an_account_purges_its_stored_entry_its_reads_in_flight_and_its_share_of_the_key() {
+    let (state, accounts) = connected();
+    let second = accounts.add("prod-eu", second_key(), Role::Member, true).expect("added");
+    assert!(stored_values().iter().any(|v| v.contains(SECOND_KEY)), "kept for the tab, as ticked");
+    let restored = mount_with(move || {
+        provide_context(state);
+        (Accounts::restore(), ())
+    })
+    .1
+    .all();
+    assert_eq!(
+        restored.iter().map(|a| (a.label.as_str(), a.role, a.kept)).collect::<Vec<_>>(),
+        [("", Role::Owner, false), ("prod-eu", Role::Member, true)],
+        "a reload finds it again"
+    );
+
+    // Another tab of the same key, and a read that is never answered.
+    let other_tab = TabShare::join(&channel_for(SECOND_KEY));
+    let api = FakeApi::new(vec![]);
+    let ended = Rc::new(RefCell::new(None));
+    let read = accounts.send(&second, |c| async move { client::reservation(&c, 12).await });
+    let into = Rc::clone(&ended);
+    wasm_bindgen_futures::spawn_local(async move { *into.borrow_mut() = Some(read.await.map(|_| ())) });
+    sleep(CROSS).await;
+    assert_eq!(api.authorizations(), [format!("Bearer {SECOND_KEY}")]);
+    assert_eq!(other_tab.tabs(), 2, "this tab shares the key's budget with the other");
+
+    accounts.remove("prod-eu");
+    sleep(CROSS).await;
+    let labels: Vec<String> = accounts.all().into_iter().map(|a| a.label).collect();
+    assert_eq!(labels, [""], "gone from the set");
+    assert!(!stored_values().iter().any(|v| v.contains(SECOND_KEY)), "nothing of it stored: {:?}", stored_values());
+    let ended = ended.borrow_mut().take().expect("its read in flight ended");
+    assert!(ended.is_err_and(|e| e.is_cancelled()), "aborted, not answered");
+    assert_eq!(other_tab.tabs(), 1, "the key's other tab takes its share back");
+    assert!(accounts.send(&second, |c| async move { client::reservation(&c, 12).await }).await.is_err());
+    assert_eq!(api.authorizations().len(), 1, "a removed account sends nothing");
+}
