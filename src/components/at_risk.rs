@@ -7,27 +7,21 @@
 use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
-use crate::api::money::Usd;
 use crate::components::api_text::CutText;
 use crate::components::money::Money;
 use crate::components::time::zone;
-use crate::domain::at_risk::{at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR};
+use crate::domain::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
 use crate::domain::grid::kind_label;
-use crate::domain::ledger::OVERDUE_RULE;
-use crate::domain::time::{format_time, format_utc_date, relative, Zone};
+pub use crate::domain::shown::Shown;
+use crate::domain::shown::{
+    averted_by_words, deadline_countdown, renewal_keeps, OWNER_ONLY, SUM_NOT_READ, WORKLOADS_LISTED,
+};
+use crate::domain::time::{format_time, Zone};
 use crate::domain::words::count;
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::NodesStore;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
-
-/// One deadline as shown: the risk and, for the owner, what averts it (the overdue sum and
-/// where to pay); `None` for a member, and before the owner's detail is read.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shown {
-    pub risk: Risk,
-    pub averted_by: Option<(Usd, &'static str)>,
-}
 
 /// Every reservation's deadlines, from the overview's reads (tracked): `None` before the
 /// list arrives.
@@ -113,14 +107,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
         Deadline::TermEnds { .. } => "term-ends",
         Deadline::NodesLowered { .. } => "nodes-lowered",
     };
-    let countdown = move || {
-        let now = clock.now();
-        if at > now {
-            relative(now, at)
-        } else {
-            format!("was due {}", relative(now, at))
-        }
-    };
+    let countdown = move || deadline_countdown(clock.now(), at);
     let when = move || {
         let chosen = zone(tz.get());
         match chosen {
@@ -129,29 +116,14 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
         }
     };
     let remedy = match (&risk.deadline, averted_by) {
-        (Deadline::PastDue, Some((sum, settle))) => view! {
-            <p class="at-risk-remedy">"Averted by paying the " <Money amount=sum/> {format!(" {OVERDUE_RULE}: {settle}.")}</p>
+        (Deadline::PastDue, Some((sum, settle))) => {
+            let (before, after) = averted_by_words(settle);
+            view! { <p class="at-risk-remedy">{before} <Money amount=sum/> {after}</p> }.into_any()
         }
-        .into_any(),
-        (Deadline::PastDue, None) if owner => {
-            view! { <p class="at-risk-remedy muted">"The overdue sum shows once the reservation's payment is read."</p> }
-                .into_any()
-        }
-        (Deadline::PastDue, None) => {
-            view! { <p class="at-risk-remedy">"Only the account owner can avert it."</p> }
-                .into_any()
-        }
+        (Deadline::PastDue, None) if owner => view! { <p class="at-risk-remedy muted">{SUM_NOT_READ}</p> }.into_any(),
+        (Deadline::PastDue, None) => view! { <p class="at-risk-remedy">{OWNER_ONLY}</p> }.into_any(),
         (Deadline::TermEnds { renewal }, _) => {
-            let keeps = match renewal {
-                Successor::TakesOver { id, start } => format!(
-                    "#{id} keeps the GPUs reserved from {}: the workloads would be launched on it again. ",
-                    format_utc_date(*start)
-                ),
-                _ => format!(
-                    "A renewal of the same region and GPU type starting by {} would keep the GPUs reserved. ",
-                    format_utc_date(at)
-                ),
-            };
+            let keeps = renewal_keeps(renewal, at);
             view! {
                 <p class="at-risk-remedy">
                     {keeps}
@@ -188,9 +160,6 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     }
 }
 
-/// Workloads listed before the rest are counted.
-const LISTED: usize = 8;
-
 /// The workloads a deadline would stop. Narrow, the table scrolls in its own box, which
 /// the keyboard reaches and a screen reader names by `label`; a long name, kind or node is
 /// cut to a few lines, the whole in its title.
@@ -200,7 +169,7 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
         Workloads::Known(known) | Workloads::Partly { known, .. } => known,
         Workloads::Unknown(_) => Vec::new(),
     };
-    let more = known.len().saturating_sub(LISTED);
+    let more = known.len().saturating_sub(WORKLOADS_LISTED);
     (!known.is_empty()).then(|| {
         view! {
             <div class="table-wrap" tabindex="0" role="region" aria-label=label>
@@ -214,7 +183,7 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>
-                        {known.into_iter().take(LISTED).map(|w| view! {
+                        {known.into_iter().take(WORKLOADS_LISTED).map(|w| view! {
                             <tr>
                                 <th scope="row"><CutText text=w.name/></th>
                                 // The console's own words wrap between words; only a kind the

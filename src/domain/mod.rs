@@ -21,6 +21,7 @@ pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
 pub mod renewal;
+pub mod shown;
 pub mod status;
 pub mod tab_share;
 pub mod text;

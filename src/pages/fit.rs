@@ -9,7 +9,8 @@ use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::explain::ErrorContext;
-use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Subject, Verdict, MAX_ASKED};
+use crate::domain::shown::rooms_text;
 use crate::domain::status::Tone;
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
@@ -179,22 +180,6 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
         </div>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
     }
-}
-
-/// Rooms listed at most; the rest are counted.
-const ROOMS_LISTED: usize = 6;
-
-/// "node-3: 5 free · node-1: 8 free · and 4 more nodes".
-fn rooms_text(rooms: &[Room]) -> String {
-    let mut parts: Vec<String> =
-        rooms.iter().take(ROOMS_LISTED).map(|r| format!("{}: {} free", r.node, r.free)).collect();
-    if rooms.len() > ROOMS_LISTED {
-        parts.push(format!(
-            "and {} more",
-            crate::domain::words::count(i64::try_from(rooms.len() - ROOMS_LISTED).unwrap_or(i64::MAX), "node")
-        ));
-    }
-    parts.join(" · ")
 }
 
 fn tone(verdict: &Verdict) -> Tone {

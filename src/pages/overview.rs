@@ -17,8 +17,8 @@ use crate::domain::csv::history_csv;
 use crate::domain::explain::ErrorContext;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::History;
+use crate::domain::shown::{ids_text, split_cells, sum_text, SPLIT_COLUMNS};
 use crate::domain::status::{launches_in_brief, reservation_status};
-use crate::domain::words::{self, figure};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
@@ -144,36 +144,6 @@ fn RatesNotRead(store: FleetStore, ids: Vec<i64>) -> impl IntoView {
     }
 }
 
-/// "#6 and #9", "#4, #6 and #9".
-fn ids_text(ids: &[i64]) -> String {
-    let named: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match named.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => named.concat(),
-    }
-}
-
-/// A count, "value out of range" past `i64`.
-fn reserved_text(split: &GpuSplit) -> String {
-    split.reserved().map_or_else(|| "value out of range".to_owned(), figure)
-}
-
-/// "32 GPUs = 10 in use + 6 free + 0 not available + 16 unknown".
-fn sum_text(split: &GpuSplit) -> String {
-    match split.reserved() {
-        Some(total) => format!(
-            "{} = {} in use + {} free to launch on + {} idle, launches closed + {} not available + {} unknown",
-            words::count(total, "GPU"),
-            figure(split.in_use),
-            figure(split.free),
-            figure(split.idle_closed),
-            figure(split.not_available),
-            figure(split.unknown)
-        ),
-        None => "The API's counts add up past what can be shown: value out of range.".to_owned(),
-    }
-}
-
 /// The split by region and by GPU type, each with its total row.
 #[component]
 fn FleetSums(fleet: Memo<Fleet>) -> impl IntoView {
@@ -203,12 +173,9 @@ fn SplitTable(
     let row = |name: String, split: GpuSplit| {
         view! {
             <th scope="row"><ApiText text=name/></th>
-            <td class="num" data-label="Reserved">{reserved_text(&split)}</td>
-            <td class="num" data-label="In use">{figure(split.in_use)}</td>
-            <td class="num" data-label="Free to launch on">{figure(split.free)}</td>
-            <td class="num" data-label="Idle, launches closed">{figure(split.idle_closed)}</td>
-            <td class="num" data-label="Not available">{figure(split.not_available)}</td>
-            <td class="num" data-label="Unknown">{figure(split.unknown)}</td>
+            {split_cells(&split).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
+                <td class="num" data-label=label>{cell}</td>
+            }).collect_view()}
         }
     };
     view! {
@@ -295,12 +262,9 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                         <span class="cell-sub"><ApiText text=r.region_id.clone()/>" · "<ApiText text=r.gpu_type.clone()/></span>
                                         <span class="cell-sub freshness"><Freshness store id context=ErrorContext::of(&r)/></span>
                                     </td>
-                                    <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
-                                    <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
-                                    <td class="num" data-label="Free to launch on">{move || figure(split().free)}</td>
-                                    <td class="num" data-label="Idle, launches closed">{move || figure(split().idle_closed)}</td>
-                                    <td class="num" data-label="Not available">{move || figure(split().not_available)}</td>
-                                    <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
+                                    {move || split_cells(&split()).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
+                                        <td class="num" data-label=label>{cell}</td>
+                                    }).collect_view()}
                                     {move || shows_cost().then(|| view! {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
                                             {move || match cost() {
