@@ -23,6 +23,7 @@ pub mod polling;
 pub mod renewal;
 pub mod shown;
 pub mod status;
+pub mod summary;
 pub mod tab_share;
 pub mod text;
 pub mod time;
