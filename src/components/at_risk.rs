@@ -8,6 +8,7 @@ use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::components::api_text::CutText;
+use crate::components::copy_summary::CopySummary;
 use crate::components::money::Money;
 use crate::components::time::zone;
 use crate::domain::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
@@ -16,6 +17,7 @@ pub use crate::domain::shown::Shown;
 use crate::domain::shown::{
     averted_by_words, deadline_countdown, renewal_keeps, OWNER_ONLY, SUM_NOT_READ, WORKLOADS_LISTED,
 };
+use crate::domain::summary::what_stops_when;
 use crate::domain::time::{format_time, Zone};
 use crate::domain::words::count;
 use crate::reads::fleet::FleetStore;
@@ -76,9 +78,19 @@ pub fn detail_at_risk(
 /// overview's); `None` while what it is drawn from is still being read.
 #[component]
 pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: bool) -> impl IntoView {
+    let (clock, state) = (use_clock(), use_connection());
+    // The page's path alone (the overview's or a detail's): an address never holds a key.
+    let copy = Callback::new(move |amounts: bool| {
+        let path = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
+        let owner = state.role() == Role::Owner;
+        shown.with_untracked(|list| what_stops_when(list.as_deref(), owner, amounts, &path, clock.now_untracked()))
+    });
     view! {
         <section class="panel at-risk" id=ANCHOR aria-labelledby="at-risk-title">
-            <h2 id="at-risk-title">"What stops when"</h2>
+            <div class="panel-head">
+                <h2 id="at-risk-title">"What stops when"</h2>
+                <CopySummary summary=copy money=true/>
+            </div>
             {move || match shown.get() {
                 None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
                 Some(list) if list.is_empty() => view! {

@@ -6,6 +6,7 @@ pub mod api_text;
 pub mod at_risk;
 pub mod banner;
 pub mod bar_chart;
+pub mod copy_summary;
 pub mod csv_button;
 pub mod error_panel;
 pub mod field;

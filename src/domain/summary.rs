@@ -123,6 +123,9 @@ fn read_text(at: Option<Timestamp>) -> String {
     at.map_or_else(|| "not read yet".to_owned(), |at| format!("read {}", format_time(at, Zone::Utc)))
 }
 
+/// What a copy made before the reservations arrive says.
+const STILL_READING: &str = "The reservations are still being read.";
+
 /// One reservation of the overview's rows, and when its nodes were last read.
 #[derive(Clone, Copy, Debug)]
 pub struct FleetRow<'a> {
@@ -223,7 +226,7 @@ fn idle_cost_cell(cost: Option<Option<IdleCost>>, accrual: Accrual) -> String {
 pub fn what_stops_when(shown: Option<&[Shown]>, owner: bool, amounts: bool, path: &str, now: Timestamp) -> Summary {
     let mut blocks = Vec::new();
     match shown {
-        None => blocks.push(Block::Text("The reservations are still being read.".to_owned())),
+        None => blocks.push(Block::Text(STILL_READING.to_owned())),
         Some([]) => blocks.push(Block::Text(
             "No deadline ahead: no past-due stop, no term end, no amendment lowering nodes.".to_owned(),
         )),
@@ -312,12 +315,18 @@ pub fn fit(question: &Question, judged: &[(Judged, Option<Reservation>)], path: 
 
 /// `/capacity`'s lanes: each its stretches in words and its terms' table; `costs` (the
 /// owner's, when amounts are asked for) prices each overlap.
-pub fn capacity(lanes: &[LaneView], costs: Option<&dyn Fn(&TermRow) -> OverlapCost>, now: Timestamp) -> Summary {
+pub fn capacity(
+    lanes: Option<&[LaneView]>,
+    costs: Option<&dyn Fn(&TermRow) -> OverlapCost>,
+    now: Timestamp,
+) -> Summary {
     let mut blocks = Vec::new();
-    if lanes.is_empty() {
-        blocks.push(Block::Text("No reservation has a term still to come.".to_owned()));
+    match lanes {
+        None => blocks.push(Block::Text(STILL_READING.to_owned())),
+        Some([]) => blocks.push(Block::Text("No reservation has a term still to come.".to_owned())),
+        Some(_) => {}
     }
-    for lane in lanes {
+    for lane in lanes.unwrap_or_default() {
         blocks.push(Block::Heading(format!("{} · {}", lane.region, lane.gpu_type)));
         blocks.push(Block::Text(stretches_text(&lane.stretches)));
         blocks.extend(lane.unread_text().map(Block::Text));

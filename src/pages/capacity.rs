@@ -7,14 +7,17 @@
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
+use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::CutText;
+use crate::components::copy_summary::CopySummary;
 use crate::components::fleet_reads::{ListStatus, ReadLine};
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::capacity::gpus_text;
 use crate::domain::capacity_timeline::{lanes, Handover};
 use crate::domain::shown::{overlap_cost_of, stretches_text, LaneView, OverlapCost, TermRow};
+use crate::domain::summary;
 use crate::domain::text::visible_controls;
 use crate::domain::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
@@ -45,6 +48,11 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
         Some(lanes(&list, &amendments, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
     });
     let state = use_connection();
+    let copy = Callback::new(move |amounts: bool| {
+        let priced = |r: &TermRow| overlap_cost_of(r.handover, r.renewal, |id| renewal_rate(store, id));
+        let costs = (amounts && state.role() == Role::Owner).then_some(&priced as &dyn Fn(&TermRow) -> OverlapCost);
+        views.with_untracked(|lanes| summary::capacity(lanes.as_deref(), costs, clock.now_untracked()))
+    });
     view! {
         <section class="capacity-page">
             <div class="page-head">
@@ -54,6 +62,7 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
                         "Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
                     </p>
                 </div>
+                <div class="page-actions"><CopySummary summary=copy money=true/></div>
             </div>
             <ReadLine store/>
             <ListStatus store/>
@@ -108,12 +117,16 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     }
 }
 
+/// The renewal's GPU rate, once the owner's key read its detail.
+fn renewal_rate(store: FleetStore, id: i64) -> Option<Usd> {
+    store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour)
+}
+
 fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
     let term = r.term_text();
     let cost = owner.then(|| {
         let (handover, renewal) = (r.handover, r.renewal);
-        let rate = move |id: i64| store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour);
-        let cell = move || match overlap_cost_of(handover, renewal, rate) {
+        let cell = move || match overlap_cost_of(handover, renewal, |id| renewal_rate(store, id)) {
             OverlapCost::Priced { amount, how } => view! {
                 <Money amount/>
                 <span class="cell-sub">{how}</span>

@@ -5,6 +5,7 @@
 
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
+use crate::components::copy_summary::CopySummary;
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
@@ -12,8 +13,10 @@ use crate::domain::explain::ErrorContext;
 use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Subject, Verdict, MAX_ASKED};
 use crate::domain::shown::rooms_text;
 use crate::domain::status::Tone;
+use crate::domain::summary::{self, fit_path};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
+use crate::state::use_clock;
 use leptos::prelude::*;
 
 #[component]
@@ -135,8 +138,16 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
+    let (clock, query) = (use_clock(), use_location().query());
+    let copy = Callback::new(move |_amounts: bool| {
+        let path = query.with_untracked(|q| fit_path(q));
+        judged.with_untracked(|rows| question.with_value(|q| summary::fit(q, rows, path, clock.now_untracked())))
+    });
     view! {
-        <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
+        <div class="page-actions">
+            <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
+            <CopySummary summary=copy/>
+        </div>
         <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
         <table class="fleet-table fit-table stack-table">
             <thead>

@@ -8,6 +8,7 @@ use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
+use crate::components::copy_summary::CopySummary;
 use crate::components::csv_button::CsvButton;
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
@@ -19,6 +20,7 @@ use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::History;
 use crate::domain::shown::{ids_text, split_cells, sum_text, SPLIT_COLUMNS};
 use crate::domain::status::{launches_in_brief, reservation_status};
+use crate::domain::summary::{self, FleetRow};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
@@ -43,6 +45,14 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     // the countdowns tick by themselves.
     let minute = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| clock.now()));
     let at_risk = Memo::new(move |_| fleet_at_risk(store, minute.get()));
+    let copy = Callback::new(move |amounts: bool| {
+        let with_nodes = store.with_nodes();
+        let rows: Vec<FleetRow> = with_nodes
+            .iter()
+            .map(|r| FleetRow { reservation: r, read_at: store.read(r.id).latest.map(|f| f.at) })
+            .collect();
+        fleet.with(|f| summary::overview(f, &rows, amounts, clock.now_untracked()))
+    });
     let csv = Callback::new(move |()| {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
@@ -62,6 +72,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                         <a class="button button-secondary" href="/ledger">"Term ledger"</a>
                     })}
                     <CsvButton label="Download utilization (CSV)" filename="utilization.csv".to_owned() contents=csv/>
+                    <CopySummary summary=copy money=true/>
                 </div>
             </div>
             <ReadLine store/>
