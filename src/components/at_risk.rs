@@ -9,6 +9,7 @@ use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::components::api_text::CutText;
 use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::money::Money;
 use crate::components::time::zone;
 use crate::domain::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
@@ -184,17 +185,11 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
     let more = known.len().saturating_sub(WORKLOADS_LISTED);
     (!known.is_empty()).then(|| {
         view! {
-            <div class="table-wrap" tabindex="0" role="region" aria-label=label>
-                <table class="data-table at-risk-workloads">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Workload"</th>
-                            <th scope="col">"Kind"</th>
-                            <th scope="col" class="num">"GPUs"</th>
-                            <th scope="col">"Nodes"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
+            <DataTable
+                class="data-table at-risk-workloads"
+                scroller=Scroller::Named(label)
+                columns=vec![Column::text("Workload"), Column::text("Kind"), Column::figures("GPUs"), Column::text("Nodes")]
+            >
                         {known.into_iter().take(WORKLOADS_LISTED).map(|w| view! {
                             <tr>
                                 <th scope="row"><CutText text=w.name/></th>
@@ -208,9 +203,7 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
                                 <td><CutText text=w.nodes.join(", ")/></td>
                             </tr>
                         }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
+            </DataTable>
             {(more > 0).then(|| view! { <p class="muted">{format!("and {} more", count(more, "workload"))}</p> })}
         }
     })

@@ -8,6 +8,7 @@ pub mod banner;
 pub mod bar_chart;
 pub mod copy_summary;
 pub mod csv_button;
+pub mod data_table;
 pub mod error_panel;
 pub mod field;
 pub mod flag;

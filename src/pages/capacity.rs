@@ -11,6 +11,7 @@ use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::CutText;
 use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fleet_reads::{ListStatus, ReadLine};
 use crate::components::money::Money;
 use crate::components::timeline::position;
@@ -91,6 +92,9 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
     let unread = lane.unread_text();
+    let mut columns =
+        vec![Column::text("Reservation"), Column::figures("GPUs"), Column::text("Term (UTC)"), Column::text("Renewal")];
+    columns.extend(owner.then(|| Column::figures("Reserved twice costs")));
     let drawing = draw(&lane);
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
@@ -99,20 +103,9 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
             {drawing}
             <p class="capacity-stretches">{summary}</p>
             {unread.map(|text| view! { <p class="capacity-unread muted">{text}</p> })}
-            <div class="table-wrap" tabindex="0" role="region" aria-labelledby=table_label>
-                <table class="data-table stack-table capacity-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col" class="num">"GPUs"</th>
-                            <th scope="col">"Term (UTC)"</th>
-                            <th scope="col">"Renewal"</th>
-                            {owner.then(|| view! { <th scope="col" class="num">"Reserved twice costs"</th> })}
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <DataTable class="data-table stack-table capacity-table" scroller=Scroller::LabelledBy(table_label) columns>
+                {rows}
+            </DataTable>
         </section>
     }
 }

@@ -6,6 +6,7 @@
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
 use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
@@ -148,18 +149,17 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
             <CopySummary summary=copy/>
         </div>
-        <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
-        <table class="fleet-table fit-table stack-table">
-            <thead>
-                <tr>
-                    <th scope="col">"Reservation"</th>
-                    <th scope="col">"Verdict"</th>
-                    <th scope="col">"Why"</th>
-                    <th scope="col">"Nodes read"</th>
-                    <th scope="col"><span class="visually-hidden">"Launch"</span></th>
-                </tr>
-            </thead>
-            <tbody>
+        <DataTable
+            class="fleet-table fit-table stack-table"
+            scroller=Scroller::Named("Where the GPUs fit, by reservation".to_owned())
+            columns=vec![
+                Column::text("Reservation"),
+                Column::text("Verdict"),
+                Column::text("Why"),
+                Column::text("Nodes read"),
+                Column::hidden("Launch"),
+            ]
+        >
                 {move || judged.get().into_iter().map(|(j, r)| {
                     let Judged { reservation_id: id, verdict, .. } = j;
                     let context = r.as_ref().map(ErrorContext::of).unwrap_or_default();
@@ -186,9 +186,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                         </tr>
                     }
                 }).collect_view()}
-            </tbody>
-        </table>
-        </div>
+        </DataTable>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
     }
 }

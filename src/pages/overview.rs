@@ -10,6 +10,7 @@ use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, AtRiskPanel};
 use crate::components::copy_summary::CopySummary;
 use crate::components::csv_button::CsvButton;
+use crate::components::data_table::{Column, DataTable};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
@@ -189,31 +190,15 @@ fn SplitTable(
             }).collect_view()}
         }
     };
+    let mut columns = vec![Column::text(if id == "by-region" { "Region" } else { "GPU type" })];
+    columns.extend(SPLIT_COLUMNS.map(Column::figures));
+    let foot = move || view! { <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr> };
     view! {
-        <div class="table-wrap">
-            <table class="data-table stack-table split-table" id=id>
-                <caption>{caption}</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">{if id == "by-region" { "Region" } else { "GPU type" }}</th>
-                        <th scope="col" class="num">"Reserved"</th>
-                        <th scope="col" class="num">"In use"</th>
-                        <th scope="col" class="num">"Free to launch on"</th>
-                        <th scope="col" class="num">"Idle, launches closed"</th>
-                        <th scope="col" class="num">"Not available"</th>
-                        <th scope="col" class="num">"Unknown"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || fleet.with(|f| {
-                        pick(f).into_iter().map(|(name, split)| view! { <tr>{row(name, split)}</tr> }).collect::<Vec<_>>()
-                    })}
-                </tbody>
-                <tfoot>
-                    <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr>
-                </tfoot>
-            </table>
-        </div>
+        <DataTable class="data-table stack-table split-table" id=id caption=caption columns foot>
+            {move || fleet.with(|f| {
+                pick(f).into_iter().map(|(name, split)| view! { <tr>{row(name, split)}</tr> }).collect::<Vec<_>>()
+            })}
+        </DataTable>
     }
 }
 
@@ -233,29 +218,28 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     let splits =
         Memo::new(move |_| fleet.with(|f| f.per_reservation.iter().copied().collect::<BTreeMap<i64, GpuSplit>>()));
     let shows_cost = move || owner_costs.with(Option::is_some) && state.role() != Role::Member;
+    let columns = Signal::derive(move || {
+        let mut columns = vec![
+            Column::text("Reservation"),
+            Column::figures("Reserved"),
+            Column::figures("In use"),
+            // Short: the sum line and the split tables name them in full.
+            Column::figures("Free"),
+            Column::figures("Idle, closed"),
+            Column::figures("Not available"),
+            Column::figures("Unknown"),
+        ];
+        columns.extend(shows_cost().then(|| Column::figures("Idle cost")));
+        columns.push(Column::text("Use since opened"));
+        columns
+    });
     view! {
         <section class="panel" aria-labelledby="per-reservation-heading">
             <h2 id="per-reservation-heading">"By reservation"</h2>
             {move || store.with_nodes().is_empty().then(|| view! {
                 <p class="panel-note">"No reservation has nodes yet: they appear here once EcoLink has assigned them."</p>
             })}
-            <div class="table-wrap">
-                <table class="data-table stack-table fleet-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col" class="num">"Reserved"</th>
-                            <th scope="col" class="num">"In use"</th>
-                            // Short: the sum line and the split tables name them in full.
-                            <th scope="col" class="num">"Free"</th>
-                            <th scope="col" class="num">"Idle, closed"</th>
-                            <th scope="col" class="num">"Not available"</th>
-                            <th scope="col" class="num">"Unknown"</th>
-                            {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
-                            <th scope="col">"Use since opened"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
+            <DataTable class="data-table stack-table fleet-table" columns>
                         {move || store.with_nodes().into_iter().map(|r| {
                             let id = r.id;
                             let status = reservation_status(&r, clock.now_untracked());
@@ -302,9 +286,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                 </tr>
                             }
                         }).collect::<Vec<_>>()}
-                    </tbody>
-                </table>
-            </div>
+            </DataTable>
         </section>
     }
 }
