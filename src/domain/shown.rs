@@ -59,6 +59,13 @@ pub fn split_cells(split: &GpuSplit) -> [String; 6] {
     ]
 }
 
+/// A reservation's idle cost on the overview where there is no sum: its term has not started…
+pub const NOT_CHARGED_YET: &str = "not charged yet";
+/// …its GPUs' use is unknown (never $0.00)…
+pub const COST_UNKNOWN: &str = "unknown";
+/// …or its rate is not read.
+pub const RATE_NOT_READ: &str = "rate not read";
+
 /// Rooms listed at most; the rest are counted.
 const ROOMS_LISTED: usize = 6;
 

@@ -13,7 +13,8 @@ use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::grid::kind_label;
 use crate::domain::shown::{
     averted_by_words, deadline_countdown, ids_text, renewal_keeps, rooms_text, split_cells, stretches_text, sum_text,
-    LaneView, OverlapCost, Shown, TermRow, OWNER_ONLY, SPLIT_COLUMNS, SUM_NOT_READ, WORKLOADS_LISTED,
+    LaneView, OverlapCost, Shown, TermRow, COST_UNKNOWN, NOT_CHARGED_YET, OWNER_ONLY, RATE_NOT_READ, SPLIT_COLUMNS,
+    SUM_NOT_READ, WORKLOADS_LISTED,
 };
 use crate::domain::status::reservation_status;
 use crate::domain::text::visible_controls;
@@ -213,10 +214,10 @@ fn idle_cost_text(launchable: IdleCost, closed: IdleCost, use_unknown: &[i64], r
 /// A reservation's idle cost as its cell on the overview reads (`None`: its rate is not read).
 fn idle_cost_cell(cost: Option<Option<IdleCost>>, accrual: Accrual) -> String {
     match cost {
-        Some(Some(_)) if accrual == Accrual::NotCharged => "not charged yet".to_owned(),
+        Some(Some(_)) if accrual == Accrual::NotCharged => NOT_CHARGED_YET.to_owned(),
         Some(Some(c)) => format!("{}/h ({}/day)", c.per_hour, c.per_day),
-        Some(None) => "unknown".to_owned(),
-        None => "rate not read".to_owned(),
+        Some(None) => COST_UNKNOWN.to_owned(),
+        None => RATE_NOT_READ.to_owned(),
     }
 }
 

@@ -19,7 +19,9 @@ use crate::domain::csv::history_csv;
 use crate::domain::explain::ErrorContext;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::fleet_history::History;
-use crate::domain::shown::{ids_text, split_cells, sum_text, SPLIT_COLUMNS};
+use crate::domain::shown::{
+    ids_text, split_cells, sum_text, COST_UNKNOWN, NOT_CHARGED_YET, RATE_NOT_READ, SPLIT_COLUMNS,
+};
 use crate::domain::status::{launches_in_brief, reservation_status};
 use crate::domain::summary::{self, FleetRow};
 use crate::reads::fleet::{fleet_page, FleetStore};
@@ -264,7 +266,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
                                             {move || match cost() {
                                                 Some(Some(_)) if accrual == Accrual::NotCharged => view! {
-                                                    <span class="muted" title="No period is charged before the term starts.">"not charged yet"</span>
+                                                    <span class="muted" title="No period is charged before the term starts.">{NOT_CHARGED_YET}</span>
                                                 }.into_any(),
                                                 Some(Some(c)) => view! {
                                                     {format!("{}/h", c.per_hour)}
@@ -274,10 +276,10 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                     })}
                                                 }.into_any(),
                                                 Some(None) => view! {
-                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">"unknown"</span>
+                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">{COST_UNKNOWN}</span>
                                                 }.into_any(),
                                                 None => view! {
-                                                    <span class="muted" title="Its rate is not read: the line above says why.">"rate not read"</span>
+                                                    <span class="muted" title="Its rate is not read: the line above says why.">{RATE_NOT_READ}</span>
                                                 }.into_any(),
                                             }}
                                         </td>
