@@ -8,7 +8,8 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    december_charge, mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle,
+    copy_summary, december_charge, mount_with, now, numbers, owner_detail, provide_console, reservation, seed_nodes,
+    settle, FakeClipboard,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::{NodesResponse, ReservationDetail};
@@ -214,4 +215,42 @@ async fn the_detail_shows_its_own_deadlines_with_the_sum_for_the_owner_only() {
     let panel = panel_text(&member);
     assert!(panel.contains("train-run-7"), "{panel}");
     assert!(!panel.contains('$') && !panel.to_lowercase().contains("pay"), "{panel}");
+}
+
+#[wasm_bindgen_test]
+async fn the_copied_deadlines_hold_the_figures_of_the_panel_with_the_sum_only_when_asked() {
+    let host = mount_overview(Role::Owner);
+    settle().await;
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, "#at-risk", &clipboard, false, true).await;
+    assert!(copied.starts_with("# What stops when\n\nAs of 2 Dec 2026, 09:30 UTC: http"), "{copied}");
+    assert!(copied.lines().nth(2).unwrap().ends_with("#at-risk"), "the panel's address: {copied}");
+    assert!(!copied.contains("eco_test_key"), "{copied}");
+    // One section per deadline, each with the figures its item shows: countdown, date,
+    // workloads' GPUs and nodes, and the overdue sum.
+    let sections: Vec<&str> = copied.split("\n## ").skip(1).collect();
+    let found = items(&host);
+    assert_eq!(sections.len(), found.len(), "{copied}");
+    for (section, (_, shown)) in sections.iter().zip(&found) {
+        assert_eq!(numbers(section), numbers(shown), "{section}\n---\n{shown}");
+    }
+    assert!(sections[0].contains("\\$29,760.00 owed on the past-due charges"), "{}", sections[0]);
+
+    let without = copy_summary(&host, "#at-risk", &clipboard, true, false).await;
+    assert!(!without.contains('$'), "{without}");
+    assert!(without.contains("Averted by paying the sum owed on the past-due charges"), "{without}");
+}
+
+#[wasm_bindgen_test]
+async fn a_member_copies_the_deadlines_without_being_offered_amounts() {
+    let host = mount_overview(Role::Member);
+    settle().await;
+    let offered = host.query_selector("#at-risk .copy-summary").unwrap().unwrap().text_content().unwrap();
+    assert!(!offered.contains("include amounts"), "{offered}");
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, "#at-risk", &clipboard, false, false).await;
+    assert!(copied.contains("Only the account owner can avert it."), "{copied}");
+    for word in ["$", "invoice", "overdue", "credit"] {
+        assert!(!copied.to_lowercase().contains(word), "{word:?} copied for a member: {copied}");
+    }
 }

@@ -6,7 +6,10 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, owner_detail, provide_console, reservation, settle, text};
+use console_fixtures::{
+    copy_summary, markdown_tables, mount_with, numbers, owner_detail, provide_console, reservation, settle, text,
+    FakeClipboard,
+};
 use leptos::prelude::*;
 use reservations_console::api::models::ReservationDetail;
 use reservations_console::pages::capacity::CapacityBoard;
@@ -214,4 +217,54 @@ async fn the_owner_reads_what_the_overlap_costs_at_the_renewals_rate_and_unknown
     assert!(overlap.contains("assumed"), "the pricing is an assumption: {overlap}");
     assert!(gap.ends_with('—'), "a gap costs nothing twice: {gap}");
     assert!(not_read.contains("#22's rate not read yet") && !not_read.contains('$'), "never $0: {not_read}");
+}
+
+/// The cells of each body row of `panel`'s table, each the text of its parts joined by spaces
+/// (a figure and the line under it are two, as a reader sees them).
+fn spaced_rows(panel: &web_sys::Element) -> Vec<Vec<String>> {
+    let rows = panel.query_selector_all("tbody tr").unwrap();
+    (0..rows.length())
+        .map(|i| {
+            let cells =
+                rows.item(i).unwrap().unchecked_into::<web_sys::Element>().query_selector_all("th, td").unwrap();
+            (0..cells.length())
+                .map(|j| {
+                    let parts = cells.item(j).unwrap().child_nodes();
+                    let words: Vec<String> = (0..parts.length())
+                        .filter_map(|k| parts.item(k).unwrap().text_content())
+                        .map(|t| t.trim().to_owned())
+                        .filter(|t| !t.is_empty())
+                        .collect();
+                    words.join(" ")
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_copied_lanes_hold_the_figures_shown_and_the_overlap_cost_only_when_asked() {
+    let host = mount_capacity(Role::Owner, true);
+    settle().await;
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, ".capacity-page .page-head", &clipboard, false, true).await;
+    assert!(copied.starts_with("# Capacity over the coming terms\n\nAs of 2 Dec 2026, 09:30 UTC: http"), "{copied}");
+    assert!(copied.lines().nth(2).unwrap().ends_with("/capacity"), "{copied}");
+    let panels = host.query_selector_all(".capacity-lane").unwrap();
+    let tables = markdown_tables(&copied);
+    assert_eq!(tables.len() as u32, panels.length(), "{copied}");
+    for (i, table) in tables.iter().enumerate() {
+        let panel = panels.item(i as u32).unwrap().unchecked_into::<web_sys::Element>();
+        let words = panel.query_selector(".capacity-stretches").unwrap().unwrap().text_content().unwrap();
+        assert!(copied.contains(&words), "the stretches as shown: {words}");
+        let shown = spaced_rows(&panel);
+        assert_eq!(table.len() - 1, shown.len());
+        for (copy, page) in table[1..].iter().zip(&shown) {
+            assert_eq!(copy[0], page[0], "the same term");
+            assert_eq!(numbers(&copy[1..].join(" ")), numbers(&page[1..].join(" ")), "{copy:?} {page:?}");
+        }
+    }
+    assert!(copied.contains('$'), "the owner asked for amounts: {copied}");
+    let without = copy_summary(&host, ".capacity-page .page-head", &clipboard, true, false).await;
+    assert!(!without.contains('$') && !without.contains("Reserved twice costs"), "{without}");
 }

@@ -6,8 +6,8 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    answer_requests, button, mount_with, now, provide_console, requests_sent, reservation, seed_nodes, settle, sleep,
-    text, until, Answer, FakeApi,
+    answer_requests, button, copy_summary, markdown_tables, mount_with, now, numbers, provide_console, requests_sent,
+    reservation, seed_nodes, settle, sleep, table_rows, text, until, Answer, FakeApi, FakeClipboard,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::NodesResponse;
@@ -319,4 +319,26 @@ async fn a_failed_nodes_read_says_why_with_its_request_id_and_an_old_fits_now_is
     let (fits, failed) = if first.contains("#3") { (first, second) } else { (second, first) };
     assert!(failed.contains("req_nodes") && !failed.contains("not read yet"), "the cause and request id: {failed}");
     assert!(fits.contains("Fits now") && fits.contains("Stale"), "an old verdict is marked stale: {fits}");
+}
+
+#[wasm_bindgen_test]
+async fn the_copied_verdicts_are_those_shown_at_the_question_s_own_address() {
+    let (host, before) = mount_fit(Role::Owner, "/fit?gpus=4&key=eco_test_key");
+    settle().await;
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, ".fit-page", &clipboard, false, false).await;
+    let shown = table_rows(&host, "table.fit-table tbody tr");
+    restore(&before);
+    assert!(copied.starts_with("# Where GPUs fit now\n\nAs of 2 Dec 2026, 09:30 UTC: http"), "{copied}");
+    assert!(copied.lines().nth(2).unwrap().ends_with("/fit?gpus=4"), "the question, nothing else: {copied}");
+    assert!(!copied.contains("eco_test_key"), "{copied}");
+    assert!(copied.contains("Room for 4 GPUs on one node each."), "{copied}");
+    assert!(!copied.contains('$') && !copied.contains("include amounts"), "{copied}");
+    let copied_rows = &markdown_tables(&copied)[0][1..];
+    assert_eq!(copied_rows.len(), shown.len());
+    for (copy, page) in copied_rows.iter().zip(&shown) {
+        assert_eq!(copy[0].split_whitespace().next(), page[0].split_whitespace().next(), "the same reservation");
+        assert_eq!(copy[1], page[1], "its verdict");
+        assert_eq!(numbers(&copy[2]), numbers(&page[2]), "its reason and rooms: {copy:?} {page:?}");
+    }
 }

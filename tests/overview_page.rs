@@ -5,7 +5,10 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, now, owner_detail, provide_console, reservation, seed_nodes, settle, text};
+use console_fixtures::{
+    copy_summary, markdown_tables, mount_with, now, numbers, owner_detail, provide_console, reservation, seed_nodes,
+    settle, table_rows, text, FakeClipboard,
+};
 use leptos::prelude::{Get, Memo, RwSignal, Update};
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::Timestamp;
@@ -97,18 +100,6 @@ fn mount_fleet(role: Role) -> web_sys::HtmlElement {
     host
 }
 
-/// The cells of `selector`'s rows, row by row.
-fn rows(host: &web_sys::HtmlElement, selector: &str) -> Vec<Vec<String>> {
-    let found = host.query_selector_all(selector).unwrap();
-    (0..found.length())
-        .map(|i| {
-            let row = found.item(i).unwrap().unchecked_into::<web_sys::Element>();
-            let cells = row.query_selector_all("th, td").unwrap();
-            (0..cells.length()).map(|j| cells.item(j).unwrap().text_content().unwrap().trim().to_owned()).collect()
-        })
-        .collect()
-}
-
 #[wasm_bindgen_test]
 async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
     let host = mount_fleet(Role::Member);
@@ -121,7 +112,7 @@ async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
         "the sum line: {page}"
     );
     assert_eq!(
-        rows(&host, "#by-region tbody tr, #by-region tfoot tr"),
+        table_rows(&host, "#by-region tbody tr, #by-region tfoot tr"),
         [
             ["ams", "16", "0", "0", "0", "0", "16"],
             ["atl", "16", "6", "2", "0", "8", "0"],
@@ -129,10 +120,10 @@ async fn the_sums_add_up_by_region_and_gpu_type_and_unknown_is_never_free() {
         ],
         "the unreachable region and the unread reservation are unknown, not free or zero in use"
     );
-    let by_type = rows(&host, "#by-gpu-type tbody tr, #by-gpu-type tfoot tr");
+    let by_type = table_rows(&host, "#by-gpu-type tbody tr, #by-gpu-type tfoot tr");
     assert_eq!(by_type.last().unwrap(), &["All", "32", "6", "2", "0", "8", "16"]);
     assert_eq!(by_type.len(), 3, "two GPU types and the sum: {by_type:?}");
-    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let per_reservation = table_rows(&host, "table.fleet-table tbody tr");
     let ids: Vec<&str> = per_reservation.iter().map(|r| r[0].split_whitespace().next().unwrap()).collect();
     assert_eq!(ids, ["#12", "#9", "#6"], "the ended reservation has no nodes and is left out");
     assert!(per_reservation[1][0].contains("not read yet"), "{:?}", per_reservation[1]);
@@ -153,7 +144,7 @@ async fn the_owner_sees_what_the_idle_gpus_cost_per_reservation_and_in_total() {
         ),
         "{line}"
     );
-    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let per_reservation = table_rows(&host, "table.fleet-table tbody tr");
     assert_eq!(per_reservation[0][7], "$2.50/h$60.00/day");
     assert_eq!(per_reservation[1][7], "unknown", "not read yet: never $0.00");
     assert_eq!(per_reservation[2][7], "unknown", "region unreachable: never $0.00");
@@ -204,7 +195,7 @@ async fn idle_gpus_of_past_due_and_suspended_reservations_are_not_counted_free_t
         "{line}"
     );
     assert!(line.contains("Assumed: a suspended reservation still accrues its rate"), "{line}");
-    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let per_reservation = table_rows(&host, "table.fleet-table tbody tr");
     assert_eq!(per_reservation[1][1..7], ["8", "0", "0", "8", "0", "0"], "#8: idle, launches closed");
     assert_eq!(per_reservation[2][1..7], ["8", "0", "0", "8", "0", "0"], "#5: idle, launches closed");
     assert_eq!(per_reservation[2][7], "$54.40/h$1,305.60/dayassumed", "{:?}", per_reservation[2]);
@@ -241,7 +232,7 @@ async fn a_failed_read_says_its_cause_and_request_id_in_the_row() {
         ((), leptos::view! { <OverviewBoard store/> })
     });
     settle().await;
-    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let per_reservation = table_rows(&host, "table.fleet-table tbody tr");
     assert!(
         per_reservation[0][0].contains(
             "Stale updated 0 s ago — the latest read failed. The service is temporarily unavailable: \
@@ -299,7 +290,7 @@ async fn one_rate_not_read_leaves_the_known_idle_cost_shown_as_partial_and_says_
         ),
         "which reservation, the cause and the request id: {line}"
     );
-    let per_reservation = rows(&host, "table.fleet-table tbody tr");
+    let per_reservation = table_rows(&host, "table.fleet-table tbody tr");
     assert_eq!(per_reservation[0][7], "$2.50/h$60.00/day");
     assert_eq!((per_reservation[1][7].as_str(), per_reservation[2][7].as_str()), ("rate not read", "rate not read"));
 }
@@ -540,4 +531,64 @@ async fn a_past_due_or_suspended_row_says_what_its_status_does_to_launches() {
     assert!(cell(8).contains("New launches paused"), "{}", cell(8));
     assert!(cell(5).contains("Launches and workloads stopped"), "{}", cell(5));
     assert!(!cell(12).to_lowercase().contains("launches"), "an active row says nothing of launches: {}", cell(12));
+}
+
+/// The text of the first element `selector` finds.
+fn text_of(host: &web_sys::HtmlElement, selector: &str) -> String {
+    text(&host.query_selector(selector).unwrap().unwrap().unchecked_into())
+}
+
+#[wasm_bindgen_test]
+async fn the_copied_summary_holds_the_figures_the_overview_shows_with_amounts_when_the_owner_asks() {
+    let host = mount_fleet(Role::Owner);
+    settle().await;
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, ".overview-page .page-actions", &clipboard, false, true).await;
+    assert!(copied.starts_with("# Overview\n\nAs of 2 Dec 2026, 09:30 UTC: http"), "{copied}");
+    assert!(copied.lines().nth(2).unwrap().ends_with("/overview"), "the page's address: {copied}");
+    assert!(!copied.contains("eco_test_key"), "never the key: {copied}");
+    assert!(copied.contains(&text_of(&host, ".fleet-sum-line")), "the sum line as shown: {copied}");
+    let idle = copied.lines().find(|l| l.starts_with("Idle and open to launches")).expect("the idle cost");
+    assert_eq!(numbers(idle), numbers(&text_of(&host, ".idle-cost")), "{idle}");
+    let tables = markdown_tables(&copied);
+    assert_eq!(tables.len(), 3, "by region, by GPU type, by reservation: {copied}");
+    assert_eq!(tables[0][1..], table_rows(&host, "#by-region tbody tr, #by-region tfoot tr")[..]);
+    assert_eq!(tables[1][1..], table_rows(&host, "#by-gpu-type tbody tr, #by-gpu-type tfoot tr")[..]);
+    let shown = table_rows(&host, "table.fleet-table tbody tr");
+    assert_eq!(tables[2].len() - 1, shown.len());
+    for (copy, page) in tables[2][1..].iter().zip(&shown) {
+        assert_eq!(copy[0].split_whitespace().next(), page[0].split_whitespace().next(), "the same reservation");
+        assert_eq!(copy[1..7], page[1..7], "its split as shown");
+        assert_eq!(numbers(&copy[7]), numbers(&page[7]), "its idle cost as shown: {copy:?} {page:?}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_owner_copy_holds_no_money_unless_asked_and_a_member_is_not_offered_it() {
+    let host = mount_fleet(Role::Owner);
+    settle().await;
+    let clipboard = FakeClipboard::accepting();
+    let copied = copy_summary(&host, ".overview-page .page-actions", &clipboard, true, false).await;
+    assert!(!copied.contains('$'), "{copied}");
+    assert!(copied.contains("- atl: Reserved: 16 · In use: 6 · Free to launch on: 2"), "plain text: {copied}");
+    drop(host);
+    let host = mount_fleet(Role::Member);
+    settle().await;
+    let offered = text_of(&host, ".overview-page .copy-summary");
+    assert!(!offered.contains("include amounts"), "{offered}");
+    let copied = copy_summary(&host, ".overview-page .page-actions", &clipboard, false, false).await;
+    assert!(!copied.contains('$') && !copied.contains("Idle cost"), "{copied}");
+    assert_eq!(markdown_tables(&copied)[0][1..], table_rows(&host, "#by-region tbody tr, #by-region tfoot tr")[..]);
+}
+
+#[wasm_bindgen_test]
+async fn a_browser_that_refuses_the_clipboard_is_said_so_beside_the_button() {
+    let host = mount_fleet(Role::Member);
+    settle().await;
+    let clipboard = FakeClipboard::refusing("Write permission denied.");
+    let button = host.query_selector(".overview-page .copy-summary button").unwrap().unwrap();
+    button.unchecked_into::<web_sys::HtmlElement>().click();
+    settle().await;
+    assert_eq!(text_of(&host, ".overview-page .copy-outcome"), "The browser refused to copy: Write permission denied.");
+    assert!(clipboard.copied().is_empty());
 }

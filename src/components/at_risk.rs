@@ -7,32 +7,27 @@
 use crate::api::assumptions::RENEWAL_PAIRING;
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
-use crate::api::money::Usd;
 use crate::browser::page_origin;
 use crate::components::api_text::CutText;
+use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::money::Money;
 use crate::components::time::zone;
 use crate::domain::exports::ics::{calendar, events, Deadlines};
-use crate::domain::money::ledger::OVERDUE_RULE;
+use crate::domain::exports::summary::what_stops_when;
 use crate::domain::nodes::grid::kind_label;
-use crate::domain::terms::at_risk::{
-    at_risk, averted_by, Deadline, Risk, Stopping, Subject, Successor, Workloads, ANCHOR,
-};
+use crate::domain::terms::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
 use crate::domain::words::count;
-use crate::domain::words::time::{format_time, format_utc_date, relative, Zone};
+pub use crate::domain::words::shown::Shown;
+use crate::domain::words::shown::{
+    averted_by_words, deadline_countdown, renewal_keeps, OWNER_ONLY, SUM_NOT_READ, WORKLOADS_LISTED,
+};
+use crate::domain::words::time::{format_time, Zone};
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::NodesStore;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
-
-/// One deadline as shown: the risk and, for the owner, what averts it (the overdue sum and
-/// where to pay); `None` for a member, and before the owner's detail is read.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shown {
-    pub risk: Risk,
-    pub averted_by: Option<(Usd, &'static str)>,
-}
 
 /// Calls `f` with every reservation of the overview's reads as "what stops when" reads it,
 /// the account's reservations and the details read (tracked): `None` before the list arrives.
@@ -142,9 +137,19 @@ pub fn detail_at_risk(
 /// overview's); `None` while what it is drawn from is still being read.
 #[component]
 pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: bool) -> impl IntoView {
+    let (clock, state) = (use_clock(), use_connection());
+    // The page's path alone (the overview's or a detail's): an address never holds a key.
+    let copy = Callback::new(move |amounts: bool| {
+        let path = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
+        let owner = state.role() == Role::Owner;
+        shown.with_untracked(|list| what_stops_when(list.as_deref(), owner, amounts, &path, clock.now_untracked()))
+    });
     view! {
         <section class="panel at-risk" id=ANCHOR aria-labelledby="at-risk-title">
-            <h2 id="at-risk-title">"What stops when"</h2>
+            <div class="panel-head">
+                <h2 id="at-risk-title">"What stops when"</h2>
+                <CopySummary summary=copy money=true/>
+            </div>
             {move || match shown.get() {
                 None => view! { <p class="muted">"Reading the reservations…"</p> }.into_any(),
                 Some(list) if list.is_empty() => view! {
@@ -173,14 +178,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
         Deadline::TermEnds { .. } => "term-ends",
         Deadline::NodesLowered { .. } => "nodes-lowered",
     };
-    let countdown = move || {
-        let now = clock.now();
-        if at > now {
-            relative(now, at)
-        } else {
-            format!("was due {}", relative(now, at))
-        }
-    };
+    let countdown = move || deadline_countdown(clock.now(), at);
     let when = move || {
         let chosen = zone(tz.get());
         match chosen {
@@ -189,29 +187,14 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
         }
     };
     let remedy = match (&risk.deadline, averted_by) {
-        (Deadline::PastDue, Some((sum, settle))) => view! {
-            <p class="at-risk-remedy">"Averted by paying the " <Money amount=sum/> {format!(" {OVERDUE_RULE}: {settle}.")}</p>
+        (Deadline::PastDue, Some((sum, settle))) => {
+            let (before, after) = averted_by_words(settle);
+            view! { <p class="at-risk-remedy">{before} <Money amount=sum/> {after}</p> }.into_any()
         }
-        .into_any(),
-        (Deadline::PastDue, None) if owner => {
-            view! { <p class="at-risk-remedy muted">"The overdue sum shows once the reservation's payment is read."</p> }
-                .into_any()
-        }
-        (Deadline::PastDue, None) => {
-            view! { <p class="at-risk-remedy">"Only the account owner can avert it."</p> }
-                .into_any()
-        }
+        (Deadline::PastDue, None) if owner => view! { <p class="at-risk-remedy muted">{SUM_NOT_READ}</p> }.into_any(),
+        (Deadline::PastDue, None) => view! { <p class="at-risk-remedy">{OWNER_ONLY}</p> }.into_any(),
         (Deadline::TermEnds { renewal }, _) => {
-            let keeps = match renewal {
-                Successor::TakesOver { id, start } => format!(
-                    "#{id} keeps the GPUs reserved from {}: the workloads would be launched on it again. ",
-                    format_utc_date(*start)
-                ),
-                _ => format!(
-                    "A renewal of the same region and GPU type starting by {} would keep the GPUs reserved. ",
-                    format_utc_date(at)
-                ),
-            };
+            let keeps = renewal_keeps(renewal, at);
             view! {
                 <p class="at-risk-remedy">
                     {keeps}
@@ -248,9 +231,6 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     }
 }
 
-/// Workloads listed before the rest are counted.
-const LISTED: usize = 8;
-
 /// The workloads a deadline would stop. Narrow, the table scrolls in its own box, which
 /// the keyboard reaches and a screen reader names by `label`; a long name, kind or node is
 /// cut to a few lines, the whole in its title.
@@ -260,21 +240,15 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
         Workloads::Known(known) | Workloads::Partly { known, .. } => known,
         Workloads::Unknown(_) => Vec::new(),
     };
-    let more = known.len().saturating_sub(LISTED);
+    let more = known.len().saturating_sub(WORKLOADS_LISTED);
     (!known.is_empty()).then(|| {
         view! {
-            <div class="table-wrap" tabindex="0" role="region" aria-label=label>
-                <table class="data-table at-risk-workloads">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Workload"</th>
-                            <th scope="col">"Kind"</th>
-                            <th scope="col" class="num">"GPUs"</th>
-                            <th scope="col">"Nodes"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {known.into_iter().take(LISTED).map(|w| view! {
+            <DataTable
+                class="data-table at-risk-workloads"
+                scroller=Scroller::Named(label)
+                columns=vec![Column::text("Workload"), Column::text("Kind"), Column::figures("GPUs"), Column::text("Nodes")]
+            >
+                        {known.into_iter().take(WORKLOADS_LISTED).map(|w| view! {
                             <tr>
                                 <th scope="row"><CutText text=w.name/></th>
                                 // The console's own words wrap between words; only a kind the
@@ -287,9 +261,7 @@ fn WorkloadsTable(workloads: Workloads, label: String) -> impl IntoView {
                                 <td><CutText text=w.nodes.join(", ")/></td>
                             </tr>
                         }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
+            </DataTable>
             {(more > 0).then(|| view! { <p class="muted">{format!("and {} more", count(more, "workload"))}</p> })}
         }
     })

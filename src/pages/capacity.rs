@@ -7,16 +7,21 @@
 
 use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
+use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::CutText;
+use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fleet_reads::{ListStatus, ReadLine};
 use crate::components::money::Money;
 use crate::components::timeline::position;
+use crate::domain::exports::summary;
 use crate::domain::nodes::capacity::gpus_text;
-use crate::domain::terms::timeline::{lanes, overlap_cost, unknown_renewal, Handover, Lane, Renewal, Stretch, Term};
+use crate::domain::terms::timeline::{lanes, Handover};
+use crate::domain::words::shown::{overlap_cost_of, stretches_text, LaneView, OverlapCost, TermRow};
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_utc_date, utc_title};
-use crate::domain::words::{count, figure, sentence};
+use crate::domain::words::{count, figure};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
@@ -28,101 +33,6 @@ pub fn CapacityPage() -> impl IntoView {
     let store = fleet_page("Capacity over the coming terms");
     alerts_bell::install();
     view! { <CapacityBoard store/> }
-}
-
-/// One row of a lane's table: a term and how its renewal takes over.
-#[derive(Clone, Debug, PartialEq)]
-struct TermRow {
-    id: i64,
-    gpus: i64,
-    start: Option<Timestamp>,
-    end: Option<Timestamp>,
-    renewal: Option<i64>,
-    handover: Option<Handover>,
-    /// The sentence for the renewal column.
-    told: String,
-    tone: &'static str,
-    /// Its amendments are not read yet: drawn at the list's GPUs, and said.
-    amendments_unread: bool,
-    /// Where an amendment changes its GPUs after the first figure: "then 16 GPUs from 1 Jul 2027".
-    changes: Option<String>,
-}
-
-/// A lane as the page shows it (owned, so a memo can compare it).
-#[derive(Clone, Debug, PartialEq)]
-struct LaneView {
-    region: String,
-    gpu_type: String,
-    stretches: Vec<Stretch>,
-    rows: Vec<TermRow>,
-}
-
-impl LaneView {
-    fn of(lane: &Lane) -> Self {
-        let rows = lane.terms.iter().map(row).collect();
-        LaneView {
-            region: lane.region.to_owned(),
-            gpu_type: lane.gpu_type.to_owned(),
-            stretches: lane.stretches.clone(),
-            rows,
-        }
-    }
-}
-
-fn row(term: &Term) -> TermRow {
-    let (r, gpus) = (term.reservation, &term.gpus);
-    let (renewal_id, handover, told, tone) = match term.renewal {
-        Renewal::None => (None, None, "No renewal reserved: its GPUs stop at the end.".to_owned(), "danger"),
-        Renewal::Unknown(candidate) => {
-            (None, None, format!("{}.", sentence(&unknown_renewal(candidate.map(|c| c.id)))), "unknown")
-        }
-        Renewal::Next { renewal, handover } => {
-            let id = renewal.id;
-            let (told, tone) = match handover {
-                None => (format!("#{id}; whether it leaves a gap is not known: this term has no end yet."), "unknown"),
-                Some(Handover::AtEnd) => (format!("#{id} takes over the instant this term ends: no gap."), "ok"),
-                Some(h @ Handover::Gap { hours, .. }) => (
-                    format!(
-                        "#{id} starts after a gap of {}: {} without reservation.",
-                        count(hours, "hour"),
-                        count(h.gpu_hours(), "GPU-hour")
-                    ),
-                    "danger",
-                ),
-                Some(h @ Handover::Overlap { hours, gpus }) => (
-                    format!(
-                        "#{id} starts {} before this term ends: {} reserved twice for {}, {}.",
-                        count(hours, "hour"),
-                        gpus_text(gpus),
-                        count(hours, "hour"),
-                        count(h.gpu_hours(), "GPU-hour")
-                    ),
-                    "warning",
-                ),
-            };
-            (Some(id), handover, told, tone)
-        }
-    };
-    TermRow {
-        id: r.id,
-        // Its first figure from now: an amendment before its start already counted.
-        gpus: gpus.first().map_or(r.reserved_gpus, |s| s.gpus),
-        start: r.starts_at,
-        end: r.ends_at,
-        renewal: renewal_id,
-        handover,
-        told,
-        tone,
-        amendments_unread: !term.amendments_read,
-        changes: changes_text(gpus),
-    }
-}
-
-/// A term's GPUs after its first stretch, as its amendments change them; `None` when they do not.
-fn changes_text(gpus: &[Stretch]) -> Option<String> {
-    let later: Vec<String> =
-        gpus.iter().skip(1).map(|s| format!("{} from {}", gpus_text(s.gpus), format_utc_date(s.from))).collect();
-    (!later.is_empty()).then(|| format!("then {}", later.join(", then ")))
 }
 
 /// Every lane from the store. Tests mount it on a store fed fixture answers.
@@ -139,6 +49,11 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
         Some(lanes(&list, &amendments, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
     });
     let state = use_connection();
+    let copy = Callback::new(move |amounts: bool| {
+        let priced = |r: &TermRow| overlap_cost_of(r.handover, r.renewal, |id| renewal_rate(store, id));
+        let costs = (amounts && state.role() == Role::Owner).then_some(&priced as &dyn Fn(&TermRow) -> OverlapCost);
+        views.with_untracked(|lanes| summary::capacity(lanes.as_deref(), costs, clock.now_untracked()))
+    });
     view! {
         <section class="capacity-page">
             <div class="page-head">
@@ -148,6 +63,7 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
                         "Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
                     </p>
                 </div>
+                <div class="page-actions"><CopySummary summary=copy money=true/></div>
             </div>
             <ReadLine store/>
             <ListStatus store/>
@@ -175,10 +91,10 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
     // The table's scroller is named by the lane's heading too.
     let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
-    let unread: Vec<String> = lane.rows.iter().filter(|r| r.amendments_unread).map(|r| format!("#{}", r.id)).collect();
-    let unread = (!unread.is_empty()).then(|| {
-        format!("The amendments of {} are not read yet: drawn at the GPUs listed today throughout.", unread.join(", "))
-    });
+    let unread = lane.unread_text();
+    let mut columns =
+        vec![Column::text("Reservation"), Column::figures("GPUs"), Column::text("Term (UTC)"), Column::text("Renewal")];
+    columns.extend(owner.then(|| Column::figures("Reserved twice costs")));
     let drawing = draw(&lane);
     let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
     view! {
@@ -187,46 +103,30 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
             {drawing}
             <p class="capacity-stretches">{summary}</p>
             {unread.map(|text| view! { <p class="capacity-unread muted">{text}</p> })}
-            <div class="table-wrap" tabindex="0" role="region" aria-labelledby=table_label>
-                <table class="data-table stack-table capacity-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col" class="num">"GPUs"</th>
-                            <th scope="col">"Term (UTC)"</th>
-                            <th scope="col">"Renewal"</th>
-                            {owner.then(|| view! { <th scope="col" class="num">"Reserved twice costs"</th> })}
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <DataTable class="data-table stack-table capacity-table" scroller=Scroller::LabelledBy(table_label) columns>
+                {rows}
+            </DataTable>
         </section>
     }
 }
 
+/// The renewal's GPU rate, once the owner's key read its detail.
+fn renewal_rate(store: FleetStore, id: i64) -> Option<Usd> {
+    store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour)
+}
+
 fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
-    let term = match (r.start, r.end) {
-        (Some(start), Some(end)) => format!("{} – {}", format_utc_date(start), format_utc_date(end)),
-        (Some(start), None) => format!("from {}; end not set", format_utc_date(start)),
-        (None, _) => "dates not set yet".to_owned(),
-    };
+    let term = r.term_text();
     let cost = owner.then(|| {
         let (handover, renewal) = (r.handover, r.renewal);
-        let cell = move || match (handover, renewal) {
-            (Some(h @ Handover::Overlap { .. }), Some(id)) => {
-                let rate = store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour);
-                match rate.and_then(|rate| Some((rate, overlap_cost(h, rate)?))) {
-                    Some((rate, amount)) => view! {
-                        <Money amount/>
-                        <span class="cell-sub">{format!("{} × {rate}", count(h.gpu_hours(), "GPU-hour"))}</span>
-                        <span class="cell-sub assumed" title=OVERLAP_PRICE>"assumed"</span>
-                    }
-                    .into_any(),
-                    None => view! { <span class="muted">{format!("#{id}'s rate not read yet")}</span> }.into_any(),
-                }
+        let cell = move || match overlap_cost_of(handover, renewal, |id| renewal_rate(store, id)) {
+            OverlapCost::Priced { amount, how } => view! {
+                <Money amount/>
+                <span class="cell-sub">{how}</span>
+                <span class="cell-sub assumed" title=OVERLAP_PRICE>"assumed"</span>
             }
-            _ => view! { <span class="muted">"—"</span> }.into_any(),
+            .into_any(),
+            missing => view! { <span class="muted">{missing.missing_text()}</span> }.into_any(),
         };
         view! { <td class="num" data-label="Reserved twice costs">{cell}</td> }
     });
@@ -244,24 +144,6 @@ fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
             {cost}
         </tr>
     }
-}
-
-/// The stretches in words: "32 GPUs from 1 Dec 2026 to 1 Nov 2027 · none from … (a gap of 24 hours)".
-fn stretches_text(stretches: &[Stretch]) -> String {
-    if stretches.is_empty() {
-        return "No term here has both dates set: nothing to draw.".to_owned();
-    }
-    let parts: Vec<String> = stretches
-        .iter()
-        .map(|s| {
-            let span = format!("from {} to {}", format_utc_date(s.from), format_utc_date(s.to));
-            match s.gpus {
-                0 => format!("no reserved GPUs {span} (a gap of {})", count(s.hours(), "hour")),
-                g => format!("{} reserved {span}", gpus_text(g)),
-            }
-        })
-        .collect();
-    format!("Reserved: {}.", parts.join("; "))
 }
 
 /// Room at each end (in % of the width) so nothing is clipped.

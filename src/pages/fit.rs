@@ -5,17 +5,22 @@
 
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
+use crate::components::copy_summary::CopySummary;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fit_watch::WatchQuestion;
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::ErrorContext;
+use crate::domain::exports::summary::{self, fit_path};
 use crate::domain::fleet::fit::{
-    choices, fits_caveat, judge_all, launch_href, Judged, Question, Room, Subject, Verdict, MAX_ASKED,
+    choices, fits_caveat, judge_all, launch_href, Judged, Question, Subject, Verdict, MAX_ASKED,
 };
 use crate::domain::status::Tone;
 use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::shown::rooms_text;
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
+use crate::state::use_clock;
 use leptos::prelude::*;
 
 #[component]
@@ -137,20 +142,27 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     });
+    let (clock, query) = (use_clock(), use_location().query());
+    let copy = Callback::new(move |_amounts: bool| {
+        let path = query.with_untracked(|q| fit_path(q));
+        judged.with_untracked(|rows| question.with_value(|q| summary::fit(q, rows, path, clock.now_untracked())))
+    });
     view! {
-        <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
-        <div class="table-wrap" tabindex="0" role="region" aria-label="Where the GPUs fit, by reservation">
-        <table class="fleet-table fit-table stack-table">
-            <thead>
-                <tr>
-                    <th scope="col">"Reservation"</th>
-                    <th scope="col">"Verdict"</th>
-                    <th scope="col">"Why"</th>
-                    <th scope="col">"Nodes read"</th>
-                    <th scope="col"><span class="visually-hidden">"Launch"</span></th>
-                </tr>
-            </thead>
-            <tbody>
+        <div class="page-actions">
+            <p class="muted">{move || question.with_value(|q| format!("Room for {} on one node each.", q.text()))}</p>
+            <CopySummary summary=copy/>
+        </div>
+        <DataTable
+            class="fleet-table fit-table stack-table"
+            scroller=Scroller::Named("Where the GPUs fit, by reservation".to_owned())
+            columns=vec![
+                Column::text("Reservation"),
+                Column::text("Verdict"),
+                Column::text("Why"),
+                Column::text("Nodes read"),
+                Column::hidden("Launch"),
+            ]
+        >
                 {move || judged.get().into_iter().map(|(j, r)| {
                     let Judged { reservation_id: id, verdict, .. } = j;
                     let context = r.as_ref().map(ErrorContext::of).unwrap_or_default();
@@ -177,27 +189,9 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                         </tr>
                     }
                 }).collect_view()}
-            </tbody>
-        </table>
-        </div>
+        </DataTable>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
     }
-}
-
-/// Rooms listed at most; the rest are counted.
-const ROOMS_LISTED: usize = 6;
-
-/// "node-3: 5 free · node-1: 8 free · and 4 more nodes".
-fn rooms_text(rooms: &[Room]) -> String {
-    let mut parts: Vec<String> =
-        rooms.iter().take(ROOMS_LISTED).map(|r| format!("{}: {} free", r.node, r.free)).collect();
-    if rooms.len() > ROOMS_LISTED {
-        parts.push(format!(
-            "and {} more",
-            crate::domain::words::count(i64::try_from(rooms.len() - ROOMS_LISTED).unwrap_or(i64::MAX), "node")
-        ));
-    }
-    parts.join(" · ")
 }
 
 fn tone(verdict: &Verdict) -> Tone {

@@ -9,6 +9,7 @@ use crate::api::models::ReservationDetail;
 use crate::browser::set_page_title;
 use crate::components::api_text::{ApiText, CutText};
 use crate::components::csv_button::DownloadButton;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::money::Money;
 use crate::components::remote::RemoteStatus;
@@ -197,29 +198,28 @@ pub fn LedgerBoard(
                 "What each reservation's term commits (the sum of its payment schedule) and where it stands. "
                 "The parts add up to the committed total; the advance covers charges as the API applies it."
             </p>
-            <div class="table-wrap" tabindex="0" role="region" aria-label="The term ledger of each reservation">
-                <table class="data-table stack-table ledger-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col" class="num">"Committed for the term"</th>
-                            <th scope="col" class="num">"Paid"</th>
-                            <th scope="col" class="num">"Invoiced, unpaid"</th>
-                            <th scope="col" class="num">"Scheduled"</th>
-                            <th scope="col" class="num">"Waived"</th>
-                            <th scope="col" class="num">"Covered by the advance"</th>
-                            <th scope="col" class="num">"Advance remaining"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                    <tfoot>
-                        <tr class="sum-row">
-                            <th scope="row" data-label="Reservation">"Account"</th>
-                            <Figures sums=total/>
-                        </tr>
-                    </tfoot>
-                </table>
-            </div>
+            <DataTable
+                class="data-table stack-table ledger-table"
+                scroller=Scroller::Named("The term ledger of each reservation".to_owned())
+                columns=vec![
+                    Column::text("Reservation"),
+                    Column::figures("Committed for the term"),
+                    Column::figures("Paid"),
+                    Column::figures("Invoiced, unpaid"),
+                    Column::figures("Scheduled"),
+                    Column::figures("Waived"),
+                    Column::figures("Covered by the advance"),
+                    Column::figures("Advance remaining"),
+                ]
+                foot=move || view! {
+                    <tr class="sum-row">
+                        <th scope="row" data-label="Reservation">"Account"</th>
+                        <Figures sums=total/>
+                    </tr>
+                }
+            >
+                {rows}
+            </DataTable>
             {unknown.map(|text| view! { <p class="ledger-note tone-text-warning"><ApiText text/></p> })}
             {assumed.map(|text| view! { <p class="ledger-note muted">{text}</p> })}
             {(!warnings.is_empty()).then(|| view! {

@@ -8,17 +8,22 @@ use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
 use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel};
+use crate::components::copy_summary::CopySummary;
 use crate::components::csv_button::{DownloadButton, FileKind};
+use crate::components::data_table::{Column, DataTable};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::ErrorContext;
 use crate::domain::exports::csv::history_csv;
+use crate::domain::exports::summary::{self, FleetRow};
 use crate::domain::fleet::history::History;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::status::{launches_in_brief, reservation_status};
-use crate::domain::words::{self, figure};
+use crate::domain::words::shown::{
+    ids_text, split_cells, sum_text, COST_UNKNOWN, NOT_CHARGED_YET, RATE_NOT_READ, SPLIT_COLUMNS,
+};
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DurationRound, TimeDelta};
@@ -43,6 +48,14 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     // the countdowns tick by themselves.
     let minute = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| clock.now()));
     let at_risk = Memo::new(move |_| fleet_at_risk(store, minute.get()));
+    let copy = Callback::new(move |amounts: bool| {
+        let with_nodes = store.with_nodes();
+        let rows: Vec<FleetRow> = with_nodes
+            .iter()
+            .map(|r| FleetRow { reservation: r, read_at: store.read(r.id).latest.map(|f| f.at) })
+            .collect();
+        fleet.with(|f| summary::overview(f, &rows, amounts, clock.now_untracked()))
+    });
     let csv = Callback::new(move |()| {
         let all = store.histories();
         history_csv(&all.iter().map(|(id, h)| (*id, h)).collect::<Vec<(i64, &History)>>())
@@ -74,6 +87,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
                             contents=ics
                         />
                     })}
+                    <CopySummary summary=copy money=true/>
                 </div>
             </div>
             <ReadLine store/>
@@ -156,36 +170,6 @@ fn RatesNotRead(store: FleetStore, ids: Vec<i64>) -> impl IntoView {
     }
 }
 
-/// "#6 and #9", "#4, #6 and #9".
-fn ids_text(ids: &[i64]) -> String {
-    let named: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match named.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => named.concat(),
-    }
-}
-
-/// A count, "value out of range" past `i64`.
-fn reserved_text(split: &GpuSplit) -> String {
-    split.reserved().map_or_else(|| "value out of range".to_owned(), figure)
-}
-
-/// "32 GPUs = 10 in use + 6 free + 0 not available + 16 unknown".
-fn sum_text(split: &GpuSplit) -> String {
-    match split.reserved() {
-        Some(total) => format!(
-            "{} = {} in use + {} free to launch on + {} idle, launches closed + {} not available + {} unknown",
-            words::count(total, "GPU"),
-            figure(split.in_use),
-            figure(split.free),
-            figure(split.idle_closed),
-            figure(split.not_available),
-            figure(split.unknown)
-        ),
-        None => "The API's counts add up past what can be shown: value out of range.".to_owned(),
-    }
-}
-
 /// The split by region and by GPU type, each with its total row.
 #[component]
 fn FleetSums(fleet: Memo<Fleet>) -> impl IntoView {
@@ -215,39 +199,20 @@ fn SplitTable(
     let row = |name: String, split: GpuSplit| {
         view! {
             <th scope="row"><ApiText text=name/></th>
-            <td class="num" data-label="Reserved">{reserved_text(&split)}</td>
-            <td class="num" data-label="In use">{figure(split.in_use)}</td>
-            <td class="num" data-label="Free to launch on">{figure(split.free)}</td>
-            <td class="num" data-label="Idle, launches closed">{figure(split.idle_closed)}</td>
-            <td class="num" data-label="Not available">{figure(split.not_available)}</td>
-            <td class="num" data-label="Unknown">{figure(split.unknown)}</td>
+            {split_cells(&split).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
+                <td class="num" data-label=label>{cell}</td>
+            }).collect_view()}
         }
     };
+    let mut columns = vec![Column::text(if id == "by-region" { "Region" } else { "GPU type" })];
+    columns.extend(SPLIT_COLUMNS.map(Column::figures));
+    let foot = move || view! { <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr> };
     view! {
-        <div class="table-wrap">
-            <table class="data-table stack-table split-table" id=id>
-                <caption>{caption}</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">{if id == "by-region" { "Region" } else { "GPU type" }}</th>
-                        <th scope="col" class="num">"Reserved"</th>
-                        <th scope="col" class="num">"In use"</th>
-                        <th scope="col" class="num">"Free to launch on"</th>
-                        <th scope="col" class="num">"Idle, launches closed"</th>
-                        <th scope="col" class="num">"Not available"</th>
-                        <th scope="col" class="num">"Unknown"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || fleet.with(|f| {
-                        pick(f).into_iter().map(|(name, split)| view! { <tr>{row(name, split)}</tr> }).collect::<Vec<_>>()
-                    })}
-                </tbody>
-                <tfoot>
-                    <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr>
-                </tfoot>
-            </table>
-        </div>
+        <DataTable class="data-table stack-table split-table" id=id caption=caption columns foot>
+            {move || fleet.with(|f| {
+                pick(f).into_iter().map(|(name, split)| view! { <tr>{row(name, split)}</tr> }).collect::<Vec<_>>()
+            })}
+        </DataTable>
     }
 }
 
@@ -267,29 +232,28 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
     let splits =
         Memo::new(move |_| fleet.with(|f| f.per_reservation.iter().copied().collect::<BTreeMap<i64, GpuSplit>>()));
     let shows_cost = move || owner_costs.with(Option::is_some) && state.role() != Role::Member;
+    let columns = Signal::derive(move || {
+        let mut columns = vec![
+            Column::text("Reservation"),
+            Column::figures("Reserved"),
+            Column::figures("In use"),
+            // Short: the sum line and the split tables name them in full.
+            Column::figures("Free"),
+            Column::figures("Idle, closed"),
+            Column::figures("Not available"),
+            Column::figures("Unknown"),
+        ];
+        columns.extend(shows_cost().then(|| Column::figures("Idle cost")));
+        columns.push(Column::text("Use since opened"));
+        columns
+    });
     view! {
         <section class="panel" aria-labelledby="per-reservation-heading">
             <h2 id="per-reservation-heading">"By reservation"</h2>
             {move || store.with_nodes().is_empty().then(|| view! {
                 <p class="panel-note">"No reservation has nodes yet: they appear here once EcoLink has assigned them."</p>
             })}
-            <div class="table-wrap">
-                <table class="data-table stack-table fleet-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col" class="num">"Reserved"</th>
-                            <th scope="col" class="num">"In use"</th>
-                            // Short: the sum line and the split tables name them in full.
-                            <th scope="col" class="num">"Free"</th>
-                            <th scope="col" class="num">"Idle, closed"</th>
-                            <th scope="col" class="num">"Not available"</th>
-                            <th scope="col" class="num">"Unknown"</th>
-                            {move || shows_cost().then(|| view! { <th scope="col" class="num">"Idle cost"</th> })}
-                            <th scope="col">"Use since opened"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
+            <DataTable class="data-table stack-table fleet-table" columns>
                         {move || store.with_nodes().into_iter().map(|r| {
                             let id = r.id;
                             let status = reservation_status(&r, clock.now_untracked());
@@ -307,17 +271,14 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                         <span class="cell-sub"><ApiText text=r.region_id.clone()/>" · "<ApiText text=r.gpu_type.clone()/></span>
                                         <span class="cell-sub freshness"><Freshness store id context=ErrorContext::of(&r)/></span>
                                     </td>
-                                    <td class="num" data-label="Reserved">{move || reserved_text(&split())}</td>
-                                    <td class="num" data-label="In use">{move || figure(split().in_use)}</td>
-                                    <td class="num" data-label="Free to launch on">{move || figure(split().free)}</td>
-                                    <td class="num" data-label="Idle, launches closed">{move || figure(split().idle_closed)}</td>
-                                    <td class="num" data-label="Not available">{move || figure(split().not_available)}</td>
-                                    <td class="num" data-label="Unknown">{move || figure(split().unknown)}</td>
+                                    {move || split_cells(&split()).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
+                                        <td class="num" data-label=label>{cell}</td>
+                                    }).collect_view()}
                                     {move || shows_cost().then(|| view! {
                                         <td class="num idle-cost-cell" data-label="Idle cost">
                                             {move || match cost() {
                                                 Some(Some(_)) if accrual == Accrual::NotCharged => view! {
-                                                    <span class="muted" title="No period is charged before the term starts.">"not charged yet"</span>
+                                                    <span class="muted" title="No period is charged before the term starts.">{NOT_CHARGED_YET}</span>
                                                 }.into_any(),
                                                 Some(Some(c)) => view! {
                                                     {format!("{}/h", c.per_hour)}
@@ -327,10 +288,10 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                     })}
                                                 }.into_any(),
                                                 Some(None) => view! {
-                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">"unknown"</span>
+                                                    <span class="muted" title="Its GPUs' use is unknown: not read yet, or the region could not be reached.">{COST_UNKNOWN}</span>
                                                 }.into_any(),
                                                 None => view! {
-                                                    <span class="muted" title="Its rate is not read: the line above says why.">"rate not read"</span>
+                                                    <span class="muted" title="Its rate is not read: the line above says why.">{RATE_NOT_READ}</span>
                                                 }.into_any(),
                                             }}
                                         </td>
@@ -339,9 +300,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                 </tr>
                             }
                         }).collect::<Vec<_>>()}
-                    </tbody>
-                </table>
-            </div>
+            </DataTable>
         </section>
     }
 }

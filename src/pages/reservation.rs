@@ -11,6 +11,7 @@ use crate::components::at_risk::{detail_at_risk, detail_calendar, AtRiskPanel};
 use crate::components::banner::ActionBanner;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::csv_button::{DownloadButton, FileKind};
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::flag::Flag;
 use crate::components::launch_link::LaunchLink;
 use crate::components::money::Money;
@@ -664,22 +665,21 @@ fn ChargesTable(detail: ReservationDetail, payment: Payment) -> impl IntoView {
     // The table scrolls sideways where it is wider than the screen: focusable and named, so
     // a keyboard can scroll it too.
     view! {
-        <div class="table-wrap" tabindex="0" role="region" aria-label="Charges per billing period">
-            <table class="data-table stack-table charges-table">
-                <caption>"Charges per billing period (dates in UTC, last day included)"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Period (UTC)"</th>
-                        <th scope="col" class="num">"GPUs"</th>
-                        <th scope="col" class="num">"Storage"</th>
-                        <th scope="col" class="num">"Amount"</th>
-                        <th scope="col" class="num">"Advance applied"</th>
-                        <th scope="col">"Status"</th>
-                        <th scope="col">"Check: GPU hours × rate, storage GiB-months × rate, total"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        <DataTable
+            class="data-table stack-table charges-table"
+            scroller=Scroller::Named("Charges per billing period".to_owned())
+            caption="Charges per billing period (dates in UTC, last day included)"
+            columns=vec![
+                Column::text("Period (UTC)"),
+                Column::figures("GPUs"),
+                Column::figures("Storage"),
+                Column::figures("Amount"),
+                Column::figures("Advance applied"),
+                Column::text("Status"),
+                Column::text("Check: GPU hours × rate, storage GiB-months × rate, total"),
+            ]
+        >
+            {rows}
+        </DataTable>
     }
 }

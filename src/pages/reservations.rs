@@ -4,6 +4,7 @@
 use crate::api::models::{Reservation, Timestamp};
 use crate::browser::{set_page_title, true_from_next_task};
 use crate::components::banner::ActionBanner;
+use crate::components::data_table::{Column, DataTable};
 use crate::components::flag::write_flag;
 use crate::components::html::Html;
 use crate::components::placements::write_in_use;
@@ -196,26 +197,22 @@ pub fn ReservationsView(
                     }}
                 </p>
             </div>
-            <div class="table-wrap">
-                <table class="data-table stack-table reservations-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Reservation"</th>
-                            <th scope="col">"Status"</th>
-                            <th scope="col">"GPU type"</th>
-                            <th scope="col" class="num">"Reserved GPUs"</th>
-                            <th scope="col">"Term"</th>
-                            <th scope="col">"Start → end (UTC)"</th>
-                            <th scope="col">"Next"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        <For each=move || if rows_due.is_none_or(|due| due.get()) { shown.get() } else { Vec::new() } key=|r| r.id let:r>
-                            <ReservationRow r placements/>
-                        </For>
-                    </tbody>
-                </table>
-            </div>
+            <DataTable
+                class="data-table stack-table reservations-table"
+                columns=vec![
+                    Column::text("Reservation"),
+                    Column::text("Status"),
+                    Column::text("GPU type"),
+                    Column::figures("Reserved GPUs"),
+                    Column::text("Term"),
+                    Column::text("Start → end (UTC)"),
+                    Column::text("Next"),
+                ]
+            >
+                <For each=move || if rows_due.is_none_or(|due| due.get()) { shown.get() } else { Vec::new() } key=|r| r.id let:r>
+                    <ReservationRow r placements/>
+                </For>
+            </DataTable>
             {move || shown.with(Vec::is_empty).then_some(view! {
                 <p class="panel-note">"No reservation matches these filters."</p>
             })}

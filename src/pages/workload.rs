@@ -7,6 +7,7 @@ use crate::api::enums::WorkloadKind;
 use crate::api::error::ApiError;
 use crate::browser::set_page_title;
 use crate::components::api_text::ApiText;
+use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::error_panel::ErrorPanel;
 use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
 use crate::domain::explain::ErrorContext;
@@ -123,23 +124,24 @@ fn WorkloadLive(id: i64, kind: WorkloadKind, workload: i64) -> impl IntoView {
                             <p class="workload-name" title=visible_controls(&found.name).into_owned()>
                                 <ApiText text=found.name.clone()/>
                             </p>
-                            <table class="data-table workload-nodes">
-                                <caption>{format!("Where it runs on reservation #{id}")}</caption>
-                                <thead><tr><th scope="col">"Node"</th><th scope="col" class="num">"GPUs"</th></tr></thead>
-                                <tbody>
-                                    {found
-                                        .nodes
-                                        .into_iter()
-                                        .map(|(node, gpus)| view! { <tr><td><ApiText text=node/></td><td class="num">{gpus}</td></tr> })
-                                        .collect_view()}
-                                </tbody>
-                                <tfoot>
+                            <DataTable
+                                class="data-table workload-nodes"
+                                scroller=Scroller::None
+                                caption=format!("Where it runs on reservation #{id}")
+                                columns=vec![Column::text("Node"), Column::figures("GPUs")]
+                                foot=move || view! {
                                     <tr>
                                         <th scope="row">{format!("Total on {node_count} node{}", if node_count == 1 { "" } else { "s" })}</th>
                                         <td class="num workload-total">{total}</td>
                                     </tr>
-                                </tfoot>
-                            </table>
+                                }
+                            >
+                                {found
+                                    .nodes
+                                    .into_iter()
+                                    .map(|(node, gpus)| view! { <tr><td><ApiText text=node/></td><td class="num">{gpus}</td></tr> })
+                                    .collect_view()}
+                            </DataTable>
                         </section>
                     }
                     .into_any()

@@ -403,3 +403,127 @@ impl Drop for FakeApi {
         js("window.fetch = window.__realFetch;");
     }
 }
+
+/// `navigator.clipboard` replaced, until dropped, by one that keeps each text written, or
+/// refuses every write with `refusal` (a `NotAllowedError`, as a browser denying it does).
+pub struct FakeClipboard;
+
+impl FakeClipboard {
+    pub fn accepting() -> Self {
+        Self::install("null")
+    }
+
+    pub fn refusing(refusal: &str) -> Self {
+        Self::install(&serde_json::to_string(refusal).unwrap())
+    }
+
+    fn install(refusal: &str) -> Self {
+        js(&format!(
+            "window.__copied = []; const refusal = {refusal}; \
+             Object.defineProperty(navigator, 'clipboard', {{ configurable: true, value: {{ writeText: (text) => \
+               refusal === null ? (window.__copied.push(text), Promise.resolve()) \
+               : Promise.reject(new DOMException(refusal, 'NotAllowedError')) }} }});"
+        ));
+        FakeClipboard
+    }
+
+    /// Each text written, in order.
+    pub fn copied(&self) -> Vec<String> {
+        js_sys::Array::from(&js("return window.__copied;")).iter().map(|t| t.as_string().unwrap()).collect()
+    }
+}
+
+impl Drop for FakeClipboard {
+    fn drop(&mut self) {
+        js("delete navigator.clipboard; delete window.__copied;");
+    }
+}
+
+/// Clicks "Copy summary" in `scope` (a selector), with "as plain text" and "include amounts"
+/// ticked as asked (the latter only where offered), and returns the text written to `clipboard`.
+pub async fn copy_summary(
+    host: &web_sys::HtmlElement,
+    scope: &str,
+    clipboard: &FakeClipboard,
+    plain: bool,
+    amounts: bool,
+) -> String {
+    let within = host.query_selector(&format!("{scope} .copy-summary")).unwrap().expect("a Copy summary button");
+    let labels = within.query_selector_all("label.copy-choice").unwrap();
+    for i in 0..labels.length() {
+        let label = labels.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>();
+        let wanted = match label.text_content().unwrap().trim() {
+            "as plain text" => plain,
+            "include amounts" => amounts,
+            other => panic!("an unexpected choice: {other}"),
+        };
+        let input = label.query_selector("input").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>();
+        if js_sys::Reflect::get(&input, &"checked".into()).unwrap().as_bool() != Some(wanted) {
+            input.click();
+        }
+    }
+    within.query_selector("button").unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+    settle().await;
+    clipboard.copied().pop().expect("a text written to the clipboard")
+}
+
+/// The tables of a Markdown text, each as its rows of cells (head first, the `---` line left
+/// out), Markdown's backslash escapes undone.
+pub fn markdown_tables(text: &str) -> Vec<Vec<Vec<String>>> {
+    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
+    let mut within = false;
+    for line in text.lines() {
+        let Some(inner) = line.strip_prefix("| ").and_then(|l| l.strip_suffix(" |")) else {
+            within = false;
+            continue;
+        };
+        if !within {
+            tables.push(Vec::new());
+            within = true;
+        }
+        let (mut cells, mut cell, mut escaped) = (Vec::new(), String::new(), false);
+        for c in inner.chars() {
+            match (escaped, c) {
+                (false, '\\') => escaped = true,
+                (false, '|') => cells.push(std::mem::take(&mut cell).trim().to_owned()),
+                _ => {
+                    cell.push(c);
+                    escaped = false;
+                }
+            }
+        }
+        cells.push(cell.trim().to_owned());
+        if cells.iter().all(|c| c == "---") {
+            continue;
+        }
+        tables.last_mut().unwrap().push(cells);
+    }
+    tables
+}
+
+/// The figures of `text` in order ("$29,760.00", "16", "2026"), as a reader would parse them.
+pub fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() || (!current.is_empty() && (c == ',' || c == '.')) {
+            current.push(c);
+        } else if !current.is_empty() {
+            out.push(current.trim_end_matches([',', '.']).to_owned());
+            current.clear();
+        }
+    }
+    out
+}
+
+/// The text of each `th`/`td` of each row `selector` finds in `host`.
+pub fn table_rows(host: &web_sys::Element, selector: &str) -> Vec<Vec<String>> {
+    let found = host.query_selector_all(selector).unwrap();
+    (0..found.length())
+        .map(|i| {
+            let row = found.item(i).unwrap().unchecked_into::<web_sys::Element>();
+            let cells = row.query_selector_all("th, td").unwrap();
+            (0..cells.length()).map(|j| cells.item(j).unwrap().text_content().unwrap().trim().to_owned()).collect()
+        })
+        .collect()
+}

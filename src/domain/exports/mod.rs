@@ -3,3 +3,4 @@
 pub mod csv;
 pub mod focus;
 pub mod ics;
+pub mod summary;

@@ -2,6 +2,7 @@
 //! figure is grouped the same way ("8,000").
 
 pub mod address;
+pub mod shown;
 pub mod text;
 pub mod time;
 
