@@ -29,7 +29,7 @@ async fn interval_of_23(console: &Console) -> Duration {
         .browser
         .eventually("two reads of #23's nodes", || async {
             let log = console.sim.requests(NODES_23).await.requests;
-            (log.len() >= 2).then_some(log).ok_or("fewer than two reads")
+            (log.len() >= 2).then_some(log).ok_or_else(|| "fewer than two reads".to_owned())
         })
         .await;
     let last: Vec<f64> = reads.iter().rev().take(2).map(|r| r.started_ms).collect();
@@ -65,7 +65,7 @@ async fn the_watch_fires_once_within_a_poll_interval_after_a_workload_ends() {
     browser
         .eventually("another read of #23's nodes", || async {
             let now = console.sim.requests(NODES_23).await.requests.len();
-            (now > reads).then_some(()).ok_or("not read again yet")
+            (now > reads).then_some(()).ok_or_else(|| "not read again yet".to_owned())
         })
         .await;
     let alerts = room_on_23(&console).await;
