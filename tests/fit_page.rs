@@ -6,8 +6,8 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    answer_requests, mount_with, now, provide_console, requests_sent, reservation, seed_nodes, settle, sleep, text,
-    until, Answer, FakeApi,
+    answer_requests, button, mount_with, now, provide_console, requests_sent, reservation, seed_nodes, settle, sleep,
+    text, until, Answer, FakeApi,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::NodesResponse;
@@ -261,14 +261,6 @@ async fn right_after_connect_the_nodes_the_session_holds_are_judged_at_once_and_
         ["/api/gpu-reservations/3/nodes", "/api/gpu-reservations/7/nodes"],
         "the first round reads only the nodes the session does not hold: {sent:?}"
     );
-}
-
-/// The buttons of `host` whose text is `label`.
-fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
-    let found = host.query_selector_all("button").unwrap();
-    (0..found.length())
-        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
-        .find(|b| b.text_content().unwrap_or_default().trim() == label)
 }
 
 #[wasm_bindgen_test]
