@@ -6,7 +6,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, now, provide_console, reservation, settle, sleep, text, Answer, FakeApi};
+use console_fixtures::{button, mount_with, now, provide_console, reservation, settle, sleep, text, Answer, FakeApi};
 use leptos::prelude::*;
 use reservations_console::api::error::ApiError;
 use reservations_console::api::models::NodesResponse;
@@ -97,14 +97,6 @@ fn mount_watch() -> (web_sys::HtmlElement, Setup, String) {
 
 fn restore(before: &str) {
     web_sys::window().unwrap().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(before)).unwrap();
-}
-
-/// The button of `host` whose text is `label`.
-fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
-    let found = host.query_selector_all("button").unwrap();
-    (0..found.length())
-        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
-        .find(|b| b.text_content().unwrap_or_default().trim() == label)
 }
 
 async fn click(host: &web_sys::HtmlElement, label: &str) {

@@ -13,7 +13,7 @@ use crate::assumptions::{node_presence, NodePresence};
 use crate::clock;
 use crate::error::{parse_body, ApiError};
 use crate::placement::Placement;
-use crate::reservation::{Account, NodeState};
+use crate::reservation::{Account, NodeState, Reservation};
 use crate::state::{Sim, World};
 use axum::body::Bytes;
 use axum::extract::connect_info::ConnectInfo;
@@ -149,6 +149,19 @@ async fn set_clock(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Valu
     Ok(describe_clock(&sim))
 }
 
+/// Where reservation `id` is in `reservations`; refused unless its workloads run (churn and a
+/// workload ending change them).
+fn running_at(reservations: &[Reservation], account: Option<Account>, id: u64) -> Result<usize, ApiError> {
+    let at = reservations
+        .iter()
+        .position(|r| r.spec.id == id && account.is_none_or(|a| a == r.spec.account))
+        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    if node_presence(reservations[at].spec.status) != NodePresence::Running {
+        return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
+    }
+    Ok(at)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ChurnRequest {
@@ -166,14 +179,9 @@ async fn churn(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Value>, 
     let now = sim.now();
     let mut world = sim.world();
     let id = request.reservation_id;
-    let index =
-        world.find(request.account, id).ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
     let World { reservations, launched, churn, churn_cursor, .. } = &mut *world;
-    let reservation = &reservations[index];
+    let reservation = &reservations[running_at(reservations, request.account, id)?];
     let key = reservation.spec.key();
-    if node_presence(reservation.spec.status) != NodePresence::Running {
-        return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
-    }
     let ready: Vec<usize> = Placement::of(&sim.config, now, launched, churn)
         .nodes(reservation)
         .iter()
@@ -259,13 +267,7 @@ async fn end_workload(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<V
     let mut world = sim.world();
     let World { reservations, launched, churn, .. } = &mut *world;
     let id = request.reservation_id;
-    let at = reservations
-        .iter()
-        .position(|r| r.spec.id == id && request.account.is_none_or(|a| a == r.spec.account))
-        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
-    if node_presence(reservations[at].spec.status) != NodePresence::Running {
-        return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
-    }
+    let at = running_at(reservations, request.account, id)?;
     let index = node_index(id, &request.node, reservations[at].node_count() as usize)?;
     let placement = Placement::of(&sim.config, now, launched, churn);
     let before = placement.node(&reservations[at], index).workloads;

@@ -134,15 +134,16 @@ pub fn NotifyChoice(alerts: Memo<Vec<Alert>>) -> impl IntoView {
                 NotifyState::Off | NotifyState::Asking => view! {
                     <p class="muted">
                         "Off. With notifications on, an alert that becomes critical while this tab is hidden "
-                        "(a stop within 24 hours, a suspension) is shown by your system, once. The browser "
-                        "asks your permission first; nothing is sent anywhere."
+                        "(a stop within 24 hours, a suspension) is shown by your system, once, and so is a "
+                        "question watched on “Where GPUs fit” the moment it fits. The browser asks your "
+                        "permission first; nothing is sent anywhere."
                     </p>
                     <button type="button" class="button button-secondary" on:click=turn_on disabled=move || state.get() == NotifyState::Asking>
                         "Notify me"
                     </button>
                 }.into_any(),
                 NotifyState::On => view! {
-                    <p class="muted">"On for this tab: critical alerts that appear while it is hidden are notified."</p>
+                    <p class="muted">"On for this tab: critical alerts that appear while it is hidden are notified, and a watched question the moment it fits."</p>
                     <button type="button" class="button button-secondary" on:click=move |_| state.set(NotifyState::Off)>
                         "Stop notifying"
                     </button>

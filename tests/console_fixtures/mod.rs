@@ -198,6 +198,15 @@ pub fn text(host: &web_sys::HtmlElement) -> String {
     host.text_content().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The button of `host` whose text is `label`.
+pub fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast as _;
+    let found = host.query_selector_all("button").unwrap();
+    (0..found.length())
+        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
+        .find(|b| b.text_content().unwrap_or_default().trim() == label)
+}
+
 /// Resolves after `ms` milliseconds of browser time: the console's own timer
 /// (`browser::sleep`), in the unit the tests count in.
 pub async fn sleep(ms: u64) {

@@ -389,7 +389,7 @@ fn judge_nodes(nodes: &NodesResponse, q: &Question, gpus_per_node: i64) -> Verdi
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::api::enums::ReservationStatus;
     use crate::api::models::{Node, UnreadableNode};
@@ -404,7 +404,8 @@ mod tests {
         NodesResponse { nodes: list, workloads_unknown: false, ..Default::default() }
     }
 
-    fn ask(gpus: u32, replicas: u32) -> Question {
+    /// Room for `replicas` × `gpus` GPUs, anywhere.
+    pub(crate) fn ask(gpus: u32, replicas: u32) -> Question {
         Question {
             gpus: NonZeroU32::new(gpus).unwrap(),
             replicas: NonZeroU32::new(replicas).unwrap(),

@@ -158,17 +158,8 @@ impl Closeness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::fleet::fit::tests::ask;
     use crate::domain::fleet::fit::UnknownWhy;
-    use std::num::NonZeroU32;
-
-    fn ask(gpus: u32, replicas: u32) -> Question {
-        Question {
-            gpus: NonZeroU32::new(gpus).unwrap(),
-            replicas: NonZeroU32::new(replicas).unwrap(),
-            gpu_type: None,
-            region: None,
-        }
-    }
 
     fn watch() -> Watch {
         Watch::new(ask(4, 1), DateTime::UNIX_EPOCH)
