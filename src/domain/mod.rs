@@ -17,6 +17,7 @@ pub mod fleet_poll;
 pub mod grid;
 pub mod launched;
 pub mod ledger;
+pub mod make_room;
 pub mod node_filter;
 pub mod org_capacity;
 pub mod polling;
