@@ -6,10 +6,12 @@
 use crate::components::alerts_bell;
 use crate::components::api_text::{ApiText, CutText};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
+use crate::components::make_room::MakeRoom;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::address::{query_replacing, query_value};
 use crate::domain::explain::ErrorContext;
 use crate::domain::fit::{choices, fits_caveat, judge_all, Judged, Question, Room, Subject, Verdict, MAX_ASKED};
+use crate::domain::make_room::Offer;
 use crate::domain::status::Tone;
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::router::{use_location, Navigation};
@@ -178,6 +180,13 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
         </table>
         </div>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
+        // What to stop so that one launch fits: for a question of one replica.
+        {question.with_value(|q| (q.replicas.get() == 1).then_some(q.gpus)).map(|gpus| {
+            let offered = Signal::derive(move || judged.with(|rows| {
+                rows.iter().filter_map(|(j, _)| Offer::of(&j.verdict).map(|o| (j.reservation_id, o))).collect::<Vec<_>>()
+            }));
+            view! { <MakeRoom store gpus offered/> }
+        })}
     }
 }
 
