@@ -24,6 +24,10 @@ use crate::domain::status::{launch_access, LaunchAccess};
 use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroU32;
 
+/// The most (workloads on a node × GPUs still needed there) weighed: far above real nodes
+/// (a few workloads, 8 GPUs), it bounds the time and memory a hostile answer could take.
+pub const MAX_WEIGHED: i64 = 1 << 20;
+
 /// How plans are ranked, as the page says it.
 pub const BEST_ORDER: &str =
     "Best: the fewest GPUs displaced, then the fewest workloads stopped, then the most of them that fit again.";
@@ -94,13 +98,6 @@ pub struct Plan {
     pub hosts: usize,
 }
 
-impl Plan {
-    /// How many of the stopped workloads fit again.
-    pub fn relaunched(&self) -> usize {
-        self.stop.iter().filter(|s| s.relaunch.is_some()).count()
-    }
-}
-
 /// Why there is no plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoPlan {
@@ -112,6 +109,9 @@ pub enum NoPlan {
     FitsAlready,
     /// No ready node can get `K` free by stopping what may be stopped.
     NoWay,
+    /// A node runs so many workloads, for so many GPUs asked, that weighing every way of
+    /// stopping them ([`MAX_WEIGHED`]) would hold the page up.
+    TooMany,
 }
 
 impl NoPlan {
@@ -120,6 +120,7 @@ impl NoPlan {
             NoPlan::LaunchesNotOpen(words) => words,
             NoPlan::Unreachable => "The region cannot be reached right now, so what runs where is unknown.",
             NoPlan::FitsAlready => "It fits already: nothing needs to stop.",
+            NoPlan::TooMany => "A node runs too many workloads to weigh every way of stopping them for this many GPUs.",
             NoPlan::NoWay => {
                 "No ready node can free enough GPUs by stopping the workloads that may be stopped (kinds kept, and \
                  nodes whose figures do not add up, are left alone)."
@@ -191,15 +192,20 @@ pub fn make_room(r: &Reservation, nodes: &NodesResponse, k: NonZeroU32, keep: &K
     }
     // The cheapest way to free enough on each trusted node: (displaced, workloads, which).
     let mut best: Vec<(usize, (i64, usize), Vec<usize>)> = Vec::new();
-    let mut hosts = 0;
+    let (mut hosts, mut items) = (0, Vec::new());
     for (n, ws) in on_node.iter().enumerate().filter(|(n, _)| ok[*n]) {
-        let items: Vec<(usize, i64)> = ws
-            .iter()
-            .filter(|w| spreads[**w].stoppable)
-            .filter_map(|w| spreads[*w].parts.iter().find(|(node, _)| *node == n).map(|(_, g)| (*w, *g)))
-            .filter(|(_, g)| *g > 0)
-            .collect();
-        let Some((cost, chosen)) = cheapest_cover(&items, &spreads, k - free[n]) else { continue };
+        items.clear();
+        items.extend(
+            ws.iter()
+                .filter(|w| spreads[**w].stoppable)
+                .filter_map(|w| spreads[*w].parts.iter().find(|(node, _)| *node == n).map(|(_, g)| (*w, *g)))
+                .filter(|(_, g)| *g > 0),
+        );
+        let need = k - free[n];
+        if i64::try_from(items.len()).unwrap_or(i64::MAX).saturating_mul(need.saturating_add(1)) > MAX_WEIGHED {
+            return Err(NoPlan::TooMany);
+        }
+        let Some((cost, chosen)) = cheapest_cover(&items, &spreads, need) else { continue };
         hosts += 1;
         match best.first().map(|(_, c, _)| *c) {
             Some(c) if c < cost => {}
@@ -207,41 +213,51 @@ pub fn make_room(r: &Reservation, nodes: &NodesResponse, k: NonZeroU32, keep: &K
             _ => best = vec![(n, cost, chosen)],
         }
     }
-    // Among the cheapest, the plan whose stopped workloads most fit again (first node on a tie).
+    // Among the cheapest, the first whose stopped workloads most fit again: once all of them
+    // do, no later one can do better.
     let index = FreeIndex::new(&free, &ok);
-    let mut plans = best.into_iter().map(|(n, (displaced, _), chosen)| {
+    let mut chosen_plan: Option<(usize, i64, Vec<usize>, Relaunches)> = None;
+    let fitting = |relaunch: &Relaunches| relaunch.iter().filter(|r| r.is_some()).count();
+    for (n, (displaced, _), chosen) in best {
         let relaunch = index.relaunch(n, k, &chosen, &spreads);
-        let mut stop: Vec<Stopped> = chosen
-            .iter()
-            .zip(relaunch)
-            .map(|(w, at)| {
-                let s = &spreads[*w];
-                Stopped {
-                    kind: s.kind.clone(),
-                    id: s.id,
-                    name: s.name.to_owned(),
-                    gpus_here: s.parts.iter().filter(|(node, _)| *node == n).map(|(_, g)| g).sum(),
-                    gpus: s.total,
-                    relaunch: at.map(|parts| {
-                        // Parts placed on one node are one entry, as a cluster's replicas there are listed.
-                        let mut merged: Vec<(String, i64)> = Vec::new();
-                        for (node, g) in parts {
-                            let name = &nodes.nodes[node].display_name;
-                            match merged.iter_mut().find(|(at, _)| at == name) {
-                                Some((_, sum)) => *sum += g,
-                                None => merged.push((name.clone(), g)),
-                            }
+        let fit = fitting(&relaunch);
+        if chosen_plan.as_ref().is_none_or(|(.., kept)| fit > fitting(kept)) {
+            let all = fit == chosen.len();
+            chosen_plan = Some((n, displaced, chosen, relaunch));
+            if all {
+                break;
+            }
+        }
+    }
+    let (n, displaced, chosen, relaunch) = chosen_plan.ok_or(NoPlan::NoWay)?;
+    let mut stop: Vec<Stopped> = chosen
+        .iter()
+        .zip(relaunch)
+        .map(|(w, at)| {
+            let s = &spreads[*w];
+            Stopped {
+                kind: s.kind.clone(),
+                id: s.id,
+                name: s.name.to_owned(),
+                gpus_here: s.parts.iter().filter(|(node, _)| *node == n).map(|(_, g)| g).sum(),
+                gpus: s.total,
+                relaunch: at.map(|parts| {
+                    // Parts placed on one node are one entry, as a cluster's replicas there are listed.
+                    let mut merged: Vec<(String, i64)> = Vec::new();
+                    for (node, g) in parts {
+                        let name = &nodes.nodes[node].display_name;
+                        match merged.iter_mut().find(|(at, _)| at == name) {
+                            Some((_, sum)) => *sum += g,
+                            None => merged.push((name.clone(), g)),
                         }
-                        merged
-                    }),
-                }
-            })
-            .collect();
-        stop.sort_by(|a, b| b.gpus.cmp(&a.gpus).then_with(|| a.name.cmp(&b.name)));
-        Plan { node: nodes.nodes[n].display_name.clone(), stop, displaced, hosts }
-    });
-    let first = plans.next().ok_or(NoPlan::NoWay)?;
-    Ok(plans.fold(first, |kept, p| if p.relaunched() > kept.relaunched() { p } else { kept }))
+                    }
+                    merged
+                }),
+            }
+        })
+        .collect();
+    stop.sort_by(|a, b| b.gpus.cmp(&a.gpus).then_with(|| a.name.cmp(&b.name)));
+    Ok(Plan { node: nodes.nodes[n].display_name.clone(), stop, displaced, hosts })
 }
 
 /// Every workload of the answer, its entries on each node gathered by kind and id.
@@ -281,36 +297,39 @@ fn cheapest_cover(items: &[(usize, i64)], spreads: &[Spread], need: i64) -> Opti
         return None;
     }
     // cost[c]: the least cost freeing `c` (capped at `need`) with the items seen so far;
-    // took[i][c]: where item `i` led to `c` from, when it did.
-    let mut cost: Vec<Option<(i64, usize)>> = vec![None; need + 1];
+    // took[i × (need + 1) + c]: where item `i` led to `c` from, when it did.
+    let width = need + 1;
+    let mut cost: Vec<Option<(i64, usize)>> = vec![None; width];
     cost[0] = Some((0, 0));
-    let mut took: Vec<Vec<Option<usize>>> = Vec::with_capacity(items.len());
-    for (w, g) in items {
+    let mut next = cost.clone();
+    let mut took: Vec<Option<usize>> = vec![None; items.len() * width];
+    for (i, (w, g)) in items.iter().enumerate() {
         let g = usize::try_from(*g).unwrap_or(usize::MAX);
-        let mut next = cost.clone();
-        let mut from = vec![None; need + 1];
+        next.copy_from_slice(&cost);
         for (c, reached) in cost.iter().enumerate() {
             let Some((displaced, count)) = *reached else { continue };
             let to = c.saturating_add(g).min(need);
             let with = (displaced.saturating_add(spreads[*w].total), count + 1);
             if next[to].is_none_or(|have| with < have) {
                 next[to] = Some(with);
-                from[to] = Some(c);
+                took[i * width + to] = Some(c);
             }
         }
-        cost = next;
-        took.push(from);
+        std::mem::swap(&mut cost, &mut next);
     }
     let best = cost[need]?;
     let (mut chosen, mut c) = (Vec::new(), need);
-    for (i, from) in took.iter().enumerate().rev() {
-        if let Some(prev) = from[c] {
+    for i in (0..items.len()).rev() {
+        if let Some(prev) = took[i * width + c] {
             chosen.push(items[i].0);
             c = prev;
         }
     }
     Some((best, chosen))
 }
+
+/// Per stopped workload, where it fits again: each part's node (index) and GPUs, or `None`.
+type Relaunches = Vec<Option<Vec<(usize, i64)>>>;
 
 /// The trusted nodes by free GPUs, to find room for a relaunch without walking them all.
 struct FreeIndex<'a> {
@@ -327,7 +346,7 @@ impl<'a> FreeIndex<'a> {
     /// Where each of `chosen` (stopped on node `n`) is launched again once `k` GPUs are
     /// placed on `n`: largest first, each part on the node with the fewest free GPUs that
     /// are enough, a workload either placed whole or not at all. In `chosen`'s order.
-    fn relaunch(&self, n: usize, k: i64, chosen: &[usize], spreads: &[Spread]) -> Vec<Option<Vec<(usize, i64)>>> {
+    fn relaunch(&self, n: usize, k: i64, chosen: &[usize], spreads: &[Spread]) -> Relaunches {
         // Free GPUs of the nodes the plan changes; the others are as read.
         let mut changed: HashMap<usize, i64> = HashMap::new();
         for w in chosen {
@@ -465,6 +484,14 @@ mod tests {
         let plan = make_room(&seed_reservation(), &n, k(6), &Keep::default());
         // node-3 alone is left, and its cluster runs on node-2 too: nothing may be stopped.
         assert_eq!(plan, Err(NoPlan::NoWay));
+    }
+
+    #[test]
+    fn a_node_with_more_workloads_than_can_be_weighed_says_so_rather_than_hold_the_page() {
+        // 2,000 workloads of 1 GPU fill a node of 2,000: 1,000 asked weighs 2,000 × 1,001 ways.
+        let full = answer(vec![node("big", 2_000, (0..2_000).map(|id| work(GpuInstance, id, 1)).collect())]);
+        assert_eq!(make_room(&seed_reservation(), &full, k(1_000), &Keep::default()), Err(NoPlan::TooMany));
+        assert_eq!(make_room(&seed_reservation(), &full, k(400), &Keep::default()).map(|p| p.displaced), Ok(400));
     }
 
     #[test]
