@@ -278,6 +278,8 @@ async fn run(options: &Options, root: &Path) -> Report {
     };
     progress.say(format!("fit judgement over 10,000 nodes, {} runs", options.runs));
     report.fit10k_ms = fit::judge_10k(options.runs);
+    progress.say(format!("make-room plan over 10,000 nodes, {} runs", options.runs));
+    report.make_room10k_ms = fit::make_room_10k(options.runs);
     if options.measures(Part::Lighthouse) {
         progress.say(format!("Lighthouse on Connect and on the reservations list, {} runs each", lighthouse::RUNS));
         let started = Instant::now();

@@ -95,6 +95,8 @@ pub struct Report {
     pub nodes10k: Nodes10k,
     /// The `/fit` verdict over 10,000 nodes, native (bench/src/fit.rs): the console's alone.
     pub fit10k_ms: Figure<Spread>,
+    /// The `/fit` make-room plan over 10,000 nodes, native (bench/src/fit.rs).
+    pub make_room10k_ms: Figure<Spread>,
     /// The console's alone: the baseline's would only be a comparison, at minutes a run.
     pub long_run: Figure<LongRun>,
     pub bounds: Pair<Figure<Bounds>>,
@@ -140,6 +142,7 @@ impl Report {
         }
         let big = &self.nodes10k;
         put("fit10k_judge_ms".into(), median(&self.fit10k_ms));
+        put("make_room10k_plan_ms".into(), median(&self.make_room10k_ms));
         put("nodes10k_first_render_ms".into(), median(&big.first_render_ms.console));
         put("nodes10k_first_render_baseline_ms".into(), median(&big.first_render_ms.baseline));
         put("nodes10k_poll_k100_ms".into(), median(&big.poll_k100_ms.console));
@@ -234,6 +237,8 @@ impl Report {
         }
         let fit = Pair { console: self.fit10k_ms, baseline: None };
         rows.push(spread_row("Fit judgement, 10,000 nodes (native)", &fit, "ms", None));
+        let make_room = Pair { console: self.make_room10k_ms, baseline: None };
+        rows.push(spread_row("Make-room plan, 10,000 nodes (native)", &make_room, "ms", Some(&MAKE_ROOM_10K)));
         let big = &self.nodes10k;
         rows.push(spread_row("Nodes 10,000 × 8: first grid", &big.first_render_ms, "ms", Some(&FIRST_RENDER)));
         rows.push(spread_row("Nodes 10,000, poll k = 100: response → DOM settled", &big.poll_k100_ms, "ms", None));
@@ -487,6 +492,8 @@ const TARGETED_POLLS: [u32; 2] = [10, 100];
 pub const POLL_1000: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
 /// The table's and both grids' first renders, against the baseline's.
 pub const FIRST_RENDER: Target = Target { text: "≤ 1.3×", check: Check::RatioAtMost(1.3), step: 0.01 };
+/// The make-room plan at 10,000 nodes.
+pub const MAKE_ROOM_10K: Target = Target { text: "≤ 50 ms", check: Check::AtMost(50.0), step: 0.1 };
 /// Issue 32 asks for "≤ 33 ms (two frames)". A frame is measured from one
 /// `requestAnimationFrame` to the next, so it lasts a whole number of vsyncs (16.7 ms at
 /// 60 Hz), read with a tenth of a millisecond of jitter: two of them read 33.3 or 33.4 ms.
@@ -902,12 +909,11 @@ mod tests {
             "{table}"
         );
         // Weight, wire, the table, overview, the two first grids, polls k = 10 and k = 100,
-        // scroll, memory, and
-        // five Lighthouse targets on each of two pages.
-        assert_eq!(summary_of(&report.rows()), "2 of 20 targets met");
-        assert!(table.contains("**2 of 20 targets met**"), "{table}");
+        // the make-room plan, scroll, memory, and five Lighthouse targets on each of two pages.
+        assert_eq!(summary_of(&report.rows()), "2 of 21 targets met");
+        assert!(table.contains("**2 of 21 targets met**"), "{table}");
         let json = report.to_json();
-        assert_eq!((json["targets_met"].clone(), json["targets_total"].clone()), (json!(2), json!(20)));
+        assert_eq!((json["targets_met"].clone(), json["targets_total"].clone()), (json!(2), json!(21)));
         let wire = json["targets"].as_array().unwrap().iter().find(|t| t["figure"] == "On the wire: first load");
         assert_eq!(wire.unwrap()["verdict"], "not met");
     }
@@ -915,7 +921,7 @@ mod tests {
     #[test]
     fn a_run_that_measures_less_still_counts_every_target() {
         let lighthouse_only = Report::default();
-        assert_eq!(summary_of(&lighthouse_only.rows()), "0 of 20 targets met");
+        assert_eq!(summary_of(&lighthouse_only.rows()), "0 of 21 targets met");
         assert!(lighthouse_only.to_markdown().contains(
             "| Poll, k = 100: response → DOM settled | — | — | — | ≤ 1.3× | not measured: not run in this run"
         ));

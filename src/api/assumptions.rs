@@ -88,6 +88,14 @@ pub const ORG_API_MISPLACED: &str = "this base URL does not serve the org capaci
 /// account could still pause a launch.
 pub const PAYMENT_DUE_SCOPE: &str = "Assumed per reservation: the API does not say whether an overdue payment on another reservation of the account also pauses launches here.";
 
+/// **assumption** (`domain::fleet::make_room`): seed 004's `409 gpu_capacity` ("no single node has
+/// enough free GPUs together") is read as the placement rule: a launch lands on a ready node
+/// with its GPUs free together, any such node. The make-room plan relies on it (once the
+/// stopped workloads free a node, the launch of K fits there, and each stopped one fits again
+/// where room is left); which node the API picks when several have room is not documented,
+/// so the launch may land elsewhere and the relaunches move with it.
+pub const LAUNCH_LANDS_ON_ROOM: &str = "Assumed: a launch lands on any ready node with its GPUs free together (what the API's “no single node has enough free GPUs together” answer implies); which one it picks when several have room is not documented.";
+
 /// **assumption**: a suspended reservation still accrues its GPU rate. Seed 004 says its
 /// workloads were stopped, not that its charges stop (its term runs on and its overdue
 /// invoices are still owed), so the overview counts its idle GPUs in the idle cost, apart

@@ -19,6 +19,7 @@ pub mod header;
 pub mod html;
 pub mod launch_link;
 pub mod lazy_page;
+pub mod make_room;
 pub mod money;
 pub mod node_filters;
 pub mod notify;

@@ -9,12 +9,14 @@ use crate::components::copy_summary::CopySummary;
 use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fit_watch::WatchQuestion;
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadLine};
+use crate::components::make_room::MakeRoom;
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::ErrorContext;
 use crate::domain::exports::summary::{self, fit_path};
 use crate::domain::fleet::fit::{
     choices, fits_caveat, judge_all, launch_href, Judged, Question, Subject, Verdict, MAX_ASKED,
 };
+use crate::domain::fleet::make_room::Offer;
 use crate::domain::status::Tone;
 use crate::domain::words::address::{query_replacing, query_value};
 use crate::domain::words::shown::rooms_text;
@@ -191,6 +193,13 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                 }).collect_view()}
         </DataTable>
         {move || judged.with(|rows| fits_caveat(rows.iter().map(|(j, _)| &j.verdict))).map(|c| view! { <p class="muted fit-caveat"><span class="assumed">{c}</span></p> })}
+        // What to stop so that one launch fits: for a question of one replica.
+        {question.with_value(|q| (q.replicas.get() == 1).then_some(q.gpus)).map(|gpus| {
+            let offered = Signal::derive(move || judged.with(|rows| {
+                rows.iter().filter_map(|(j, _)| Offer::of(&j.verdict).map(|o| (j.reservation_id, o))).collect::<Vec<_>>()
+            }));
+            view! { <MakeRoom store gpus offered/> }
+        })}
     }
 }
 

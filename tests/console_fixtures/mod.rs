@@ -245,14 +245,6 @@ pub async fn settle_drawn() {
     settle().await;
 }
 
-/// The first button of `host` whose text is `label`.
-pub fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
-    let found = host.query_selector_all("button").unwrap();
-    (0..found.length())
-        .map(|i| found.item(i).unwrap().unchecked_into::<web_sys::HtmlElement>())
-        .find(|b| b.text_content().unwrap_or_default().trim() == label)
-}
-
 /// Runs `code` as a function's body in the page.
 pub fn js(code: &str) -> wasm_bindgen::JsValue {
     js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap()

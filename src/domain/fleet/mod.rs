@@ -9,6 +9,7 @@
 pub mod fit;
 pub mod fit_watch;
 pub mod history;
+pub mod make_room;
 pub mod org_capacity;
 
 use crate::api::enums::{NodeState, ReservationStatus};
