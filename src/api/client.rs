@@ -418,10 +418,6 @@ pub async fn nodes(
     .await
 }
 
-/// What a request ended by the console fails with (its page was left or its session ended):
-/// nobody waits for its answer any more, so it is never shown.
-pub const CANCELLED: &str = "Cancelled: the page or session that sent it has ended.";
-
 /// The User Timing measure of the latest `/nodes` decode, in milliseconds.
 pub const NODES_DECODE: &str = "nodes-decode";
 
@@ -524,7 +520,7 @@ async fn exchange(
     let timer = AbortTimer::start(conn.scope.0.as_ref(), method.timeout())?;
     let failed = |e: &dyn fmt::Display| match timer.ended() {
         Some(Ended::TimedOut) => ApiError::timeout(method.timeout()),
-        Some(Ended::Cancelled) => ApiError::network(CANCELLED),
+        Some(Ended::Cancelled) => ApiError::cancelled(),
         None => ApiError::network(e.to_string()),
     };
     let authorization = conn.authorization();
@@ -675,7 +671,7 @@ struct AbortTimer {
 impl AbortTimer {
     fn start(scope: Option<&web_sys::AbortSignal>, timeout: Duration) -> Result<Self, ApiError> {
         if scope.is_some_and(web_sys::AbortSignal::aborted) {
-            return Err(ApiError::network(CANCELLED));
+            return Err(ApiError::cancelled());
         }
         let no_browser = |_| ApiError::network("This browser cannot run the console's requests.");
         let controller = web_sys::AbortController::new().map_err(no_browser)?;
