@@ -10,14 +10,7 @@ use reservations_console::domain::{capacity, fleet::GpuSplit};
 
 #[test]
 fn the_gpus_of_a_node_set_apart_are_unknown_never_zero() {
-    let body = r#"{"nodes":[
-        {"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":2,
-         "workloads":[{"kind":"gpu_instance","id":7,"name":"w","gpus":2}]},
-        {"display_name":"node-2","state":"ready","gpus":8,"gpus_in_use":8,
-         "workloads":[{"kind":"gpu_instance","id":8,"name":"x","gpus":18446744073709551615}]},
-        {"display_name":"node-3","state":"ready","gpus":8,"gpus_in_use":8,
-         "workloads":[{"kind":"gpu_cluster","id":9,"name":"y","gpus":16}]}
-    ],"workloads_unknown":false}"#;
+    let body = include_str!("../fixtures/nodes_absurd_workloads.json");
     let now = "2026-12-17T10:00:00Z".parse().unwrap();
     let read = decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now).expect("the sane node is read");
     let totals = capacity::totals(&read);

@@ -215,14 +215,8 @@ mod tests {
 
     #[test]
     fn a_node_with_an_absurd_workload_is_set_apart_and_its_neighbours_are_read() {
-        let body = r#"{"nodes":[
-            {"display_name":"node-1","state":"ready","gpus":8,"gpus_in_use":2,
-             "workloads":[{"kind":"gpu_instance","id":7,"name":"w","gpus":2}]},
-            {"display_name":"node-2","state":"ready","gpus":8,"gpus_in_use":8,
-             "workloads":[{"kind":"gpu_instance","id":8,"name":"x","gpus":18446744073709551615}]},
-            {"display_name":"node-3","state":"ready","gpus":8,"gpus_in_use":8,
-             "workloads":[{"kind":"gpu_cluster","id":9,"name":"y","gpus":16}]}
-        ],"workloads_unknown":false}"#;
+        // node-2's workload has an absurd count, node-3's more GPUs than the node.
+        let body = include_str!("../../fixtures/nodes_absurd_workloads.json");
         let read =
             decode::<NodesResponse>(200, &ResponseHeaders::default(), body, now()).expect("the sane node is read");
         assert_eq!(read.nodes.iter().map(|n| n.display_name.as_str()).collect::<Vec<_>>(), ["node-1"]);
