@@ -270,7 +270,7 @@ async fn slow_read_then(
 async fn disconnecting_aborts_the_requests_of_the_session_at_once() {
     let (result, took) = slow_read_then(Lifetime::Page, |state| state.disconnect()).await;
     let err = result.expect_err("aborted");
-    assert_eq!(err, ApiError::network(client::CANCELLED));
+    assert_eq!(err, ApiError::cancelled());
     assert!(took < 4.0, "aborted at the disconnect, not answered after the server's 8 s: {took:.1} s");
 }
 
@@ -286,7 +286,7 @@ async fn leaving_the_page_aborts_its_requests_and_a_filter_in_the_query_does_not
         );
     })
     .await;
-    assert_eq!(result.expect_err("aborted"), ApiError::network(client::CANCELLED));
+    assert_eq!(result.expect_err("aborted"), ApiError::cancelled());
     assert!(
         (1.6..4.0).contains(&took),
         "aborted on leaving the page 1.7 s in, not before nor at the answer: {took:.1} s"
@@ -300,7 +300,7 @@ async fn a_read_for_the_session_outlives_its_page_and_ends_with_the_session() {
         leptos::prelude::set_timeout(move || state.disconnect(), std::time::Duration::from_millis(1_500));
     })
     .await;
-    assert_eq!(result.expect_err("aborted"), ApiError::network(client::CANCELLED));
+    assert_eq!(result.expect_err("aborted"), ApiError::cancelled());
     assert!((1.6..4.0).contains(&took), "aborted at the disconnect 1.7 s in, not on leaving the page: {took:.1} s");
 }
 

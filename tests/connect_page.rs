@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{js, mount, now, provide_console, settle, sleep, text};
+use console_fixtures::{js, mount, now, provide_console, settle, sleep, text, Answer, FakeApi};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -400,17 +400,11 @@ fn the_header_names_the_role_and_what_it_sees() {
 #[wasm_bindgen_test]
 async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_on() {
     // The key's check answers the list; the role probe (the first reservation's detail) a 500.
-    let list = serde_json::to_string(&vec![console_fixtures::reservation(serde_json::json!({ "id": 12 }))]).unwrap();
-    js(&format!(
-        "window.__realFetch = window.fetch;
-         window.fetch = (request) => {{
-             const url = typeof request === 'string' ? request : request.url;
-             if (url.endsWith('/gpu-reservations')) {{
-                 return Promise.resolve(new Response({list:?}, {{ status: 200, headers: {{ 'content-type': 'application/json' }} }}));
-             }}
-             return Promise.resolve(new Response('{{\"error\":\"internal\"}}', {{ status: 500, headers: {{ 'x-ecolink-request-id': 'req-probe-1' }} }}));
-         }};"
-    ));
+    let list = serde_json::to_value(vec![console_fixtures::reservation(serde_json::json!({ "id": 12 }))]).unwrap();
+    let api = FakeApi::new(vec![
+        ("/api/gpu-reservations", vec![Answer::ok(list)]),
+        ("/api/gpu-reservations/12", vec![Answer::error(500, "internal", "req-probe-1")]),
+    ]);
     let state = Rc::new(Cell::new(None));
     let host = mount({
         let state = Rc::clone(&state);
@@ -430,7 +424,7 @@ async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_
     form.request_submit().unwrap();
     sleep(100).await;
     settle().await;
-    js("window.fetch = window.__realFetch;");
+    drop(api);
     let shown = host.query_selector(".role-probe-failed").unwrap().expect("the probe's failure is shown");
     let failed = text(&wasm_bindgen::JsCast::unchecked_into(shown));
     assert!(failed.starts_with("The key works, but its role could not be learnt."), "{failed}");

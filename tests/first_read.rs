@@ -7,7 +7,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{js, record_requests, requests_sent};
+use console_fixtures::{js, Answer, FakeApi};
 use reservations_console::api::client::{self, Connection};
 use reservations_console::api::first_read::{SEND_AHEAD, TAKE};
 use reservations_console::page_chunk;
@@ -33,9 +33,10 @@ fn script_at(path: &str) -> (Vec<String>, Option<String>) {
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(path)).unwrap();
     let storage = window.session_storage().unwrap().unwrap();
     storage.set_item(KEPT_CONNECTION, r#"{"key":"eco_test_key","base_url":"/api"}"#).unwrap();
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     js(inline_script());
-    let sent = requests_sent();
+    let sent = api.paths();
+    drop(api);
     let chunk = js("const chunk = window.__openedPage; delete window.__openedPage; return chunk;").as_string();
     forget_script();
     storage.remove_item(KEPT_CONNECTION).unwrap();
@@ -84,7 +85,7 @@ fn the_inline_script_sends_the_first_read_and_names_the_chunk_of_rusts_route_tab
 #[wasm_bindgen_test]
 fn no_global_holds_the_key_while_a_read_sent_ahead_waits() {
     js(inline_script());
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     let key = "eco_key_not_kept_4f1c9a";
     client::send_ahead(&Connection::new("/api", key), &client::nodes_path(12));
     let holders = js(&format!(
@@ -99,7 +100,7 @@ fn no_global_holds_the_key_while_a_read_sent_ahead_waits() {
            try {{ return holds(window[name], 1); }} catch {{ return false; }}
          }});"
     ));
-    assert_eq!(requests_sent(), ["/api/gpu-reservations/12/nodes"], "the read is on its way");
+    assert_eq!(api.paths(), ["/api/gpu-reservations/12/nodes"], "the read is on its way");
     let holders: Vec<String> = js_sys::Array::from(&holders).iter().filter_map(|name| name.as_string()).collect();
     assert!(holders.is_empty(), "the key is held by these globals: {holders:?}");
     forget_script();
@@ -112,16 +113,17 @@ fn no_global_holds_the_key_while_a_read_sent_ahead_waits() {
 async fn a_read_the_console_sends_ahead_leaves_through_the_script_and_is_taken_once() {
     // No key kept: the script sends nothing itself, and leaves its function for the console.
     js(inline_script());
-    js("window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
-        window.fetch = (url) => { window.__sent.push(new URL(url, location.href).pathname); \
-        const node = { display_name: 'node-sent-ahead', state: 'ready', gpus: 8, gpus_in_use: 0, workloads: [] }; \
-        return Promise.resolve(new Response(JSON.stringify({ nodes: [node] }), { status: 200 })); };");
+    let node = serde_json::json!({ "display_name": "node-sent-ahead", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] });
+    let api = FakeApi::new(vec![(
+        "/api/gpu-reservations/12/nodes",
+        vec![Answer::ok(serde_json::json!({ "nodes": [node] }))],
+    )]);
     let conn = Connection::new("http://ahead.invalid/api", "k");
     client::send_ahead(&conn, &client::nodes_path(12));
-    assert_eq!(js("return window.__sent.length").as_f64(), Some(1.0), "the read left as it was sent ahead");
+    assert_eq!(api.sent().len(), 1, "the read left as it was sent ahead");
     let (nodes, _) = client::nodes(&conn, 12, None).await.expect("the answer sent ahead");
     assert_eq!(nodes.nodes[0].display_name, "node-sent-ahead");
-    assert_eq!(requests_sent(), vec!["/api/gpu-reservations/12/nodes"], "one request, taken by the page");
+    assert_eq!(api.paths(), vec!["/api/gpu-reservations/12/nodes"], "one request, taken by the page");
     forget_script();
 }
 
@@ -131,14 +133,14 @@ async fn a_read_the_console_sends_ahead_leaves_through_the_script_and_is_taken_o
 #[wasm_bindgen_test]
 fn the_same_read_sent_ahead_again_leaves_once_and_another_replaces_it() {
     js(inline_script());
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     let conn = Connection::new("/api", "k");
     client::send_ahead(&conn, &client::nodes_path(12));
     client::send_ahead(&conn, &client::nodes_path(12));
     client::send_ahead(&Connection::new("/api", "another key"), &client::nodes_path(12));
     client::send_ahead(&conn, &client::nodes_path(13));
     assert_eq!(
-        requests_sent(),
+        api.paths(),
         ["/api/gpu-reservations/12/nodes", "/api/gpu-reservations/12/nodes", "/api/gpu-reservations/13/nodes"],
         "12 once for each key, then 13"
     );

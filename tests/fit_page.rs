@@ -6,8 +6,8 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    answer_requests, button, copy_summary, markdown_tables, mount_with, now, numbers, provide_console, requests_sent,
-    reservation, seed_nodes, settle, sleep, table_rows, text, until, Answer, FakeApi, FakeClipboard,
+    button, copy_summary, markdown_tables, mount_with, now, numbers, provide_console, reservation, seed_nodes, settle,
+    sleep, table_rows, text, until, Answer, FakeApi, FakeClipboard,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::NodesResponse;
@@ -228,7 +228,10 @@ async fn right_after_connect_the_nodes_the_session_holds_are_judged_at_once_and_
     // The reservations list (right after Connect) read #12's nodes just now; #3 and #7 not.
     let list = vec![reservation(json!({ "id": 12 })), reservation(json!({ "id": 3 })), reservation(json!({ "id": 7 }))];
     let nodes = json!({ "nodes": [{ "display_name": "node-1", "state": "ready", "gpus": 8, "gpus_in_use": 0, "workloads": [] }], "workloads_unknown": false });
-    answer_requests(&list, &nodes);
+    let api = FakeApi::new(vec![("/api/gpu-reservations", vec![Answer::ok(serde_json::to_value(&list).unwrap())])]);
+    for id in [12, 3, 7] {
+        api.answer(&format!("/api/gpu-reservations/{id}/nodes"), vec![Answer::ok(nodes.clone())]);
+    }
     let window = web_sys::window().unwrap();
     let before = window.location().href().unwrap();
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
@@ -252,7 +255,8 @@ async fn right_after_connect_the_nodes_the_session_holds_are_judged_at_once_and_
     }
     // The first round of nodes, one request each at the 600 ms gap, then the details.
     sleep(2_500).await;
-    let sent = requests_sent();
+    let sent = api.paths();
+    drop(api);
     restore(&before);
     assert_eq!(at_once.iter().find(|row| row.0 == "#12").map(|row| row.1.as_str()), Some("Fits now"), "{at_once:?}");
     let nodes_read: Vec<&str> = sent.iter().map(String::as_str).filter(|path| path.ends_with("/nodes")).collect();

@@ -5,9 +5,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{
-    mount, now, provide_console, record_requests, requests_sent, reservation, seed_nodes, settle, text,
-};
+use console_fixtures::{mount, now, provide_console, reservation, seed_nodes, settle, text, FakeApi};
 use leptos::prelude::*;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
 use reservations_console::api::models::{LaunchRequest, LaunchedInstance, NodesResponse};
@@ -405,7 +403,7 @@ async fn the_gpus_asked_by_the_fit_page_link_fill_the_form_and_are_judged_at_onc
 async fn a_launch_page_opened_right_after_another_page_read_the_nodes_shows_them_without_reading_again() {
     let history = web_sys::window().unwrap().history().unwrap();
     history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/reservations/12/launch")).unwrap();
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     let host = mount(|| {
         provide_console(Role::Member);
         // What the Nodes page read of reservation 12 a moment ago.
@@ -415,7 +413,8 @@ async fn a_launch_page_opened_right_after_another_page_read_the_nodes_shows_them
         view! { <Router><LaunchPage/></Router> }
     });
     settle().await;
-    let sent = requests_sent();
+    let sent = api.paths();
+    drop(api);
     history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("/")).unwrap();
     assert_eq!(sent, ["/api/gpu-reservations/12"], "the reservation is read, its nodes are not read again");
     let free = text(&host.query_selector(".free-now").unwrap().unwrap().unchecked_into());

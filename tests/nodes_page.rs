@@ -8,8 +8,8 @@ mod page_support;
 
 use chrono::{DateTime, Utc};
 use console_fixtures::{
-    first_text, js, member_detail, mount, mount_with, now, page_style, provide_console, settle, settle_drawn, sleep,
-    text, until, HostAt, MutationObserver,
+    first_text, member_detail, mount, mount_with, now, page_style, provide_console, settle, settle_drawn, sleep, text,
+    until, Answer, HostAt, MutationObserver,
 };
 use leptos::prelude::*;
 use live_support::{polled, slow_api, start_live_showing};
@@ -846,14 +846,12 @@ async fn the_reservations_line_keeps_its_place_while_the_reservation_is_read() {
 /// it again. The line used to go, with nothing said: its status and the launch link gone.
 #[wasm_bindgen_test]
 async fn a_reservation_that_cannot_be_read_says_why_in_its_line_and_retry_reads_it_again() {
-    // The reservation answers 500 until `__detail` is set; nothing else is answered.
-    js("window.__realFetch = window.__realFetch || window.fetch; window.__detail = null; \
-        window.fetch = (url) => { const u = new URL(url.url || url, location.href); \
-          if (!u.pathname.endsWith('/gpu-reservations/12')) { return new Promise(() => {}); } \
-          const [body, status] = window.__detail ? [window.__detail, 200] \
-            : [{ error: 'internal', message: 'The region database is down.' }, 500]; \
-          return Promise.resolve(new Response(JSON.stringify(body), \
-            { status, headers: { 'content-type': 'application/json' } })); };");
+    // The reservation answers 500 until it is given its detail; nothing else is answered.
+    let down = json!({ "error": "internal", "message": "The region database is down." });
+    let api = console_fixtures::FakeApi::new(vec![(
+        "/api/gpu-reservations/12",
+        vec![Answer { status: 500, body: down, headers: Vec::new() }],
+    )]);
     let at = nodes_page_read_at(now());
     let line = || text_of(&at.host, ".page-head .subtitle");
     until(false, || line() == "Reading the reservation…").await;
@@ -861,11 +859,10 @@ async fn a_reservation_that_cannot_be_read_says_why_in_its_line_and_retry_reads_
     assert!(line.starts_with("The reservation could not be read: "), "{line}");
     assert!(line.contains("The region database is down."), "the API's message is kept: {line}");
 
-    js(&format!("window.__detail = {};", serde_json::to_string(&member_detail()).unwrap()));
+    api.answer("/api/gpu-reservations/12", vec![Answer::ok(serde_json::to_value(member_detail()).unwrap())]);
     let retry: web_sys::HtmlElement =
         at.host.query_selector(".page-head .subtitle button").unwrap().unwrap().unchecked_into();
     assert_eq!(text(&retry), "Retry");
     retry.click();
     until(true, || text_of(&at.host, ".page-head .subtitle").contains("in region")).await;
-    js("window.fetch = window.__realFetch;");
 }

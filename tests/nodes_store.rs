@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, now, provide_console, record_requests, requests_sent, seed_nodes, settle};
+use console_fixtures::{mount_with, now, provide_console, seed_nodes, settle, FakeApi};
 use reservations_console::reads::nodes::{use_nodes, NodesStore};
 use reservations_console::state::{Lifetime, Role};
 use std::sync::Arc;
@@ -24,15 +24,14 @@ fn store() -> NodesStore {
 #[wasm_bindgen_test]
 async fn readers_asking_at_once_share_one_request_and_a_page_opened_anew_sends_its_own() {
     let store = store();
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     let (first, joined) = (store.fetch(12, Lifetime::Session), store.fetch(12, Lifetime::Session));
     let other = store.fetch(9, Lifetime::Session);
     let anew = store.fetch_new(12, Lifetime::Session);
     let after = store.fetch(12, Lifetime::Session);
     settle().await;
-    let sent = requests_sent();
     assert_eq!(
-        sent,
+        api.paths(),
         ["/api/gpu-reservations/12/nodes", "/api/gpu-reservations/9/nodes", "/api/gpu-reservations/12/nodes"],
         "two reads of 12 at once are one request; the read sent anew is a second; a later reader joins it"
     );
@@ -45,11 +44,11 @@ async fn an_answer_just_received_is_taken_without_a_request_and_an_older_one_is_
     let session = store.begin_current().unwrap();
     store.receive(session, 12, Ok(Arc::new(seed_nodes())), chrono::Utc::now());
     store.receive(session, 9, Ok(Arc::new(seed_nodes())), now());
-    record_requests();
+    let api = FakeApi::new(Vec::new());
     let fresh = store.fetch_fresh(12, Lifetime::Session).await.expect("the stored answer");
     assert_eq!(fresh.nodes.len(), seed_nodes().nodes.len());
     let old = store.fetch_fresh(9, Lifetime::Session);
     settle().await;
-    assert_eq!(requests_sent(), ["/api/gpu-reservations/9/nodes"], "only the older answer is read again");
+    assert_eq!(api.paths(), ["/api/gpu-reservations/9/nodes"], "only the older answer is read again");
     drop(old);
 }

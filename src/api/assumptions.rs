@@ -4,7 +4,6 @@
 //! names and nowhere else spells the values out.
 
 use super::enums::{ChargeStatus, OrgReservationStatus, ReservationStatus, WorkloadKind};
-use super::models::Reservation;
 use std::time::Duration;
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
@@ -108,8 +107,14 @@ pub const SUSPENDED_ACCRUES: &str =
 /// `node_count_after` × `gpus_per_node`. The list carries no amendments (the detail does),
 /// so a term whose detail is not read is counted at this figure over its whole term, and
 /// the pages say so.
-pub fn reserved_gpus_over_term(r: &Reservation) -> i64 {
-    r.reserved_gpus
+pub fn reserved_gpus_over_term(r: &impl ListedGpus) -> i64 {
+    r.listed_reserved_gpus()
+}
+
+/// A reservation's `reserved_gpus` as the list sends it. A trait, so that this file names no
+/// model: the models read their limits from here.
+pub trait ListedGpus {
+    fn listed_reserved_gpus(&self) -> i64;
 }
 
 /// **assumption** (`domain::money::billing::check_next_charge`): seed 004 says `next_charge` is "the

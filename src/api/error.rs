@@ -53,6 +53,9 @@ pub enum ErrorKind {
     /// Not in the agreed interface, added for a strong reason: a request the console
     /// refused to send (an id that would change the path), which is none of the above.
     InvalidRequest,
+    /// The console ended the request itself: the page or session that sent it has ended.
+    /// Nobody waits for its answer, so it is no failure to show.
+    Cancelled,
 }
 
 /// `x-ratelimit-*` headers, as sent (any may be missing).
@@ -105,6 +108,11 @@ impl ApiError {
         ApiError::new(ErrorKind::Timeout, format!("No answer within {} s.", after.as_secs()))
     }
 
+    /// A request the console ended because its page or session ended ([`ErrorKind::Cancelled`]).
+    pub fn cancelled() -> Self {
+        ApiError::new(ErrorKind::Cancelled, "Cancelled: the page or session that sent it has ended.")
+    }
+
     /// A request the console could not even build (a path segment it refuses to send).
     pub fn invalid_request(detail: impl Into<String>) -> Self {
         ApiError::new(ErrorKind::InvalidRequest, detail)
@@ -121,7 +129,7 @@ impl ApiError {
     /// The request was aborted because the page or session that sent it ended: nobody
     /// waits for its answer, so it is no failure to show.
     pub fn is_cancelled(&self) -> bool {
-        self.kind == ErrorKind::Network && self.message.as_deref() == Some(super::client::CANCELLED)
+        self.kind == ErrorKind::Cancelled
     }
 
     /// True when the same call may succeed later without the user changing anything. An
@@ -129,7 +137,7 @@ impl ApiError {
     /// gone on a later call, and a wall screen must recover from it by itself.
     pub fn is_transient(&self) -> bool {
         match self.kind {
-            ErrorKind::Network | ErrorKind::Timeout | ErrorKind::Decode => true,
+            ErrorKind::Network | ErrorKind::Timeout | ErrorKind::Decode | ErrorKind::Cancelled => true,
             ErrorKind::InvalidRequest => false,
             ErrorKind::Http => matches!(self.status, Some(429 | 500..=599)),
         }
@@ -186,6 +194,7 @@ impl fmt::Display for ApiError {
             (ErrorKind::Network, _) => f.write_str("network failure")?,
             (ErrorKind::Timeout, _) => f.write_str("timeout")?,
             (ErrorKind::InvalidRequest, _) => f.write_str("request not sent")?,
+            (ErrorKind::Cancelled, _) => f.write_str("request cancelled")?,
             (_, None) => f.write_str("request failed")?,
         }
         if let Some(code) = &self.code {
@@ -387,6 +396,13 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 12, 2, 14, 5, 0).unwrap()
+    }
+
+    #[test]
+    fn a_network_failure_that_reads_like_a_cancel_is_still_a_failure() {
+        let browser_says = ApiError::network("Cancelled: the page or session that sent it has ended.");
+        assert!(!browser_says.is_cancelled(), "only the console's own cancel is one, whatever the text");
+        assert!(ApiError::cancelled().is_cancelled());
     }
 
     fn headers(pairs: &[(&str, &str)]) -> ResponseHeaders {

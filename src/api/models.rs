@@ -6,10 +6,8 @@
 use super::enums::{Billing, BillingPeriod, ChargeStatus, Funding, NodeState, ReservationStatus, WorkloadKind};
 use super::money::Usd;
 use super::timestamp;
-use chrono::{DateTime, Utc};
+pub use super::timestamp::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize};
-
-pub type Timestamp = DateTime<Utc>;
 
 /// An optional list or flag: absent and `null` both mean the default. Seed 004's unreachable
 /// region returns nodes "without … workloads", which an API may well write as `null`; one
@@ -20,6 +18,12 @@ where
     T: Default + Deserialize<'de>,
 {
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+impl super::assumptions::ListedGpus for Reservation {
+    fn listed_reserved_gpus(&self) -> i64 {
+        self.reserved_gpus
+    }
 }
 
 /// An item of `GET /gpu-reservations` (and the common part of the detail).

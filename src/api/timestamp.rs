@@ -3,9 +3,11 @@
 //! chrono's own `Deserialize` goes through its format-string parser, which with its tables
 //! was about 12 KB of the first load's wasm; the models name these functions instead.
 
-use super::models::Timestamp;
-use chrono::{NaiveDate, TimeDelta};
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use serde::{de, Deserialize, Deserializer};
+
+/// Every instant the APIs send, in UTC.
+pub type Timestamp = DateTime<Utc>;
 
 /// A field of ASCII digits whose length is in `digits`.
 pub fn number(field: &str, digits: std::ops::RangeInclusive<usize>) -> Option<u32> {

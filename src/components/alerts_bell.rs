@@ -5,7 +5,6 @@
 
 use crate::components::api_text::ApiText;
 use crate::components::fit_watch::WatchInBell;
-use crate::components::header::BellIcon;
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
@@ -54,6 +53,16 @@ impl BellSlot {
 impl Default for BellSlot {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The bell's drawing, also shown by the header before the bell is installed.
+#[component]
+pub fn BellIcon() -> impl IntoView {
+    view! {
+        <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
+        </svg>
     }
 }
 

@@ -1,7 +1,7 @@
 //! The app header: where you are, which key is connected and what its role may see, and
 //! the UTC/local switch for every time on screen.
 
-use crate::components::alerts_bell::BellSlot;
+use crate::components::alerts_bell::{BellIcon, BellSlot};
 use crate::domain::explain::requests_left;
 use crate::router::{use_location, NavLink, Navigation};
 use crate::state::{use_connection, use_time_zone, Role, TimeZone};
@@ -129,12 +129,3 @@ fn Bell() -> impl IntoView {
 }
 
 const UNREAD: &str = "Alerts: not read yet; the overview reads them";
-
-#[component]
-pub fn BellIcon() -> impl IntoView {
-    view! {
-        <svg class="bell-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-            <path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6zm-2 15a2 2 0 0 0 4 0"></path>
-        </svg>
-    }
-}

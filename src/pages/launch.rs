@@ -203,7 +203,7 @@ fn gpus_problem(raw: &str, per_node: i64) -> Result<i64, String> {
 
 /// No answer came: the request may or may not have reached the API.
 fn unanswered(error: &ApiError) -> bool {
-    error.status.is_none() && matches!(error.kind, ErrorKind::Timeout | ErrorKind::Network)
+    error.status.is_none() && matches!(error.kind, ErrorKind::Timeout | ErrorKind::Network | ErrorKind::Cancelled)
 }
 
 /// The form on data already read; `submit` sends, `reread` reads the nodes again. Tests

@@ -1,5 +1,5 @@
-//! The watch of a `/fit` question ("Tell me when it fits"), kept for the whole tab like the
-//! [`FleetStore`] it looks at, so it survives moving between pages. It sends nothing: it looks
+//! The watch of a `/fit` question ("Tell me when it fits"), kept for the whole tab by the
+//! fleet store it looks at, so it survives moving between pages. It sends nothing: it looks
 //! at each reservation's latest `/nodes` whenever one lands in the store (the `/fit`,
 //! overview and Nodes pages read them on their own schedules) and steps `domain::fleet::fit_watch`'s
 //! rule; each firing raises one alert in the bell, linking the prefilled launch page.
@@ -7,7 +7,8 @@
 //! It lives in this tab's memory: closing the tab ends it (telling a closed tab would need a
 //! push server, which the API does not have). A new key ends it too.
 
-use super::fleet::FleetStore;
+use super::nodes::NodesRead;
+use crate::api::models::Reservation;
 use crate::domain::alerts::{Alert, Severity};
 use crate::domain::fleet::fit::{judge, launch_href, Question};
 use crate::domain::fleet::fit_watch::{Closeness, Reading, Watch};
@@ -15,6 +16,18 @@ use crate::domain::polling::fleet::older_than_two_refreshes;
 use crate::state::Clock;
 use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
+use std::time::Duration;
+
+/// The reads a watch looks at: the tab's fleet store's. A trait, so that the store can hold
+/// the watch without the two modules needing each other.
+pub trait Reads: Copy + Send + Sync + 'static {
+    /// The account's reservations (tracked), `None` before the list is read.
+    fn reservations(&self) -> Option<Vec<Reservation>>;
+    /// One reservation's latest `/nodes` read (tracked).
+    fn read(&self, id: i64) -> NodesRead;
+    /// How often the reads are renewed: a read older than two of these is stale.
+    fn refresh_interval(&self) -> Duration;
+}
 
 /// A watch under way.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +50,7 @@ pub struct FitWatch {
 }
 
 impl FitWatch {
-    /// None yet; made once, in the app (with the [`FleetStore`]).
+    /// None yet; made once, in the app (with the fleet store).
     pub fn new() -> Self {
         FitWatch {
             watching: RwSignal::new(None),
@@ -58,7 +71,7 @@ impl FitWatch {
 
     /// Watches `question` from now on, in place of any earlier watch, looking at `fleet`'s
     /// reads; their age is judged by `clock`.
-    pub fn start(&self, fleet: FleetStore, question: Question, clock: Clock) {
+    pub fn start(&self, fleet: impl Reads, question: Question, clock: Clock) {
         self.cancel();
         let watch = Watch::new(question, clock.now_untracked());
         self.watching.set(Some(Watching { watch, closeness: None, fired: Vec::new() }));
@@ -78,7 +91,7 @@ impl FitWatch {
 
     /// One look at every reservation's latest read (tracked: runs again when one changes;
     /// not when the clock ticks, since a read that ages only goes stale, which changes nothing).
-    fn look(&self, fleet: FleetStore, clock: Clock) {
+    fn look(&self, fleet: impl Reads, clock: Clock) {
         let Some(list) = fleet.reservations() else { return };
         let Some(question) = self.watching.with_untracked(|w| w.as_ref().map(|w| w.watch.question.clone())) else {
             return;

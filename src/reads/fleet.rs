@@ -7,7 +7,7 @@
 //! Everything belongs to one session: a new key (another connect) starts empty, so an
 //! owner's rates can never be shown under a member's key.
 
-use super::fit_watch::FitWatch;
+use super::fit_watch::{self, FitWatch};
 use super::generation::{Generation, Ticket};
 use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
@@ -503,5 +503,19 @@ impl Reader {
                 }
             }
         }
+    }
+}
+
+impl fit_watch::Reads for FleetStore {
+    fn reservations(&self) -> Option<Vec<Reservation>> {
+        FleetStore::reservations(self)
+    }
+
+    fn read(&self, id: i64) -> NodesRead {
+        FleetStore::read(self, id)
+    }
+
+    fn refresh_interval(&self) -> Duration {
+        FleetStore::refresh_interval(self)
     }
 }

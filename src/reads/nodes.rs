@@ -246,7 +246,7 @@ impl NodesStore {
             match answer.await {
                 Ok(result) => result,
                 // The read's task ended without answering: only when the app is torn down.
-                Err(_) => Err(ApiError::network(client::CANCELLED)),
+                Err(_) => Err(ApiError::cancelled()),
             }
         })
     }

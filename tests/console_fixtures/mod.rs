@@ -250,35 +250,6 @@ pub fn js(code: &str) -> wasm_bindgen::JsValue {
     js_sys::Function::new_no_args(code).call0(&wasm_bindgen::JsValue::NULL).unwrap()
 }
 
-/// `fetch` replaced by one that records the path and query of each request and never
-/// answers, until [`requests_sent`].
-pub fn record_requests() {
-    js("window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
-        window.fetch = (url) => { const u = new URL(url.url || url, location.href); \
-        window.__sent.push(u.pathname + u.search); return new Promise(() => {}); };");
-}
-
-/// [`record_requests`], answering the reservations list with `list` and every `/nodes`
-/// with `nodes`; any other request is never answered.
-pub fn answer_requests(list: &[Reservation], nodes: &serde_json::Value) {
-    let list = serde_json::to_string(list).unwrap();
-    js(&format!(
-        "window.__sent = []; window.__realFetch = window.__realFetch || window.fetch; \
-         window.fetch = (url) => {{ const u = new URL(url.url || url, location.href); \
-         window.__sent.push(u.pathname + u.search); \
-         const body = u.pathname.endsWith('/gpu-reservations') ? {list} : u.pathname.endsWith('/nodes') ? {nodes} : null; \
-         if (body === null) {{ return new Promise(() => {{}}); }} \
-         return Promise.resolve(new Response(JSON.stringify(body), \
-             {{ status: 200, headers: {{ 'content-type': 'application/json' }} }})); }};"
-    ));
-}
-
-/// What was asked of `fetch` since [`record_requests`] or [`answer_requests`], which it puts back.
-pub fn requests_sent() -> Vec<String> {
-    let sent = js("const sent = window.__sent; window.fetch = window.__realFetch; return sent;");
-    js_sys::Array::from(&sent).iter().map(|url| url.as_string().unwrap()).collect()
-}
-
 /// Mounts `page` inside the router at `address`, for a member; the runner's own address is
 /// put back after.
 pub async fn at_address(address: &str, page: fn() -> AnyView) -> web_sys::HtmlElement {
@@ -342,37 +313,37 @@ pub struct FakeApi;
 
 impl FakeApi {
     pub fn new(routes: Vec<(&str, Vec<Answer>)>) -> FakeApi {
-        let routes: Vec<serde_json::Value> = routes
+        js("window.__log = []; window.__routes = new Map(); \
+            window.__realFetch = window.__realFetch || window.fetch; \
+            window.fetch = (url) => { const u = new URL(url.url || url, location.href); \
+              const entry = { path: u.pathname + u.search, sent: performance.now(), answered: null, \
+                authorization: (url.headers && url.headers.get('authorization')) || '' }; \
+              window.__log.push(entry); \
+              const answers = window.__routes.get(u.pathname); \
+              if (!answers) { return new Promise((_, reject) => url.signal && url.signal.addEventListener('abort', \
+                () => reject(new DOMException('aborted', 'AbortError')))); } \
+              const [status, body, headers] = answers.length > 1 ? answers.shift() : answers[0]; \
+              entry.answered = performance.now(); \
+              return Promise.resolve(new Response(JSON.stringify(body), \
+                { status, headers: { ...headers, 'content-type': 'application/json' } })); };");
+        let api = FakeApi;
+        for (path, answers) in routes {
+            api.answer(path, answers);
+        }
+        api
+    }
+
+    /// From now on `path` is answered with `answers` in turn, in place of what it had.
+    pub fn answer(&self, path: &str, answers: Vec<Answer>) {
+        let answers: Vec<serde_json::Value> = answers
             .into_iter()
-            .map(|(path, answers)| {
-                let answers: Vec<serde_json::Value> = answers
-                    .into_iter()
-                    .map(|a| {
-                        let headers: serde_json::Map<String, serde_json::Value> =
-                            a.headers.into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect();
-                        serde_json::json!([a.status, a.body, headers])
-                    })
-                    .collect();
-                serde_json::json!([path, answers])
+            .map(|a| {
+                let headers: serde_json::Map<String, serde_json::Value> =
+                    a.headers.into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect();
+                serde_json::json!([a.status, a.body, headers])
             })
             .collect();
-        js(&format!(
-            "window.__log = []; window.__realFetch = window.__realFetch || window.fetch; \
-             const routes = new Map({}); \
-             window.fetch = (url) => {{ const u = new URL(url.url || url, location.href); \
-               const entry = {{ path: u.pathname + u.search, sent: performance.now(), answered: null, \
-                 authorization: (url.headers && url.headers.get('authorization')) || '' }}; \
-               window.__log.push(entry); \
-               const answers = routes.get(u.pathname); \
-               if (!answers) {{ return new Promise((_, reject) => url.signal && url.signal.addEventListener('abort', \
-                 () => reject(new DOMException('aborted', 'AbortError')))); }} \
-               const [status, body, headers] = answers.length > 1 ? answers.shift() : answers[0]; \
-               headers['content-type'] = 'application/json'; \
-               entry.answered = performance.now(); \
-               return Promise.resolve(new Response(JSON.stringify(body), {{ status, headers }})); }};",
-            serde_json::Value::Array(routes)
-        ));
-        FakeApi
+        js(&format!("window.__routes.set({path:?}, {});", serde_json::Value::Array(answers)));
     }
 
     /// The requests so far: path and query, when sent (ms, `performance.now()`).
