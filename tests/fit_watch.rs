@@ -6,14 +6,14 @@
 
 mod console_fixtures;
 
-use console_fixtures::{button, mount_with, now, provide_console, reservation, settle, sleep, text, Answer, FakeApi};
+use console_fixtures::{button, mount_with, now, provide_console, provide_fleet, reservation, settle, sleep, text, Answer, FakeApi};
 use leptos::prelude::*;
 use reservations_console::api::error::ApiError;
 use reservations_console::api::models::NodesResponse;
 use reservations_console::components::alerts_bell::AlertsBell;
 use reservations_console::pages::fit::{FitBoard, FitPage};
 use reservations_console::reads::fleet::FleetStore;
-use reservations_console::reads::nodes::{use_nodes, NodesStore};
+use reservations_console::reads::nodes::NodesStore;
 use reservations_console::router::Router;
 use reservations_console::state::Role;
 use serde_json::json;
@@ -71,14 +71,7 @@ fn mount_watch() -> (web_sys::HtmlElement, Setup, String) {
     let before = window.location().href().unwrap();
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/fit?gpus=4")).unwrap();
     let (host, setup) = mount_with(|| {
-        let state = provide_console(Role::Member);
-        let store = FleetStore::new();
-        provide_context(store);
-        let session = state.session_id_untracked().unwrap();
-        store.begin(session);
-        store.watch();
-        let nodes = use_nodes();
-        nodes.begin_current();
+        let (store, nodes, session) = provide_fleet(Role::Member);
         let list = vec![
             reservation(json!({ "id": 7 })),
             reservation(json!({ "id": 6 })),
