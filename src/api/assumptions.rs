@@ -107,14 +107,10 @@ pub const SUSPENDED_ACCRUES: &str =
 /// `node_count_after` × `gpus_per_node`. The list carries no amendments (the detail does),
 /// so a term whose detail is not read is counted at this figure over its whole term, and
 /// the pages say so.
-pub fn reserved_gpus_over_term(r: &impl ListedGpus) -> i64 {
-    r.listed_reserved_gpus()
-}
-
-/// A reservation's `reserved_gpus` as the list sends it. A trait, so that this file names no
-/// model: the models read their limits from here.
-pub trait ListedGpus {
-    fn listed_reserved_gpus(&self) -> i64;
+/// Takes the listed figure (not the reservation: this file names no model, the models read
+/// their limits from here).
+pub const fn reserved_gpus_over_term(listed_reserved_gpus: i64) -> i64 {
+    listed_reserved_gpus
 }
 
 /// **assumption** (`domain::money::billing::check_next_charge`): seed 004 says `next_charge` is "the

@@ -20,12 +20,6 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
-impl super::assumptions::ListedGpus for Reservation {
-    fn listed_reserved_gpus(&self) -> i64 {
-        self.reserved_gpus
-    }
-}
-
 /// An item of `GET /gpu-reservations` (and the common part of the detail).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct Reservation {

@@ -83,7 +83,7 @@ fn in_force(r: &Reservation, amendments: &[Amendment], taken_effect: impl Fn(Tim
         .iter()
         .filter(|a| taken_effect(a.effective_at))
         .max_by_key(|a| a.effective_at)
-        .map_or(reserved_gpus_over_term(r), |a| a.node_count_after * r.gpus_per_node)
+        .map_or(reserved_gpus_over_term(r.reserved_gpus), |a| a.node_count_after * r.gpus_per_node)
 }
 
 /// Not in force yet at `now`.
