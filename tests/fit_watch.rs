@@ -6,7 +6,9 @@
 
 mod console_fixtures;
 
-use console_fixtures::{button, mount_with, now, provide_console, provide_fleet, reservation, settle, sleep, text, Answer, FakeApi};
+use console_fixtures::{
+    button, mount_with, now, provide_console, provide_fleet, reservation, settle, sleep, text, Answer, FakeApi,
+};
 use leptos::prelude::*;
 use reservations_console::api::error::ApiError;
 use reservations_console::api::models::NodesResponse;
