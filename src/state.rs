@@ -6,7 +6,6 @@
 
 use crate::api::client::{self, Connection};
 use crate::api::error::{ApiError, RateLimit};
-use crate::api::models::ReservationDetail;
 use crate::browser::sleep;
 use crate::domain::polling::tab_share::channel_for;
 use chrono::{DateTime, Utc};
@@ -14,50 +13,14 @@ use leptos::prelude::*;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
-use wasm_bindgen::JsValue;
 
+mod kept;
+mod role;
 mod tab_share;
+pub(crate) use kept::Kept;
+pub use kept::KEPT_CONNECTION;
+pub use role::Role;
 pub use tab_share::TabShare;
-
-/// What the key may see. Seed 004: `payment` is present only for the account owner.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Role {
-    Owner,
-    Member,
-    /// No reservation detail has been read with this key yet (or the account has none).
-    #[default]
-    Unknown,
-}
-
-impl Role {
-    /// Its name in the kept entry ([`Kept`]).
-    fn name(self) -> &'static str {
-        match self {
-            Role::Owner => "Owner",
-            Role::Member => "Member",
-            Role::Unknown => "Unknown",
-        }
-    }
-
-    /// The role [`Self::name`] names; any other text is `Unknown` (probed again).
-    fn named(name: &str) -> Role {
-        [Role::Owner, Role::Member].into_iter().find(|role| role.name() == name).unwrap_or(Role::Unknown)
-    }
-
-    /// The role a detail read reveals.
-    pub fn of(detail: &ReservationDetail) -> Role {
-        Role::seeing_payment(detail.payment.is_some())
-    }
-
-    /// Only the owner's key is shown a reservation's `payment`.
-    pub fn seeing_payment(shown: bool) -> Role {
-        if shown {
-            Role::Owner
-        } else {
-            Role::Member
-        }
-    }
-}
 
 /// One connected key. `id` changes with every connect, so data fetched with an earlier key
 /// (an owner's payments) can never be shown under a later one (a member's).
@@ -118,90 +81,6 @@ pub enum Lifetime {
     Page,
     /// While the session lasts, whatever page is shown (e.g. reads that feed the header).
     Session,
-}
-
-/// `sessionStorage` entry of a key kept for the tab.
-pub const KEPT_CONNECTION: &str = "reservations-console.connection";
-
-/// The role is kept beside the key, so that a reload shows it at once instead of reading
-/// the list a second time beside the page's own read; every detail read corrects it
-/// ([`ConnectionState::learn_role`]). An entry without one (or `Unknown`) is probed again.
-///
-/// The entry is a JSON object that `index.html`'s inline script reads too (`key`,
-/// `base_url`), written and read with the browser's own JSON: it is one small object, and
-/// serde's code for it weighed more on the first load than the object ever will.
-pub(crate) struct Kept {
-    base_url: String,
-    key: String,
-    pub(crate) role: Role,
-    /// Kept like `base_url`; absent in an entry from before it existed (then the same).
-    org_base_url: String,
-    console_origin: String,
-    simulator: bool,
-}
-
-impl Kept {
-    fn write(connection: &Connection, role: Role) {
-        Self::write_to(KEPT_CONNECTION, connection, role);
-    }
-
-    /// [`Self::write`] under `name`: an added account's entry (`reads::session::Accounts`).
-    pub(crate) fn write_to(name: &str, connection: &Connection, role: Role) {
-        let entry = js_sys::Object::new();
-        let fields = [
-            ("base_url", JsValue::from_str(connection.base_url())),
-            ("key", JsValue::from_str(connection.expose_key())),
-            ("role", JsValue::from_str(role.name())),
-            ("org_base_url", JsValue::from_str(connection.org_base_url())),
-            ("console_origin", JsValue::from_str(connection.console_origin().unwrap_or_default())),
-            ("simulator", JsValue::from_bool(connection.is_simulator())),
-        ];
-        for (name, value) in fields {
-            let _ = js_sys::Reflect::set(&entry, &JsValue::from_str(name), &value);
-        }
-        let json = js_sys::JSON::stringify(&entry).ok().and_then(|json| json.as_string());
-        if let (Some(storage), Some(json)) = (session_storage(), json) {
-            // A full or blocked storage only means the key is not kept.
-            let _ = storage.set_item(name, &json);
-        }
-    }
-
-    fn forget() {
-        Self::forget_entry(KEPT_CONNECTION);
-    }
-
-    pub(crate) fn forget_entry(name: &str) {
-        if let Some(storage) = session_storage() {
-            let _ = storage.remove_item(name);
-        }
-    }
-
-    fn read() -> Option<Kept> {
-        Self::read_from(KEPT_CONNECTION)
-    }
-
-    /// The entry `name`, if it holds a key and a base URL; the other fields default when absent.
-    pub(crate) fn read_from(name: &str) -> Option<Kept> {
-        let json = session_storage()?.get_item(name).ok().flatten()?;
-        let entry = js_sys::JSON::parse(&json).ok()?;
-        let field = |name: &str| js_sys::Reflect::get(&entry, &JsValue::from_str(name)).ok();
-        let text = |name: &str| field(name).and_then(|value| value.as_string());
-        Some(Kept {
-            base_url: text("base_url")?,
-            key: text("key")?,
-            role: text("role").map_or(Role::Unknown, |name| Role::named(&name)),
-            org_base_url: text("org_base_url").unwrap_or_default(),
-            console_origin: text("console_origin").unwrap_or_default(),
-            simulator: field("simulator").and_then(|value| value.as_bool()).unwrap_or(false),
-        })
-    }
-
-    pub(crate) fn connection(&self) -> Connection {
-        Connection::new(&self.base_url, &self.key)
-            .with_org_base_url(&self.org_base_url)
-            .with_console_origin(&self.console_origin)
-            .with_simulator(self.simulator)
-    }
 }
 
 impl ConnectionState {
@@ -525,10 +404,6 @@ pub async fn probe_role(
         Some(first) => client::shows_payment(connection, first.id).await.map(Role::seeing_payment),
         None => Ok(Role::Unknown),
     }
-}
-
-fn session_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok().flatten()
 }
 
 /// Path and query of the page shown now (the key is never in either).

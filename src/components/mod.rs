@@ -23,6 +23,7 @@ pub mod make_room;
 pub mod money;
 pub mod node_filters;
 pub mod notify;
+pub mod payment_panel;
 pub mod placements;
 pub mod remote;
 pub mod reservation_route;
