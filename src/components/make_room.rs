@@ -48,24 +48,27 @@ pub fn MakeRoom(
         let path = location.path().get_untracked();
         location.navigate(&format!("{path}{wanted}"), Navigation::Replace);
     };
-    let checkboxes = WorkloadKind::KNOWN
-        .iter()
-        .map(|kind| {
-            let (on_change, shown) = (kind.clone(), kind.clone());
-            view! {
-                <label class="make-room-keep">
-                    <input
-                        type="checkbox"
-                        name="keep"
-                        value=kind.as_str().to_owned()
-                        prop:checked=move || keep.with(|k| k.keeps(&shown))
-                        on:change=move |ev| set_kept(&on_change, event_target_checked(&ev))
-                    />
-                    " " {kind_label(kind)}
-                </label>
-            }
-        })
-        .collect_view();
+    // Drawn anew each time the panel shows (a view is not `Clone` in the release build).
+    let checkboxes = move || {
+        WorkloadKind::KNOWN
+            .iter()
+            .map(|kind| {
+                let (on_change, shown) = (kind.clone(), kind.clone());
+                view! {
+                    <label class="make-room-keep">
+                        <input
+                            type="checkbox"
+                            name="keep"
+                            value=kind.as_str().to_owned()
+                            prop:checked=move || keep.with(|k| k.keeps(&shown))
+                            on:change=move |ev| set_kept(&on_change, event_target_checked(&ev))
+                        />
+                        " " {kind_label(kind)}
+                    </label>
+                }
+            })
+            .collect_view()
+    };
     view! {
         <Show when=move || plans.with(|p| !p.is_empty())>
             <section class="panel make-room" aria-labelledby="make-room-title">
@@ -79,7 +82,7 @@ pub fn MakeRoom(
                 </p>
                 <fieldset class="make-room-keeps">
                     <legend>"Never stop"</legend>
-                    {checkboxes.clone()}
+                    {checkboxes()}
                 </fieldset>
                 {move || plans.get().into_iter().map(|(id, plan)| view! {
                     <article class="make-room-plan" data-reservation=id.to_string()>
