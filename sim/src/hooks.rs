@@ -14,7 +14,7 @@ use crate::clock;
 use crate::error::{parse_body, ApiError};
 use crate::placement::Placement;
 use crate::reservation::{Account, NodeState, Reservation};
-use crate::state::{Sim, World};
+use crate::state::{find_in, Sim, World};
 use axum::body::Bytes;
 use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{Query, Request, State};
@@ -152,10 +152,8 @@ async fn set_clock(State(sim): State<Arc<Sim>>, body: Bytes) -> Result<Json<Valu
 /// Where reservation `id` is in `reservations`; refused unless its workloads run (churn and a
 /// workload ending change them).
 fn running_at(reservations: &[Reservation], account: Option<Account>, id: u64) -> Result<usize, ApiError> {
-    let at = reservations
-        .iter()
-        .position(|r| r.spec.id == id && account.is_none_or(|a| a == r.spec.account))
-        .ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
+    let at =
+        find_in(reservations, account, id).ok_or_else(|| ApiError::not_found(format!("No GPU reservation {id}")))?;
     if node_presence(reservations[at].spec.status) != NodePresence::Running {
         return Err(ApiError::invalid(format!("No workloads run on reservation {id}")));
     }

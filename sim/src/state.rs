@@ -46,15 +46,21 @@ impl World {
         self.reservations.iter().find(|r| r.spec.key() == Key { account, id })
     }
 
-    /// Where a hook's reservation is: `id` of `account`, or of the first account that holds
-    /// it when none is named (the demo account's, where ids collide).
+    /// Where a hook's reservation is ([`find_in`] over the world's reservations).
     pub fn find(&self, account: Option<Account>, id: u64) -> Option<usize> {
-        self.reservations.iter().position(|r| r.spec.id == id && account.is_none_or(|a| a == r.spec.account))
+        find_in(&self.reservations, account, id)
     }
 
     pub fn placement(&self, sim: &Sim, now: DateTime<Utc>) -> Placement<'_> {
         Placement::of(&sim.config, now, &self.launched, &self.churn)
     }
+}
+
+/// Where a hook's reservation is in `reservations`: `id` of `account`, or of the first
+/// account that holds it when none is named (the demo account's, where ids collide). Apart
+/// from [`World::find`] for a hook that borrows the world's other fields beside the list.
+pub fn find_in(reservations: &[Reservation], account: Option<Account>, id: u64) -> Option<usize> {
+    reservations.iter().position(|r| r.spec.id == id && account.is_none_or(|a| a == r.spec.account))
 }
 
 pub struct Sim {
