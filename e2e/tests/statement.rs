@@ -58,6 +58,15 @@ async fn the_owner_reads_the_term_ledger_and_a_member_is_told_it_is_the_owners()
     let account = browser.text(".ledger-table tfoot").await;
     assert!(account.starts_with("Account"), "{account}");
     assert!(!browser.exists(".schedule-issues").await, "the demo's figures agree");
+    // At 1,280 px every column is on screen: a past-due row's note under its unpaid figure
+    // wraps rather than widening its column past the page.
+    let widths = browser
+        .script("const wrap = document.querySelector('.ledger-table').closest('.table-wrap'); return [wrap.scrollWidth, wrap.clientWidth]")
+        .await;
+    assert!(
+        widths[0].as_u64() <= widths[1].as_u64(),
+        "the ledger scrolls sideways at 1,280 px (scroll, client): {widths}"
+    );
     console.screenshots("ledger-owner").await;
     browser.cdp("Emulation.setEmulatedMedia", json!({ "media": "print" })).await;
     let on_paper = "const shown = s => { const e = document.querySelector(s); return !!e && e.getClientRects().length > 0 };
