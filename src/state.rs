@@ -65,6 +65,8 @@ pub struct ConnectionState {
     /// This tab's share of each key's requests, joined at the key's first request: one
     /// per key, by its channel's name ([`channel_for`]).
     shares: StoredValue<Vec<(String, TabShare)>, LocalStorage>,
+    /// An added account's connection ([`Self::for_account`]): its 401 ends nothing.
+    added: bool,
 }
 
 /// The requests of one session, on one page (its path) or all of them.
@@ -97,7 +99,28 @@ impl ConnectionState {
             scope: StoredValue::new_local(None),
             session_scope: StoredValue::new_local(None),
             shares: StoredValue::new_local(Vec::new()),
+            added: false,
         }
+    }
+
+    /// The connection of the added account `session` (`reads::session::Accounts`), for the
+    /// pages of one of its reservations: everything read under it is read with its key,
+    /// within this tab's share of that key's limit (the shares are this connection's, one per
+    /// key). A 401 ends nothing (the page says why); its reads end with the page that made it.
+    pub fn for_account(&self, session: Session, role: Role) -> ConnectionState {
+        let account = ConnectionState {
+            session: RwSignal::new(Some(session)),
+            role: RwSignal::new(role),
+            next_id: self.next_id,
+            shares: self.shares,
+            added: true,
+            ..ConnectionState::new()
+        };
+        on_cleanup(move || {
+            abort(account.scope);
+            abort(account.session_scope);
+        });
+        account
     }
 
     /// Reconnects with the key kept for this tab, if the user opted in earlier, in the role
@@ -257,7 +280,7 @@ impl ConnectionState {
     /// Ends session `session` if `err` is a 401 and that session is still the current one.
     fn end_if_unauthorized(&self, session: u64, err: &ApiError) {
         let current = self.session.try_with_untracked(|s| s.as_ref().map(|s| s.id)).flatten();
-        if !err.is_unauthorized() || current != Some(session) {
+        if self.added || !err.is_unauthorized() || current != Some(session) {
             return;
         }
         let path = current_path();

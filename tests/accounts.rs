@@ -5,16 +5,21 @@
 
 mod console_fixtures;
 
-use console_fixtures::{mount_with, provide_console, Answer, FakeApi};
-use leptos::prelude::provide_context;
+use console_fixtures::{mount_with, now, provide_console, settle, text, Answer, FakeApi};
+use leptos::prelude::*;
 use reservations_console::api::client::{self, Connection};
 use reservations_console::browser::sleep;
 use reservations_console::domain::polling::tab_share::channel_for;
+use reservations_console::pages::launch::LaunchPage;
+use reservations_console::pages::reservation::ReservationPage;
+use reservations_console::reads::reservations::use_reservations;
 use reservations_console::reads::session::{Accounts, Refused};
+use reservations_console::router::Router;
 use reservations_console::state::{ConnectionState, Role, TabShare};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -133,4 +138,100 @@ async fn removing_an_account_purges_its_stored_entry_its_reads_in_flight_and_its
     assert_eq!(other_tab.tabs(), 1, "the key's other tab takes its share back");
     assert!(accounts.send(&second, |c| async move { client::reservation(&c, 12).await }).await.is_err());
     assert_eq!(api.authorizations().len(), 1, "a removed account sends nothing");
+}
+
+/// Seed 004's detail of reservation #12, in `region`: the same id in two accounts.
+fn detail_in(region: &str) -> serde_json::Value {
+    let mut detail: serde_json::Value = serde_json::from_str(include_str!("../fixtures/seed_004_detail.json")).unwrap();
+    detail["region_id"] = region.into();
+    detail
+}
+
+/// `page` at `address` in a console connected with the first key, whose store already holds
+/// the first account's #12 (in region "atl"), and "prod-eu" added beside it, each kept for
+/// the tab as `kept` says; the runner's address is put back after.
+async fn two_accounts_kept_at(
+    address: &str,
+    kept: (bool, bool),
+    page: fn() -> AnyView,
+) -> (web_sys::HtmlElement, Accounts) {
+    web_sys::window().unwrap().session_storage().unwrap().unwrap().clear().unwrap();
+    let history = web_sys::window().unwrap().history().unwrap();
+    let before = web_sys::window().unwrap().location().href().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some(address)).unwrap();
+    let (host, accounts) = mount_with(move || {
+        let state = provide_console(Role::Owner);
+        if kept.0 {
+            state.connect(Connection::new("/api", FIRST_KEY), true, Role::Owner);
+        }
+        let store = use_reservations();
+        let first = store.begin_current().unwrap();
+        store.receive_detail(first, serde_json::from_value(detail_in("atl")).unwrap(), now());
+        let accounts = Accounts::new();
+        provide_context(accounts);
+        accounts.add("prod-eu", second_key(), Role::Owner, kept.1).expect("added");
+        (accounts, view! { <Router>{page()}</Router> })
+    });
+    settle().await;
+    sleep(CROSS).await;
+    history.replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    (host, accounts)
+}
+
+/// The addresses of the links of `host` that lead to a page of reservation #12.
+fn links_to_12(host: &web_sys::HtmlElement) -> Vec<String> {
+    let links = host.query_selector_all("a[href^='/reservations/12']").unwrap();
+    (0..links.length())
+        .map(|i| links.item(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("href").unwrap())
+        .collect()
+}
+
+/// Ids repeat between accounts: `#12` of "prod-eu" is read with its key and shown as its,
+/// never the first account's `#12` the app's store already holds; its links to the
+/// reservation's other pages keep the account.
+#[wasm_bindgen_test]
+async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_keep_the_account() {
+    let api = FakeApi::new(vec![
+        ("/api/gpu-reservations/12", vec![Answer::ok(detail_in("ams"))]),
+        ("/api/gpu-reservations", vec![Answer::ok(serde_json::json!([]))]),
+        ("/api/gpu-reservations/12/nodes", vec![Answer::ok(serde_json::json!({ "nodes": [] }))]),
+    ]);
+    let pages: [(&str, fn() -> AnyView); 2] = [
+        ("/reservations/12?account=prod-eu", || view! { <ReservationPage/> }.into_any()),
+        ("/reservations/12/launch?gpus=2&account=prod-eu", || view! { <LaunchPage/> }.into_any()),
+    ];
+    for (address, page) in pages {
+        let (host, accounts) = two_accounts_kept_at(address, (false, false), page).await;
+        let shown = text(&host);
+        assert!(shown.contains("ams") && !shown.contains("atl"), "{address}: prod-eu's #12, not the first's: {shown}");
+        let sent = api.authorizations();
+        assert!(!sent.is_empty() && sent.iter().all(|a| *a == format!("Bearer {SECOND_KEY}")), "{address}: {sent:?}");
+        let links = links_to_12(&host);
+        assert!(!links.is_empty() && links.iter().all(|l| l.ends_with("account=prod-eu")), "{address}: {links:?}");
+        accounts.remove("");
+        host.remove();
+        js_clear_log();
+    }
+}
+
+/// An address naming an account the tab has no key for says so, the label drawn as text,
+/// and reads nothing (no other account's `#12` in its place).
+#[wasm_bindgen_test]
+async fn an_address_naming_an_account_not_connected_says_so_and_reads_nothing() {
+    let api = FakeApi::new(vec![("/api/gpu-reservations/12", vec![Answer::ok(detail_in("ams"))])]);
+    let address = "/reservations/12?account=%3Cb%3Etraining%3C%2Fb%3E";
+    let (host, accounts) =
+        two_accounts_kept_at(address, (false, false), || view! { <ReservationPage/> }.into_any()).await;
+    let shown = text(&host);
+    assert!(shown.contains("Account not connected") && shown.contains("<b>training</b>"), "{shown}");
+    assert!(host.query_selector("b").unwrap().is_none(), "the label is text, never markup");
+    assert!(!shown.contains("atl") && !shown.contains("ams"), "{shown}");
+    assert!(api.paths().is_empty(), "nothing read: {:?}", api.paths());
+    accounts.remove("");
+    host.remove();
+}
+
+/// Forgets the requests the fake API logged so far.
+fn js_clear_log() {
+    console_fixtures::js("window.__log = [];");
 }
