@@ -15,7 +15,7 @@ use reservations_console::pages::reservation::ReservationPage;
 use reservations_console::reads::reservations::use_reservations;
 use reservations_console::reads::session::{Accounts, Refused};
 use reservations_console::router::Router;
-use reservations_console::state::{ConnectionState, Role, TabShare};
+use reservations_console::state::{ConnectionState, Role, TabShare, KEPT_CONNECTION};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -234,4 +234,76 @@ async fn an_address_naming_an_account_not_connected_says_so_and_reads_nothing() 
 /// Forgets the requests the fake API logged so far.
 fn js_clear_log() {
     console_fixtures::js("window.__log = [];");
+}
+
+/// Every entry of the tab's `localStorage` and `sessionStorage`: which, name, value.
+fn stored_entries() -> Vec<(&'static str, String, String)> {
+    let window = web_sys::window().unwrap();
+    let storages = [("local", window.local_storage()), ("session", window.session_storage())];
+    let mut entries = Vec::new();
+    for (which, storage) in storages {
+        let storage = storage.unwrap().unwrap();
+        for i in 0..storage.length().unwrap() {
+            let name = storage.key(i).unwrap().unwrap();
+            entries.push((which, name.clone(), storage.get_item(&name).unwrap().unwrap()));
+        }
+    }
+    entries
+}
+
+/// The names of the origin's IndexedDB databases, where the browser lists them.
+async fn indexed_databases() -> Option<Vec<String>> {
+    let listed = console_fixtures::js(
+        "return (typeof indexedDB !== 'undefined' && indexedDB.databases) \
+           ? indexedDB.databases().then((all) => all.map((db) => db.name)) : null;",
+    );
+    if listed.is_null() {
+        return None;
+    }
+    let names = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(listed)).await.unwrap();
+    Some(js_sys::Array::from(&names).iter().filter_map(|name| name.as_string()).collect())
+}
+
+/// Issue 48's rule for storage: after a session with two accounts, one kept for the tab and
+/// one not, each having read (the detail and list of its #12), the tab holds the kept key's
+/// entry alone, in `sessionStorage`: nothing of the other key, nothing read, no `localStorage`,
+/// no IndexedDB.
+#[wasm_bindgen_test]
+async fn after_a_session_with_two_accounts_only_the_kept_keys_entry_is_stored() {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap().clear().unwrap();
+    let api = FakeApi::new(vec![
+        ("/api/gpu-reservations/12", vec![Answer::ok(detail_in("ams"))]),
+        ("/api/gpu-reservations", vec![Answer::ok(serde_json::json!([detail_in("ams")]))]),
+    ]);
+    let arrangements = [
+        ((true, false), (KEPT_CONNECTION.to_owned(), FIRST_KEY, SECOND_KEY)),
+        ((false, true), (format!("{KEPT_CONNECTION}.prod-eu"), SECOND_KEY, FIRST_KEY)),
+    ];
+    for (kept, (entry, kept_key, other_key)) in arrangements {
+        let (host, accounts) =
+            two_accounts_kept_at("/reservations/12?account=prod-eu", kept, || view! { <ReservationPage/> }.into_any())
+                .await;
+        let first = accounts.all().remove(0);
+        accounts.send(&first, |c| async move { client::reservation(&c, 12).await }).await.expect("read");
+        accounts.send(&first, |c| async move { client::list_reservations(&c).await }).await.expect("read");
+        let sent = api.authorizations();
+        for key in [FIRST_KEY, SECOND_KEY] {
+            assert!(sent.contains(&format!("Bearer {key}")), "both accounts read: {sent:?}");
+        }
+
+        let entries = stored_entries();
+        let names: Vec<(&str, &str)> = entries.iter().map(|(which, name, _)| (*which, name.as_str())).collect();
+        assert_eq!(names, [("session", entry.as_str())], "{kept:?}: the kept key's entry alone: {entries:?}");
+        let value = &entries[0].2;
+        assert!(value.contains(kept_key), "{kept:?}: {value}");
+        for absent in [other_key, "ams", "atl", "gpu_type", "payment"] {
+            assert!(!value.contains(absent), "{kept:?}: {absent} stored: {value}");
+        }
+        if let Some(databases) = indexed_databases().await {
+            assert!(databases.is_empty(), "{kept:?}: IndexedDB holds {databases:?}");
+        }
+        accounts.remove("");
+        host.remove();
+        js_clear_log();
+    }
 }
