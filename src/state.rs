@@ -7,6 +7,7 @@
 use crate::api::client::{self, Connection};
 use crate::api::error::{ApiError, RateLimit};
 use crate::browser::sleep;
+use crate::domain::polling::server_wait;
 use crate::domain::polling::tab_share::channel_for;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -226,6 +227,7 @@ impl ConnectionState {
             state.turn(&key).await;
             let result = request.await;
             if let Err(error) = &result {
+                state.hold_if_limited(&key, error);
                 state.end_if_unauthorized(session, error);
             }
             result
@@ -248,8 +250,21 @@ impl ConnectionState {
         let request = call(session.connection.clone().within(signal));
         Box::pin(async move {
             state.turn(&key).await;
-            request.await
+            let result = request.await;
+            if let Err(error) = &result {
+                state.hold_if_limited(&key, error);
+            }
+            result
         })
+    }
+
+    /// A 429 with a `retry-after` holds `key`'s next requests from this tab, whichever page
+    /// or account sends them, for as long as asked (up to the one cap,
+    /// [`server_wait`]); the other keys' go on.
+    fn hold_if_limited(&self, key: &str, error: &ApiError) {
+        if let (Some(429), Some(wait)) = (error.status, error.retry_after()) {
+            self.share_of(key).hold(server_wait(wait));
+        }
     }
 
     /// Waits for this tab's turn within its share of `key`'s limit, whatever page sends.

@@ -15,7 +15,7 @@ use reservations_console::pages::reservation::ReservationPage;
 use reservations_console::reads::reservations::use_reservations;
 use reservations_console::reads::session::{Accounts, Refused};
 use reservations_console::router::Router;
-use reservations_console::state::{ConnectionState, Role, TabShare, KEPT_CONNECTION};
+use reservations_console::state::{ConnectionState, Role, Sent, TabShare, KEPT_CONNECTION};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -306,4 +306,53 @@ async fn after_a_session_with_two_accounts_only_the_kept_keys_entry_is_stored() 
         host.remove();
         js_clear_log();
     }
+}
+
+/// A 429 on one key is that key's: its `retry-after` holds its next reads (sent with the
+/// real pacing of [`Accounts::send`]), while the other key's reads go on at once, each key
+/// within its own budget.
+#[wasm_bindgen_test]
+async fn a_429_on_one_key_holds_that_keys_reads_for_its_retry_after_and_not_the_others() {
+    let (state, accounts) = connected();
+    let second = accounts.add("prod-eu", second_key(), Role::Member, false).expect("added");
+    let first = accounts.all().remove(0);
+    // Each key reads its own path: the fake answers by path.
+    let api = FakeApi::new(vec![
+        (
+            "/api/gpu-reservations",
+            vec![
+                Answer::error(429, "rate_limited", "req-429").with_header("retry-after", "2"),
+                Answer::ok(serde_json::json!([])),
+            ],
+        ),
+        ("/api/gpu-reservations/12", vec![Answer::ok(detail_in("ams"))]),
+    ]);
+    let refused = accounts.send(&first, |c| async move { client::list_reservations(&c).await }).await;
+    assert_eq!(refused.err().and_then(|e| e.status), Some(429));
+    for _ in 0..5 {
+        for account in [&first, &second] {
+            let read: Sent<()> = if account.label.is_empty() {
+                let read = accounts.send(account, |c| async move { client::list_reservations(&c).await });
+                Box::pin(async move { read.await.map(drop) })
+            } else {
+                let read = accounts.send(account, |c| async move { client::reservation(&c, 12).await });
+                Box::pin(async move { read.await.map(drop) })
+            };
+            wasm_bindgen_futures::spawn_local(async move { drop(read.await) });
+        }
+    }
+    let by = |key: &str| api.authorizations().iter().filter(|a| **a == format!("Bearer {key}")).count();
+    sleep(Duration::from_millis(1_000)).await;
+    assert_eq!((by(FIRST_KEY), by(SECOND_KEY)), (1, 5), "a second in: the held key's reads wait, the other's went");
+    sleep(Duration::from_millis(1_600)).await;
+    assert_eq!((by(FIRST_KEY), by(SECOND_KEY)), (6, 5), "past its retry-after the held key reads again");
+    let first_key_sent: Vec<f64> = api
+        .sent()
+        .into_iter()
+        .zip(api.authorizations())
+        .filter(|(_, authorization)| *authorization == format!("Bearer {FIRST_KEY}"))
+        .map(|((_, at), _)| at)
+        .collect();
+    assert!(first_key_sent[1] - first_key_sent[0] >= 1_900.0, "held for its retry-after: {first_key_sent:?}");
+    accounts.remove("");
 }
