@@ -188,7 +188,7 @@ fn links_to_12(host: &web_sys::HtmlElement) -> Vec<String> {
 
 /// Ids repeat between accounts: `#12` of "prod-eu" is read with its key and shown as its,
 /// never the first account's `#12` the app's store already holds; its links to the
-/// reservation's other pages keep the account.
+/// reservation's other pages keep the account; once it is removed, nothing of it is shown.
 #[wasm_bindgen_test]
 async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_keep_the_account() {
     let api = FakeApi::new(vec![
@@ -196,7 +196,8 @@ async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_k
         ("/api/gpu-reservations", vec![Answer::ok(serde_json::json!([]))]),
         ("/api/gpu-reservations/12/nodes", vec![Answer::ok(serde_json::json!({ "nodes": [] }))]),
     ]);
-    let pages: [(&str, fn() -> AnyView); 2] = [
+    type Build = fn() -> AnyView;
+    let pages: [(&str, Build); 2] = [
         ("/reservations/12?account=prod-eu", || view! { <ReservationPage/> }.into_any()),
         ("/reservations/12/launch?gpus=2&account=prod-eu", || view! { <LaunchPage/> }.into_any()),
     ];
@@ -208,6 +209,10 @@ async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_k
         assert!(!sent.is_empty() && sent.iter().all(|a| *a == format!("Bearer {SECOND_KEY}")), "{address}: {sent:?}");
         let links = links_to_12(&host);
         assert!(!links.is_empty() && links.iter().all(|l| l.ends_with("account=prod-eu")), "{address}: {links:?}");
+        accounts.remove("prod-eu");
+        settle().await;
+        let shown = text(&host);
+        assert!(shown.contains("Account not connected") && !shown.contains("ams"), "{address}: removed: {shown}");
         accounts.remove("");
         host.remove();
         js_clear_log();
@@ -313,7 +318,7 @@ async fn after_a_session_with_two_accounts_only_the_kept_keys_entry_is_stored() 
 /// within its own budget.
 #[wasm_bindgen_test]
 async fn a_429_on_one_key_holds_that_keys_reads_for_its_retry_after_and_not_the_others() {
-    let (state, accounts) = connected();
+    let (_, accounts) = connected();
     let second = accounts.add("prod-eu", second_key(), Role::Member, false).expect("added");
     let first = accounts.all().remove(0);
     // Each key reads its own path: the fake answers by path.
