@@ -148,8 +148,8 @@ fn detail_in(region: &str) -> serde_json::Value {
 }
 
 /// `page` at `address` in a console connected with the first key, whose store already holds
-/// the first account's #12 (in region "atl"), and "prod-eu" added beside it, each kept for
-/// the tab as `kept` says; the runner's address is put back after.
+/// the first account's #12 (in region "atl"), and "prod-eu" added beside it (its role not
+/// known yet), each kept for the tab as `kept` says; the runner's address is put back after.
 async fn two_accounts_kept_at(
     address: &str,
     kept: (bool, bool),
@@ -169,7 +169,7 @@ async fn two_accounts_kept_at(
         store.receive_detail(first, serde_json::from_value(detail_in("atl")).unwrap(), now());
         let accounts = Accounts::new();
         provide_context(accounts);
-        accounts.add("prod-eu", second_key(), Role::Owner, kept.1).expect("added");
+        accounts.add("prod-eu", second_key(), Role::Unknown, kept.1).expect("added");
         (accounts, view! { <Router>{page()}</Router> })
     });
     settle().await;
@@ -188,7 +188,8 @@ fn links_to_12(host: &web_sys::HtmlElement) -> Vec<String> {
 
 /// Ids repeat between accounts: `#12` of "prod-eu" is read with its key and shown as its,
 /// never the first account's `#12` the app's store already holds; its links to the
-/// reservation's other pages keep the account; once it is removed, nothing of it is shown.
+/// reservation's other pages keep the account; the role its read reveals is the account's;
+/// once it is removed, nothing of it is shown.
 #[wasm_bindgen_test]
 async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_keep_the_account() {
     let api = FakeApi::new(vec![
@@ -209,6 +210,8 @@ async fn a_reservation_page_naming_an_account_reads_with_its_key_and_its_links_k
         assert!(!sent.is_empty() && sent.iter().all(|a| *a == format!("Bearer {SECOND_KEY}")), "{address}: {sent:?}");
         let links = links_to_12(&host);
         assert!(!links.is_empty() && links.iter().all(|l| l.ends_with("account=prod-eu")), "{address}: {links:?}");
+        let role = accounts.find("prod-eu").map(|a| a.role);
+        assert_eq!(role, Some(Role::Owner), "{address}: its detail (with payment) told its role");
         accounts.remove("prod-eu");
         settle().await;
         let shown = text(&host);

@@ -6,7 +6,7 @@ use crate::api::error::ApiError;
 use crate::browser::set_page_title;
 use crate::components::error_panel::ErrorPanel;
 use crate::domain::words::address::reservation_address;
-use crate::reads::session::{account_named, read_as, NotConnected};
+use crate::reads::session::{account_named, read_as, Account, NotConnected};
 use crate::router::{use_location, Location};
 use leptos::prelude::*;
 
@@ -40,7 +40,11 @@ pub fn route_account() -> String {
 /// not connected. Built anew when that account is added or removed.
 pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
     let label = use_location().route().read_untracked().account().map(str::to_owned);
-    let account = Memo::new(move |_| account_named(label.as_deref()));
+    // Not when its role is learnt: the same account, the page as it is.
+    let account = Memo::new_with_compare(
+        move |_| account_named(label.as_deref()),
+        |old, new| named_session(old) != named_session(new),
+    );
     move || match (route_reservation_id(), account.get()) {
         (_, Err(NotConnected(label))) => {
             set_page_title("Account not connected");
@@ -57,6 +61,12 @@ pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl Int
             page(id).into_any()
         }
     }
+}
+
+/// The session of the account an address names (none: the first account's), or the label
+/// not connected: what the page is built anew for.
+fn named_session(named: Option<&Result<Option<Account>, NotConnected>>) -> Option<Result<Option<u64>, NotConnected>> {
+    named.map(|named| named.as_ref().map(|account| account.as_ref().map(|a| a.session.id)).map_err(Clone::clone))
 }
 
 /// An address names an account this tab has no key for: shown by its label (the address's

@@ -246,9 +246,14 @@ pub fn account_named(label: Option<&str>) -> Result<Option<Account>, NotConnecte
 /// Makes every read of the current owner (a page of one reservation) the added `account`'s:
 /// its connection ([`ConnectionState::for_account`]) and stores of its own for the page, so
 /// whatever the page and its components read is read with its key, and `#12` of one
-/// account is never shown as `#12` of another.
+/// account is never shown as `#12` of another. The role a read with its key reveals (a
+/// detail with `payment`) is the account's ([`Accounts::learn_role`]).
 pub fn read_as(account: Account) {
-    provide_context(use_connection().for_account(account.session, account.role));
+    let (session, state) = (account.session.id, use_connection().for_account(account.session, account.role));
+    if let Some(accounts) = use_context::<Accounts>() {
+        Effect::new(move |_| accounts.learn_role(session, state.role()));
+    }
+    provide_context(state);
     provide_context(super::nodes::NodesStore::new());
     provide_context(super::reservations::ReservationsStore::new());
     provide_context(super::fleet::FleetStore::new());
