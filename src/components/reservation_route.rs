@@ -27,9 +27,8 @@ fn not_a_reservation() -> ApiError {
 }
 
 /// The label of the account the route names: the first account's (empty, as with one key)
-/// when none is named. Links between a reservation's pages write it, so moving between its
-/// tabs keeps the account.
-/// Outside the router (a view drawn alone) it is the first account's.
+/// when none is named, or outside the router (a view drawn alone). Links between a
+/// reservation's pages write it, so moving between its tabs keeps the account.
 pub fn route_account() -> String {
     let location = use_context::<Location>();
     location.and_then(|l| l.route().read_untracked().account().map(str::to_owned)).unwrap_or_default()
