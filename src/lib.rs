@@ -114,9 +114,9 @@ lazy_routes! {
     Route::Capacity => capacity,
     Route::Ledger => ledger,
     Route::Reservations => list,
-    Route::Reservation(_) => detail,
-    Route::Nodes(_) => nodes,
-    Route::Launch(_) => launch,
+    Route::Reservation { .. } => detail,
+    Route::Nodes { .. } => nodes,
+    Route::Launch { .. } => launch,
     Route::Workload { .. } => workload,
     Route::Orgs | Route::Org(_) => org,
 }
@@ -126,7 +126,6 @@ lazy_routes! {
 /// after "Connect" the page waits for its reads, not for its code. A failed fetch is
 /// forgotten: the page fetches again on its visit.
 fn prefetch_page(path: &str) {
-    let path = path.split_once('?').map_or(path, |(path, _)| path);
     if let Some(page) = lazy_route(&Route::parse(path)) {
         (page.prefetch)();
     }

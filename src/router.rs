@@ -26,19 +26,40 @@ pub enum Route {
     Capacity,
     Ledger,
     Reservations,
-    Reservation(String),
-    Nodes(String),
-    Launch(String),
-    Workload { reservation: String, kind: String, id: String },
+    /// The pages of one reservation carry the account their address names (`?account=`,
+    /// [`ACCOUNT_KEY`]): `#12` of one account is another reservation than `#12` of another.
+    Reservation {
+        id: String,
+        account: Option<String>,
+    },
+    Nodes {
+        id: String,
+        account: Option<String>,
+    },
+    Launch {
+        id: String,
+        account: Option<String>,
+    },
+    Workload {
+        reservation: String,
+        kind: String,
+        id: String,
+        account: Option<String>,
+    },
     Orgs,
     Org(String),
     NotFound,
 }
 
 impl Route {
-    /// The route of an address's path (without its query), percent-escapes decoded: the
-    /// page whose pattern ([`Page`]) it matches, with the segments the page reads.
-    pub fn parse(path: &str) -> Route {
+    /// The route of an address (a path, with or without its query), percent-escapes
+    /// decoded: the page whose pattern ([`Page`]) its path matches, with the segments the
+    /// page reads, and for a page of one reservation the account its query names. The one
+    /// reading of `?account=`: every other key of the query is the pages' own.
+    pub fn parse(address: &str) -> Route {
+        let (path, query) = address.split_once('?').unwrap_or((address, ""));
+        // No label is empty: an empty `account=` names no account, as its absence does.
+        let account = || query_value(query, ACCOUNT_KEY).filter(|label| !label.is_empty());
         let segments: Vec<String> =
             path.split('/').filter(|segment| !segment.is_empty()).map(percent_decoded).collect();
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
@@ -52,10 +73,10 @@ impl Route {
             Page::Capacity => Route::Capacity,
             Page::Ledger => Route::Ledger,
             Page::Reservations => Route::Reservations,
-            Page::Reservation => Route::Reservation(next()),
-            Page::Nodes => Route::Nodes(next()),
-            Page::Launch => Route::Launch(next()),
-            Page::Workload => Route::Workload { reservation: next(), kind: next(), id: next() },
+            Page::Reservation => Route::Reservation { id: next(), account: account() },
+            Page::Nodes => Route::Nodes { id: next(), account: account() },
+            Page::Launch => Route::Launch { id: next(), account: account() },
+            Page::Workload => Route::Workload { reservation: next(), kind: next(), id: next(), account: account() },
             Page::Orgs => Route::Orgs,
             Page::Org => Route::Org(next()),
         }
@@ -64,8 +85,20 @@ impl Route {
     /// The reservation id segment of the pages under `/reservations/:id`.
     pub fn reservation_id(&self) -> Option<&str> {
         match self {
-            Route::Reservation(id) | Route::Nodes(id) | Route::Launch(id) => Some(id),
+            Route::Reservation { id, .. } | Route::Nodes { id, .. } | Route::Launch { id, .. } => Some(id),
             Route::Workload { reservation, .. } => Some(reservation),
+            _ => None,
+        }
+    }
+
+    /// The label of the account a page of one reservation names in its address, if any
+    /// (none: the connection's first account, as with one key).
+    pub fn account(&self) -> Option<&str> {
+        match self {
+            Route::Reservation { account, .. }
+            | Route::Nodes { account, .. }
+            | Route::Launch { account, .. }
+            | Route::Workload { account, .. } => account.as_deref(),
             _ => None,
         }
     }
@@ -83,12 +116,14 @@ impl Route {
 
     /// The API read the page starts with, as a path under the compute API's base URL: the
     /// one table of it. `index.html`'s inline script sends the same read for a fresh load of
-    /// these addresses, and a test runs the script on each to hold the two together.
+    /// these addresses, and a test runs the script on each to hold the two together. None
+    /// for an address naming an account: the script knows the first account's key alone.
     pub fn first_read(&self) -> Option<String> {
         match self {
+            _ if self.account().is_some() => None,
             Route::Overview | Route::Reservations => Some(client::RESERVATIONS_PATH.to_owned()),
-            Route::Reservation(_) => self.reservation_number().map(client::reservation_path),
-            Route::Nodes(_) => self.reservation_number().map(client::nodes_path),
+            Route::Reservation { .. } => self.reservation_number().map(client::reservation_path),
+            Route::Nodes { .. } => self.reservation_number().map(client::nodes_path),
             _ => None,
         }
     }
@@ -104,6 +139,10 @@ impl Route {
 /// The most digits a reservation id may have: any number of 18 digits fits an `i64`, so
 /// `index.html`'s script, which cannot parse one, checks an id by its pattern alone.
 pub const ID_DIGITS: usize = 18;
+
+/// The query key of the account a page of one reservation is of, written by
+/// [`reservation_address`](crate::domain::words::address::reservation_address).
+pub use crate::domain::words::address::ACCOUNT_KEY;
 
 /// Where Connect goes once connected, when no other page was asked for.
 pub const LANDING: &str = "/overview";
@@ -133,8 +172,8 @@ pub struct Location {
 }
 
 impl Location {
-    /// The path's page; it changes only when the path names another page or id, and then
-    /// the page is built anew (see `Pages` in `lib.rs`), so a page reads it once.
+    /// The address's page; it changes only when the address names another page, id or
+    /// account, and then the page is built anew (see `Pages` in `lib.rs`), so a page reads it once.
     pub fn route(&self) -> Memo<Route> {
         self.route
     }
@@ -194,8 +233,8 @@ pub fn use_location() -> Location {
 #[component]
 pub fn Router(children: Children) -> impl IntoView {
     let path = RwSignal::new(String::new());
-    let location =
-        Location { path, query: RwSignal::new(String::new()), route: Memo::new(move |_| Route::parse(&path.get())) };
+    let query = RwSignal::new(String::new());
+    let location = Location { path, query, route: Memo::new(move |_| Route::parse(&(path.get() + &query.get()))) };
     location.follow_address();
     provide_context(location);
     let back_and_forward = window_event_listener(ev::popstate, move |_| location.follow_address());
@@ -269,12 +308,12 @@ mod tests {
         assert_eq!(Route::parse("/ledger"), Route::Ledger);
         assert_eq!(Route::parse("/reservations"), Route::Reservations);
         assert_eq!(Route::parse("/reservations/"), Route::Reservations);
-        assert_eq!(Route::parse("/reservations/12"), Route::Reservation("12".into()));
-        assert_eq!(Route::parse("/reservations/12/nodes"), Route::Nodes("12".into()));
-        assert_eq!(Route::parse("/reservations/12/launch"), Route::Launch("12".into()));
+        assert_eq!(Route::parse("/reservations/12"), Route::Reservation { id: "12".into(), account: None });
+        assert_eq!(Route::parse("/reservations/12/nodes"), Route::Nodes { id: "12".into(), account: None });
+        assert_eq!(Route::parse("/reservations/12/launch"), Route::Launch { id: "12".into(), account: None });
         assert_eq!(
             Route::parse("/reservations/12/workloads/gpu_cluster/418"),
-            Route::Workload { reservation: "12".into(), kind: "gpu_cluster".into(), id: "418".into() }
+            Route::Workload { reservation: "12".into(), kind: "gpu_cluster".into(), id: "418".into(), account: None }
         );
         assert_eq!(Route::parse("/reservations/12/workloads/batch%20job/7").reservation_id(), Some("12"));
         assert_eq!(Route::parse("/orgs"), Route::Orgs);
@@ -307,6 +346,28 @@ mod tests {
     }
 
     #[test]
+    fn a_page_of_one_reservation_reads_the_account_its_address_names_and_no_other_page_does() {
+        let account = |address: &str| Route::parse(address).account().map(str::to_owned);
+        for tab in ["", "/nodes", "/launch", "/workloads/gpu_cluster/418"] {
+            let address = format!("/reservations/12{tab}?gpus=4&account=prod%2Deu");
+            assert_eq!(account(&address).as_deref(), Some("prod-eu"), "{address}");
+            assert_eq!(Route::parse(&address).reservation_number(), Some(12), "{address}");
+        }
+        assert_eq!(account("/reservations/12"), None, "none named: the first account's");
+        assert_eq!(account("/reservations/12?account="), None, "no label is empty");
+        assert_eq!(
+            Route::parse("/reservations/12?tz=utc"),
+            Route::parse("/reservations/12"),
+            "other keys are the page's"
+        );
+        assert_ne!(Route::parse("/reservations/12?account=a"), Route::parse("/reservations/12?account=b"));
+        for address in ["/overview?account=a", "/fit?account=a", "/reservations?account=a", "/orgs/x?account=a"] {
+            assert_eq!(account(address), None, "{address}");
+            assert_eq!(Route::parse(address), Route::parse(address.split('?').next().unwrap()), "{address}");
+        }
+    }
+
+    #[test]
     fn a_reservation_id_is_read_as_the_console_writes_it_and_no_other_way() {
         let number = |path: &str| Route::parse(path).reservation_number();
         assert_eq!(number("/reservations/12/nodes"), Some(12));
@@ -334,7 +395,10 @@ mod tests {
         assert_eq!(read("/reservations").as_deref(), Some("/gpu-reservations"));
         assert_eq!(read("/reservations/12").as_deref(), Some("/gpu-reservations/12"));
         assert_eq!(read("/reservations/12/nodes").as_deref(), Some("/gpu-reservations/12/nodes"));
+        assert_eq!(read("/reservations/12/nodes?tz=utc").as_deref(), Some("/gpu-reservations/12/nodes"));
         for path in [
+            "/reservations/12?account=prod-eu",
+            "/reservations/12/nodes?account=prod-eu",
             "/",
             "/reservations/12/launch",
             "/reservations/012/nodes",

@@ -7,6 +7,7 @@
 use crate::api::client::{self, Connection};
 use crate::api::error::{ApiError, RateLimit};
 use crate::browser::sleep;
+use crate::domain::polling::server_wait;
 use crate::domain::polling::tab_share::channel_for;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -65,6 +66,8 @@ pub struct ConnectionState {
     /// This tab's share of each key's requests, joined at the key's first request: one
     /// per key, by its channel's name ([`channel_for`]).
     shares: StoredValue<Vec<(String, TabShare)>, LocalStorage>,
+    /// An added account's connection ([`Self::for_account`]): its 401 ends nothing.
+    added: bool,
 }
 
 /// The requests of one session, on one page (its path) or all of them.
@@ -97,7 +100,28 @@ impl ConnectionState {
             scope: StoredValue::new_local(None),
             session_scope: StoredValue::new_local(None),
             shares: StoredValue::new_local(Vec::new()),
+            added: false,
         }
+    }
+
+    /// The connection of the added account `session` (`reads::session::Accounts`), for the
+    /// pages of one of its reservations: everything read under it is read with its key,
+    /// within this tab's share of that key's limit (the shares are this connection's, one per
+    /// key). A 401 ends nothing (the page says why); its reads end with the page that made it.
+    pub fn for_account(&self, session: Session, role: Role) -> ConnectionState {
+        let account = ConnectionState {
+            session: RwSignal::new(Some(session)),
+            role: RwSignal::new(role),
+            next_id: self.next_id,
+            shares: self.shares,
+            added: true,
+            ..ConnectionState::new()
+        };
+        on_cleanup(move || {
+            abort(account.scope);
+            abort(account.session_scope);
+        });
+        account
     }
 
     /// Reconnects with the key kept for this tab, if the user opted in earlier, in the role
@@ -203,6 +227,7 @@ impl ConnectionState {
             state.turn(&key).await;
             let result = request.await;
             if let Err(error) = &result {
+                state.hold_if_limited(&key, error);
                 state.end_if_unauthorized(session, error);
             }
             result
@@ -225,8 +250,21 @@ impl ConnectionState {
         let request = call(session.connection.clone().within(signal));
         Box::pin(async move {
             state.turn(&key).await;
-            request.await
+            let result = request.await;
+            if let Err(error) = &result {
+                state.hold_if_limited(&key, error);
+            }
+            result
         })
+    }
+
+    /// A 429 with a `retry-after` holds `key`'s next requests from this tab, whichever page
+    /// or account sends them, for as long as asked (up to the one cap,
+    /// [`server_wait`]); the other keys' go on.
+    fn hold_if_limited(&self, key: &str, error: &ApiError) {
+        if let (Some(429), Some(wait)) = (error.status, error.retry_after()) {
+            self.share_of(key).hold(server_wait(wait));
+        }
     }
 
     /// Waits for this tab's turn within its share of `key`'s limit, whatever page sends.
@@ -257,7 +295,7 @@ impl ConnectionState {
     /// Ends session `session` if `err` is a 401 and that session is still the current one.
     fn end_if_unauthorized(&self, session: u64, err: &ApiError) {
         let current = self.session.try_with_untracked(|s| s.as_ref().map(|s| s.id)).flatten();
-        if !err.is_unauthorized() || current != Some(session) {
+        if self.added || !err.is_unauthorized() || current != Some(session) {
             return;
         }
         let path = current_path();

@@ -67,6 +67,13 @@ fn the_inline_script_sends_the_first_read_and_names_the_chunk_of_rusts_route_tab
             "/reservations/12/workloads/gpu_cluster/418",
             "/orgs/org_a",
             "/nowhere",
+            // An account named: a page of one reservation sends nothing, the others do.
+            "/reservations/12?account=prod-eu",
+            "/reservations/12/nodes?tz=utc&account=prod%2Deu",
+            "/reservations/12/nodes?account=",
+            "/reservations/12/nodes?tz=utc",
+            "/reservations?account=prod-eu",
+            "/overview?account=prod-eu",
         ]
         .map(String::from),
     );

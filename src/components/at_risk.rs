@@ -17,6 +17,7 @@ use crate::domain::exports::ics::{calendar, events, Deadlines};
 use crate::domain::exports::summary::what_stops_when;
 use crate::domain::nodes::grid::kind_label;
 use crate::domain::terms::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
 pub use crate::domain::words::shown::Shown;
 use crate::domain::words::shown::{
@@ -213,7 +214,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     view! {
         <li class="at-risk-item" data-deadline=kind>
             <h3 class="at-risk-title">
-                {linked.then(|| view! { <a href=format!("/reservations/{id}#{ANCHOR}")>{format!("#{id}")}</a> " · " })}
+                {linked.then(|| view! { <a href=format!("{}#{ANCHOR}", reservation_address("", id, "", &[]))>{format!("#{id}")}</a> " · " })}
                 {title}
             </h3>
             <p class="at-risk-when">

@@ -12,6 +12,7 @@ use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::nodes::grid::kind_label;
 use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::words::address::query_replacing;
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
 use crate::reads::fleet::FleetStore;
 use crate::router::{use_location, Navigation};
@@ -86,7 +87,7 @@ pub fn MakeRoom(
                 </fieldset>
                 {move || plans.get().into_iter().map(|(id, plan)| view! {
                     <article class="make-room-plan" data-reservation=id.to_string()>
-                        <h3><a href=format!("/reservations/{id}")>{format!("Reservation #{id}")}</a></h3>
+                        <h3><a href=reservation_address("", id, "", &[])>{format!("Reservation #{id}")}</a></h3>
                         {match plan {
                             Ok(plan) => view! { <PlanView id plan/> }.into_any(),
                             Err(why) => view! { <p class="muted make-room-none">{why}</p> }.into_any(),
@@ -138,7 +139,7 @@ fn StoppedItem(id: i64, s: Stopped) -> impl IntoView {
     };
     view! {
         <li data-kind=s.kind.as_str().to_owned()>
-            <a href=workload_page_path(id, &s.kind, s.id)><ApiText text=s.name/></a>
+            <a href=workload_page_path("", id, &s.kind, s.id)><ApiText text=s.name/></a>
             {format!(" · {} · {gpus} · ", kind_label(&s.kind))}
             {again}
         </li>

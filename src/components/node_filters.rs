@@ -4,6 +4,7 @@
 
 use crate::api::enums::{NodeState, WorkloadKind};
 use crate::components::api_text::ApiText;
+use crate::components::reservation_route::route_account;
 use crate::domain::nodes::filter::{nodes_named, showing_text, FoundWorkload, NodeFilter, SortBy};
 use crate::domain::nodes::grid::{kind_label, state_label};
 use crate::domain::nodes::workload::workload_page_path;
@@ -112,13 +113,14 @@ pub fn NodeFilters(
 /// GPUs and its nodes (the first few named), linked to the workload view.
 #[component]
 pub fn FoundWorkloads(reservation: i64, #[prop(into)] found: Signal<Vec<FoundWorkload>>) -> impl IntoView {
+    let account = route_account();
     move || {
         found.with(|found| {
             (!found.is_empty()).then(|| {
                 let items = found
                     .iter()
                     .map(|w| {
-                        let href = workload_page_path(reservation, &w.kind, w.id);
+                        let href = workload_page_path(&account, reservation, &w.kind, w.id);
                         // The name, the kind (an unrecognised one as the API spelled it) and
                         // the node names are the API's text, each isolated.
                         view! {

@@ -10,6 +10,7 @@ use crate::domain::status::settle_overdue;
 use crate::domain::terms::amendments::AmendmentsOf;
 use crate::domain::terms::at_risk::ANCHOR;
 use crate::domain::terms::timeline::{renewal, unknown_renewal, Handover, Renewal};
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_time, format_utc_date, relative, Zone};
@@ -56,7 +57,7 @@ impl Alert {
             return launch.clone();
         }
         let anchor = if self.stops { format!("#{ANCHOR}") } else { String::new() };
-        format!("/reservations/{}{anchor}", self.reservation)
+        format!("{}{anchor}", reservation_address("", self.reservation, "", &[]))
     }
 }
 

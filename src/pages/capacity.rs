@@ -18,6 +18,7 @@ use crate::components::timeline::position;
 use crate::domain::exports::summary;
 use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::terms::timeline::{lanes, Handover};
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::shown::{overlap_cost_of, stretches_text, LaneView, OverlapCost, TermRow};
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_utc_date, utc_title};
@@ -133,7 +134,7 @@ fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
     view! {
         <tr data-handover=r.tone>
             <th scope="row" data-label="Reservation">
-                <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
+                <a class="row-link" href=reservation_address("", r.id, "", &[])>{format!("#{}", r.id)}</a>
             </th>
             <td class="num" data-label="GPUs">
                 {figure(r.gpus)}

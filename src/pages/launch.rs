@@ -13,7 +13,7 @@ use crate::components::api_text::ApiText;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::field::{CheckField, Field};
 use crate::components::remote::RemoteStatus;
-use crate::components::reservation_route::{for_reservation_id, ReservationCrumbs};
+use crate::components::reservation_route::{for_reservation_id, route_account, ReservationCrumbs};
 use crate::components::status_badge::StatusBadge;
 use crate::domain::explain::{Action, ErrorContext};
 use crate::domain::money::launched::{billing_text, instance_ids, look_for_launch, Sighting};
@@ -22,7 +22,7 @@ use crate::domain::nodes::capacity::{
 };
 use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::status::{launch_access, reservation_status};
-use crate::domain::words::address::query_value;
+use crate::domain::words::address::{query_value, reservation_address};
 use crate::domain::words::text::visible_controls;
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::use_nodes;
@@ -88,7 +88,7 @@ fn LaunchOn(id: i64) -> impl IntoView {
                 <p class="subtitle">"A GPU instance on the reserved nodes, billed by the reservation."</p>
             </div>
             <div class="page-actions">
-                <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"See the nodes"</a>
+                <a class="button button-secondary" href=reservation_address(&route_account(), id, "/nodes", &[])>"See the nodes"</a>
             </div>
         </div>
         <RemoteStatus remote=reservation what="the reservation"/>
@@ -396,7 +396,7 @@ fn Unanswered(
             nodes.with(|n| match n.as_ref().map(|n| look_for_launch(n, &name, &before)) {
                 Some(Sighting::Found { node, id }) => view! {
                     "It was launched: "
-                    <a href=workload_page_path(reservation, &WorkloadKind::GpuInstance, id)>{shown.clone()}</a>
+                    <a href=workload_page_path(&route_account(), reservation, &WorkloadKind::GpuInstance, id)>{shown.clone()}</a>
                     {format!(" (#{id}) runs on {}.", visible_controls(&node))}
                 }
                 .into_any(),
@@ -434,7 +434,7 @@ fn Launched(reservation: i64, instance: LaunchedInstance) -> impl IntoView {
             <strong class="banner-title">"Launched"</strong>
             " "
             <span class="banner-body">
-                <a href=workload_page_path(reservation, &WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
+                <a href=workload_page_path(&route_account(), reservation, &WorkloadKind::GpuInstance, instance.id)>{visible_controls(&instance.name).into_owned()}</a>
                 {format!(" (#{}) · {gpus} · {billing}", instance.id)}
                 {(!expected).then_some(" — not what a launch on the reservation should answer.")}
             </span>

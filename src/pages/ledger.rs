@@ -19,6 +19,7 @@ use crate::domain::exports::csv::ledger_csv;
 use crate::domain::exports::focus::focus_csv;
 use crate::domain::money::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_RULE};
 use crate::domain::status::reservation_status;
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
 use crate::domain::words::time::{format_time, Zone};
 use crate::reads::reservations::{use_reservations, DetailsProgress};
@@ -165,7 +166,7 @@ pub fn LedgerBoard(
             view! {
                 <tr>
                     <th scope="row" data-label="Reservation">
-                        <a class="row-link" href=format!("/reservations/{}", r.id)>{format!("#{}", r.id)}</a>
+                        <a class="row-link" href=reservation_address("", r.id, "", &[])>{format!("#{}", r.id)}</a>
                         " " <StatusBadge label=status.label tone=status.tone/>
                         <span class="cell-sub"><CutText text=format!("{} · {}", r.region_id, r.gpu_type)/></span>
                     </th>

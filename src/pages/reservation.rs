@@ -13,7 +13,7 @@ use crate::components::launch_link::LaunchLink;
 use crate::components::payment_panel::PaymentPanel;
 use crate::components::placements::InUseFigure;
 use crate::components::remote::RemoteStatus;
-use crate::components::reservation_route::{not_a_reservation, route_reservation_id};
+use crate::components::reservation_route::{for_reservation_id, route_account};
 use crate::components::status_badge::{StatusBadge, StatusWithExplanation};
 use crate::components::time::{zone, Ago, TermDates, Time, UtcDate};
 use crate::components::timeline::{Mark, TermTimeline};
@@ -21,24 +21,24 @@ use crate::components::usage_bar::UsageBar;
 use crate::domain::nodes::capacity::{capacity_text, gpus_text, runs_workloads};
 use crate::domain::status::{needs_action, reservation_status, reservation_status_in};
 use crate::domain::terms::amendments::{differences, is_future, quota_mismatches};
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::time::{countdown, format_utc_date, term_mismatch, term_text};
 use crate::reads::nodes::use_nodes;
 use crate::reads::placements::Placements;
-use crate::reads::remote::Remote;
 use crate::reads::reservations::use_reservations;
 use crate::state::{use_clock, use_time_zone};
 use leptos::prelude::*;
 
 #[component]
 pub fn ReservationPage() -> impl IntoView {
-    let id = route_reservation_id();
-    let crumb = id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("#{id}"));
-    set_page_title(&id.map_or_else(|| "Not a reservation".to_owned(), |id| format!("Reservation #{id}")));
+    for_reservation_id(|id| view! { <ReservationOf id/> })
+}
+
+#[component]
+fn ReservationOf(id: i64) -> impl IntoView {
+    set_page_title(&format!("Reservation #{id}"));
     let store = use_reservations();
-    let detail = match id {
-        Some(id) => store.detail_remote(id),
-        None => Remote::new(|_| async { Err(not_a_reservation()) }),
-    };
+    let detail = store.detail_remote(id);
     // The account's reservations, among which the renewal is found (what stops when).
     let list = store.list_remote();
     let account = Signal::derive(move || list.data());
@@ -50,7 +50,7 @@ pub fn ReservationPage() -> impl IntoView {
         <nav class="breadcrumbs" aria-label="Breadcrumb">
             <a href="/reservations">"Reservations"</a>
             " / "
-            <span aria-current="page">{crumb}</span>
+            <span aria-current="page">{format!("#{id}")}</span>
         </nav>
         <RemoteStatus remote=detail what="the reservation"/>
         {move || detail.data().map(|detail| view! { <ReservationView detail placements account/> })}
@@ -101,7 +101,9 @@ pub fn ReservationView(
                 </p>
             </div>
             <div class="page-actions">
-                <a class="button button-secondary" href=format!("/reservations/{id}/nodes")>"Nodes and workloads"</a>
+                <a class="button button-secondary" href=reservation_address(&route_account(), id, "/nodes", &[])>
+                    "Nodes and workloads"
+                </a>
                 <LaunchLink id status=r.status.clone()/>
                 <DownloadButton
                     label="Add to calendar (.ics)"

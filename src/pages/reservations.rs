@@ -13,7 +13,7 @@ use crate::components::status_badge::write_status;
 use crate::components::time::{write_term_dates, zone};
 use crate::domain::nodes::capacity::capacity_text;
 use crate::domain::status::{needs_action, reservation_status_in, Banner};
-use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::address::{query_replacing, query_value, reservation_address};
 use crate::domain::words::time::{countdown, term_mismatch, term_text, Zone};
 use crate::reads::placements::{Placement, Placements};
 use crate::reads::reservations::use_reservations;
@@ -153,7 +153,7 @@ pub fn ReservationsView(
             let mut grouped: Vec<(Banner, Vec<(String, String)>)> = Vec::new();
             for r in list {
                 let Some(banner) = needs_action(r, None, zone(tz.get()), owner) else { continue };
-                let link = (format!("/reservations/{}", r.id), format!("reservation #{}", r.id));
+                let link = (reservation_address("", r.id, "", &[]), format!("reservation #{}", r.id));
                 match grouped.iter_mut().find(|(b, _)| *b == banner) {
                     Some((_, links)) => links.push(link),
                     None => grouped.push((banner, vec![link])),

@@ -28,7 +28,7 @@ use crate::state::ConnectionState;
 /// load's first read is sent earlier still, by `index.html`, for the same addresses
 /// ([`Route::first_read`]).
 pub fn read_ahead(route: &Route, state: ConnectionState, nodes: nodes::NodesStore) {
-    let (Route::Nodes(_), Some(id), Some(path)) = (route, route.reservation_number(), route.first_read()) else {
+    let (Route::Nodes { .. }, Some(id), Some(path)) = (route, route.reservation_number(), route.first_read()) else {
         return;
     };
     if let (Some(connection), false) = (state.connection_untracked(), nodes.has_fresh(id)) {

@@ -219,9 +219,44 @@ impl Accounts {
         }
     }
 
+    /// The account labelled `label` (compared as labels are, case-insensitively; the
+    /// first's is empty), tracked.
+    pub fn find(&self, label: &str) -> Option<Account> {
+        self.all().into_iter().find(|a| a.label.to_lowercase() == label.to_lowercase())
+    }
+
     fn all_untracked(&self) -> Vec<Account> {
         untrack(|| self.all())
     }
+}
+
+/// The account an address names is not connected: the page says so, and reads nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotConnected(pub String);
+
+/// The account a page of one reservation is of, from the label its address names (tracked):
+/// none named, the first account's (`None`: the connection, as with one key); else the
+/// added account of that label, or [`NotConnected`].
+pub fn account_named(label: Option<&str>) -> Result<Option<Account>, NotConnected> {
+    let Some(label) = label else { return Ok(None) };
+    let account = use_context::<Accounts>().and_then(|accounts| accounts.find(label));
+    account.map(Some).ok_or_else(|| NotConnected(label.to_owned()))
+}
+
+/// Makes every read of the current owner (a page of one reservation) the added `account`'s:
+/// its connection ([`ConnectionState::for_account`]) and stores of its own for the page, so
+/// whatever the page and its components read is read with its key, and `#12` of one
+/// account is never shown as `#12` of another. The role a read with its key reveals (a
+/// detail with `payment`) is the account's ([`Accounts::learn_role`]).
+pub fn read_as(account: Account) {
+    let (session, state) = (account.session.id, use_connection().for_account(account.session, account.role));
+    if let Some(accounts) = use_context::<Accounts>() {
+        Effect::new(move |_| accounts.learn_role(session, state.role()));
+    }
+    provide_context(state);
+    provide_context(super::nodes::NodesStore::new());
+    provide_context(super::reservations::ReservationsStore::new());
+    provide_context(super::fleet::FleetStore::new());
 }
 
 /// The abort signal of the reads of the added account `session`, made at its first read.

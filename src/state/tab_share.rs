@@ -71,6 +71,11 @@ impl TabShare {
         share_per_minute(self.tabs())
     }
 
+    /// Holds the key's next requests from this tab for `wait` (a 429's `retry-after`).
+    pub(super) fn hold(&self, wait: Duration) {
+        self.0.budget.borrow_mut().hold(now_ms() + wait.as_secs_f64() * 1000.0);
+    }
+
     /// Books the next request within the share; how long it waits.
     pub(super) fn book(&self) -> Duration {
         self.0.budget.borrow_mut().book(now_ms(), self.per_minute())

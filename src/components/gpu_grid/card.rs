@@ -58,7 +58,7 @@ fn write_cell(html: &mut Html, index: usize, cell: Cell, gpus: i64, workloads: &
 }
 
 /// A workload in a card's list: number (matching its cells), link, kind, id, GPUs.
-fn write_workload(html: &mut Html, reservation: i64, index: usize, w: &Workload) {
+fn write_workload(html: &mut Html, (account, reservation): (&str, i64), index: usize, w: &Workload) {
     // Reserved billing is the norm on these nodes (and `/nodes` may omit the field): only
     // a value the console does not know is worth a word.
     let billing = match &w.billing {
@@ -72,7 +72,7 @@ fn write_workload(html: &mut Html, reservation: i64, index: usize, w: &Workload)
     // The full name in the title: the card shows at most three lines of it.
     html.text(&w.name).markup(r#"""#);
     html.markup(r#" href=""#)
-        .text(workload_page_path(reservation, &w.kind, w.id))
+        .text(workload_page_path(account, reservation, &w.kind, w.id))
         .markup(r#"">"#)
         .text(&w.name)
         .markup(r#"</a><span class="workload-meta">"#)
@@ -122,8 +122,9 @@ enum Listing {
 }
 
 /// A card's body — use, cells, workloads, flags — as HTML, from one read of its signals.
+/// `reservation` is its account's label and its id, which the workload links lead under.
 fn node_body(
-    reservation: i64,
+    reservation: (&str, i64),
     name: &str,
     state: &NodeState,
     gpus: i64,
@@ -203,7 +204,7 @@ fn write_head(html: &mut Html, name: &str, state: &NodeState) {
 
 /// A whole card — head, utilization line, body — as HTML, from one read of its row's
 /// signals (so the slot redraws it when any of them changes).
-pub(super) fn node_card(reservation: i64, row: &NodeRow, listed: bool) -> String {
+pub(super) fn node_card(reservation: (&str, i64), row: &NodeRow, listed: bool) -> String {
     let listing =
         if listed { Listing::Listed { more_open: row.more_open.load(Ordering::Relaxed) } } else { Listing::CellsOnly };
     let mut html = Html::with_capacity(2048);
@@ -245,7 +246,7 @@ mod tests {
             workloads: vec![workload("gpu_cluster", 418, "a<b", 2), workload("batch_job", 7, "odd", 1)],
         };
         let html = node_body(
-            12,
+            ("", 12),
             "node-1",
             &NodeState::Ready,
             4,
@@ -304,8 +305,8 @@ mod tests {
                 billing: None,
             }],
         };
-        let html =
-            node_body(12, "node-1", &NodeState::Ready, 4, Some(&placement), false, Listing::CellsOnly).into_string();
+        let html = node_body(("", 12), "node-1", &NodeState::Ready, 4, Some(&placement), false, Listing::CellsOnly)
+            .into_string();
         assert!(!html.contains("node-workloads") && !html.contains("<a "), "{html}");
         assert!(html.contains(r#"title="GPU 1 · train (GPU instance #9)">1</li>"#), "the cells still name it: {html}");
     }
@@ -313,7 +314,7 @@ mod tests {
     #[test]
     fn a_card_is_its_head_line_and_body_with_the_name_and_state_escaped_and_titled() {
         let row = NodeRow::new("a<b".into(), &node("a<b", 8, Some(2), &[2]), false);
-        let html = node_card(12, &row, true);
+        let html = node_card(("", 12), &row, true);
         assert!(
             html.starts_with(
                 r#"<header class="node-head"><h3 class="node-name" title="a&lt;b">a&lt;b</h3><span class="badge tone-ok" title="Ready"><span class="badge-text">Ready</span></span></header><div class="node-line"></div><div class="node-body"><p class="node-use num""#
@@ -323,7 +324,7 @@ mod tests {
         assert!(html.ends_with("</ol></div>"), "{html}");
         row.shown.update(|shown| shown.state = NodeState::Unknown("drained".into()));
         assert!(
-            node_card(12, &row, true).contains(
+            node_card(("", 12), &row, true).contains(
                 r#"<span class="badge tone-unknown" title="drained (unrecognised)"><span class="badge-text">drained (unrecognised)</span></span>"#
             ),
             "an unknown state is named as sent"
@@ -332,22 +333,23 @@ mod tests {
 
     #[test]
     fn flags_keep_their_list_inside_a_note_wrapper() {
-        let html =
-            node_body(12, "n", &NodeState::Ready, 8, None, true, Listing::Listed { more_open: false }).into_string();
+        let html = node_body(("", 12), "n", &NodeState::Ready, 8, None, true, Listing::Listed { more_open: false })
+            .into_string();
         assert!(html.contains(r#"<div class="node-flags" role="note"><ul><li>"#), "{html}");
         assert!(!html.contains(r#"<ul class="node-flags" role="note">"#), "{html}");
     }
 
     #[test]
     fn preparing_and_maintenance_nodes_say_what_their_state_means() {
-        let preparing = node_body(12, "n", &NodeState::Preparing, 8, None, false, Listing::CellsOnly).into_string();
+        let preparing =
+            node_body(("", 12), "n", &NodeState::Preparing, 8, None, false, Listing::CellsOnly).into_string();
         assert!(
             preparing
                 .contains(r#"<p class="node-state-meaning" title="GPUs available shortly">GPUs available shortly</p>"#),
             "{preparing}"
         );
         let maintenance =
-            node_body(12, "n", &NodeState::UnderMaintenance, 8, None, false, Listing::CellsOnly).into_string();
+            node_body(("", 12), "n", &NodeState::UnderMaintenance, 8, None, false, Listing::CellsOnly).into_string();
         assert!(
             maintenance.contains(r#"<p class="node-state-meaning" title="not usable now; still part of what is reserved">not usable now; still part of what is reserved</p>"#),
             "{maintenance}"

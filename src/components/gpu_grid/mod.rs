@@ -29,6 +29,7 @@ mod card;
 mod store;
 
 use crate::browser::when_idle_after_frame;
+use crate::components::reservation_route::route_account;
 use crate::domain::nodes::window::{columns_of, first_screen, px, slots, window, Viewport, Window, MARGIN_ROWS};
 use card::node_card;
 use leptos::prelude::*;
@@ -45,7 +46,8 @@ use wasm_bindgen::JsCast;
 /// slots whose node changed: each reads its node's signals only.
 #[component]
 fn NodeSlot(
-    reservation: i64,
+    /// The reservation's account label (`route_account`) and id.
+    reservation: (StoredValue<String>, i64),
     row: Memo<Option<NodeRow>>,
     /// The store's word that utilization lines are due for a redraw.
     lines: Trigger,
@@ -67,7 +69,10 @@ fn NodeSlot(
     let card = move || {
         lines.track();
         let listed = !compact.get();
-        row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card(reservation, r, listed)))
+        let (account, id) = reservation;
+        account.with_value(|account| {
+            row.with(|r| r.as_ref().map_or_else(String::new, |r| node_card((account, id), r, listed)))
+        })
     };
     // The user opening or closing the card's "+N more" is kept on its node's row (the event
     // does not bubble: caught on its way down). A card rewritten closes its old element,
@@ -189,6 +194,8 @@ pub fn GpuGrid(
     #[prop(optional_no_strip)]
     shown: Option<Memo<Vec<usize>>>,
 ) -> impl IntoView {
+    // Whose reservation: the workload links keep the account the address names.
+    let reservation = (StoredValue::new(route_account()), reservation);
     let count = Signal::derive(move || shown.map_or_else(|| store.len(), |shown| shown.with(Vec::len)));
     let row_at = move |i: usize| {
         let index = match shown {

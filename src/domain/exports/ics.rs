@@ -21,6 +21,7 @@ use crate::domain::money::billing::period_name;
 use crate::domain::money::ledger::OVERDUE_RULE;
 use crate::domain::nodes::grid::kind_label;
 use crate::domain::terms::at_risk::{at_risk, averted_by, running, Deadline, Risk, Subject, Workloads, ANCHOR};
+use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_time, Zone};
@@ -166,7 +167,7 @@ fn fold(line: &str, out: &mut String) {
 
 /// The address of reservation `id`'s page at `origin`, at `anchor`.
 fn reservation_page(origin: &str, id: i64, anchor: &str) -> String {
-    format!("{origin}/reservations/{id}#{anchor}")
+    format!("{origin}{}#{anchor}", reservation_address("", id, "", &[]))
 }
 
 /// The workloads a deadline would stop, one line each, as read.

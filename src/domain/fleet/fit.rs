@@ -17,7 +17,7 @@ use crate::api::enums::NodeState;
 use crate::api::models::{NodesResponse, Reservation, Timestamp};
 use crate::domain::nodes::capacity::{accepts_launches, free_gpus, gpus_text, is_inconsistent, success_caveat};
 use crate::domain::status::{launch_access, LaunchAccess};
-use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::address::{query_replacing, query_value, reservation_address};
 use crate::domain::words::text::visible_controls;
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
@@ -93,7 +93,7 @@ impl Question {
 
 /// The launch page for reservation `id`, its GPUs prefilled with the question's.
 pub fn launch_href(id: i64, question: &Question) -> String {
-    format!("/reservations/{id}/launch?gpus={}", question.gpus)
+    reservation_address("", id, "/launch", &[("gpus", question.gpus.to_string())])
 }
 
 /// An option of the form's GPU type or region: the value it puts in the address, its words.

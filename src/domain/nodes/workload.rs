@@ -5,11 +5,14 @@
 use crate::api::enums::WorkloadKind;
 use crate::api::escape::percent_encoded;
 use crate::api::models::NodesResponse;
+use crate::domain::words::address::reservation_address;
 
-/// The console's page of a workload on reservation `reservation`: the kind as the API
-/// spells it, so an unrecognised kind has a page too.
-pub fn workload_page_path(reservation: i64, kind: &WorkloadKind, id: i64) -> String {
-    format!("/reservations/{reservation}/workloads/{}/{id}", percent_encoded(kind.as_str()))
+/// The console's page of a workload on reservation `reservation` of the account labelled
+/// `account` (`reservation_address`): the kind as the API spells it, so an unrecognised
+/// kind has a page too.
+pub fn workload_page_path(account: &str, reservation: i64, kind: &WorkloadKind, id: i64) -> String {
+    let tab = format!("/workloads/{}/{id}", percent_encoded(kind.as_str()));
+    reservation_address(account, reservation, &tab, &[])
 }
 
 /// Where a workload runs: its name (as the first node lists it), each node with its GPUs
@@ -78,12 +81,12 @@ mod tests {
     #[test]
     fn the_page_path_is_under_the_reservation_and_keeps_unknown_kinds() {
         assert_eq!(
-            workload_page_path(12, &WorkloadKind::GpuCluster, 418),
+            workload_page_path("", 12, &WorkloadKind::GpuCluster, 418),
             "/reservations/12/workloads/gpu_cluster/418"
         );
         assert_eq!(
-            workload_page_path(12, &WorkloadKind::from("batch job"), 1),
-            "/reservations/12/workloads/batch%20job/1"
+            workload_page_path("prod-eu", 12, &WorkloadKind::from("batch job"), 1),
+            "/reservations/12/workloads/batch%20job/1?account=prod-eu"
         );
     }
 }

@@ -90,28 +90,38 @@ pub fn share_per_minute(tabs: u32) -> u32 {
     (KEY_LIMIT_PER_MINUTE / tabs.max(1)).max(SHARE_FLOOR_PER_MINUTE)
 }
 
-/// When this tab's requests started over the last minute, or are booked to start.
+/// When this tab's requests started over the last minute, or are booked to start, and
+/// until when the key is held.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Budget {
     starts: VecDeque<f64>,
+    /// No request is booked to start before this: a 429 of the key asked to wait until then.
+    held_until_ms: f64,
 }
 
 impl Budget {
     /// Books the next request at `now_ms` or later, so that no minute holds more than
     /// `per_minute` of this tab's requests; returns how long it waits.
     pub fn book(&mut self, now_ms: f64, per_minute: u32) -> Duration {
+        let earliest = now_ms.max(self.held_until_ms);
         while self.starts.front().is_some_and(|start| now_ms - start >= MINUTE_MS) {
             self.starts.pop_front();
         }
         let allowed = usize::try_from(per_minute.max(1)).unwrap_or(usize::MAX);
         // The request `allowed` places back must be a minute old when this one starts.
         let at = match self.starts.len().checked_sub(allowed) {
-            Some(back) => (self.starts[back] + MINUTE_MS).max(now_ms),
-            None => now_ms,
+            Some(back) => (self.starts[back] + MINUTE_MS).max(earliest),
+            None => earliest,
         };
         let at = self.starts.back().map_or(at, |last| at.max(*last));
         self.starts.push_back(at);
         Duration::from_secs_f64((at - now_ms) / 1000.0)
+    }
+
+    /// Books no request to start before `until_ms`: a 429 answered to the key asked to wait
+    /// (its `retry-after`). The key's, and so this budget's alone: another key's is not held.
+    pub fn hold(&mut self, until_ms: f64) {
+        self.held_until_ms = self.held_until_ms.max(until_ms);
     }
 }
 
@@ -189,6 +199,17 @@ mod tests {
         }
         assert_eq!(budget.book(1_000.0, 100), Duration::from_secs(59), "the first started at 0 ms");
         assert_eq!(budget.book(1_000.0, 100), Duration::from_secs_f64(59.01), "booked after the one before");
+    }
+
+    #[test]
+    fn a_held_budget_books_nothing_before_the_hold_ends_and_a_shorter_hold_does_not_shorten_it() {
+        let mut budget = Budget::default();
+        assert_eq!(budget.book(0.0, 100), Duration::ZERO);
+        budget.hold(2_000.0);
+        budget.hold(1_000.0);
+        assert_eq!(budget.book(500.0, 100), Duration::from_millis(1_500), "waits out the hold");
+        assert_eq!(budget.book(2_500.0, 100), Duration::ZERO, "after it, at once again");
+        assert_eq!(Budget::default().book(500.0, 100), Duration::ZERO, "another budget is not held");
     }
 
     /// Two tabs sending as fast as their shares let them for five minutes: in no minute does

@@ -31,6 +31,21 @@ pub fn query_replacing(query: &str, pairs: &[(&str, String)]) -> String {
     }
 }
 
+/// The query key of the account a page of one reservation is of (read by `router::Route`).
+pub const ACCOUNT_KEY: &str = "account";
+
+/// The one builder of the console's addresses of a reservation's pages: reservation `id`'s
+/// page `tab` (`""` for its detail, `"/nodes"`, `"/launch"`, a workload's `"/workloads/…"`)
+/// with the query's `pairs`, of the account labelled `account`. The connection's first
+/// account has the empty label, so its addresses are the console's with one key; another
+/// account's name it by label (never its key): ids collide between accounts
+/// (docs/accounts.md).
+pub fn reservation_address(account: &str, id: i64, tab: &str, pairs: &[(&str, String)]) -> String {
+    let account = [(ACCOUNT_KEY, account.to_owned())];
+    let pairs: Vec<(&str, String)> = pairs.iter().cloned().chain(account).collect();
+    format!("/reservations/{id}{tab}{}", query_string(&pairs))
+}
+
 /// A query string of the non-empty pairs, in their order: `?a=1&b=2`, or `""` if none.
 fn query_string(pairs: &[(&str, String)]) -> String {
     let written: Vec<String> = pairs
@@ -66,6 +81,16 @@ mod tests {
         assert_eq!(query_string(&pairs), "?region=atl&q=a%26b%20c");
         assert_eq!(query_string(&[("tz", String::new())]), "");
         assert_eq!(query_value(&query_string(&pairs), "q").as_deref(), Some("a&b c"));
+    }
+
+    #[test]
+    fn a_reservations_address_names_an_added_account_by_label_and_the_first_not_at_all() {
+        assert_eq!(reservation_address("", 12, "", &[]), "/reservations/12");
+        assert_eq!(reservation_address("", 12, "/launch", &[("gpus", "4".into())]), "/reservations/12/launch?gpus=4");
+        assert_eq!(reservation_address("prod-eu", 12, "/nodes", &[]), "/reservations/12/nodes?account=prod-eu");
+        let launch = reservation_address("eu & us", 12, "/launch", &[("gpus", "4".into())]);
+        assert_eq!(launch, "/reservations/12/launch?gpus=4&account=eu%20%26%20us");
+        assert_eq!(query_value(&launch[launch.find('?').unwrap()..], ACCOUNT_KEY).as_deref(), Some("eu & us"));
     }
 
     #[test]
