@@ -4,7 +4,7 @@
 //! reservation's detail (its own), both lazily loaded pages; the alerts link to it by
 //! [`ANCHOR`].
 
-use crate::api::assumptions::RENEWAL_PAIRING;
+use crate::api::assumptions::{MARK, RENEWAL_PAIRING};
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::browser::page_origin;
@@ -198,14 +198,14 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
             view! {
                 <p class="at-risk-remedy">
                     {keeps}
-                    <span class="assumed" title=RENEWAL_PAIRING>"assumed pairing"</span>
+                    <span class="assumed" title=RENEWAL_PAIRING>{format!("{MARK} pairing")}</span>
                 </p>
             }
             .into_any()
         }
         (Deadline::NodesLowered { .. }, _) => ().into_any(),
     };
-    let assumed = risk.assumed();
+    let assumed = risk.assumption();
     let scope = risk.scope();
     let title = risk.title(owner);
     // Names the table's scroller: "Workloads that would stop: #8, Workloads stop unless …".
@@ -223,7 +223,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
             </p>
             <p class="at-risk-scope">
                 {scope}
-                {assumed.then(|| view! { " " <span class="assumed">"assumed"</span> })}
+                {assumed.map(|text| view! { " " <span class="assumed">{text}</span> })}
             </p>
             <WorkloadsTable workloads=risk.workloads label/>
             {remedy}

@@ -3,7 +3,7 @@
 //! type, each reservation with the age of its figures; for the owner, what the idle ones cost
 //! while they stay idle. Where Connect lands.
 
-use crate::api::assumptions::SUSPENDED_ACCRUES;
+use crate::api::assumptions::{MARK, SUSPENDED_ACCRUES};
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
@@ -284,7 +284,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                     {format!("{}/h", c.per_hour)}
                                                     <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
                                                     {(accrual == Accrual::AssumedCharged && c.per_hour != Usd::ZERO).then(|| view! {
-                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
+                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>{MARK}</span>
                                                     })}
                                                 }.into_any(),
                                                 Some(None) => view! {

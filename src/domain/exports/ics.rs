@@ -199,10 +199,8 @@ fn risk_event(risk: &Risk, deadlines: &Deadlines, detail: Option<&ReservationDet
         }
     };
     let mut lines = vec![risk.scope()];
+    lines.extend(risk.assumption().map(str::to_owned));
     lines.extend(workload_lines(&risk.workloads));
-    if risk.assumed() {
-        lines.push("(Assumed: the API does not say; the console page says why.)".to_owned());
-    }
     let payment = detail.and_then(|d| d.payment.as_ref()).filter(|_| deadlines.owner);
     match (&risk.deadline, averted_by(risk, payment)) {
         (Deadline::PastDue, Some((sum, settle))) => {

@@ -4,6 +4,7 @@
 //! page's address, which never holds a key. Money is written only when the builder is told to:
 //! a member's copy never, the owner's only when asked.
 
+use crate::api::assumptions::MARK;
 use crate::api::models::{Reservation, Timestamp};
 use crate::api::money::Usd;
 use crate::domain::fleet::fit::{fits_caveat, Judged, Question, Verdict};
@@ -239,7 +240,7 @@ pub fn what_stops_when(shown: Option<&[Shown]>, owner: bool, amounts: bool, path
                     deadline_countdown(now, risk.at),
                     format_time(risk.at, Zone::Utc)
                 )));
-                let assumed = if risk.assumed() { " (assumed)" } else { "" };
+                let assumed = risk.assumption().map(|text| format!(" {text}")).unwrap_or_default();
                 blocks.push(Block::Text(format!("{}{assumed}", risk.scope())));
                 if let Some(table) = workloads_table(&risk.workloads) {
                     blocks.extend(table);
@@ -253,7 +254,7 @@ pub fn what_stops_when(shown: Option<&[Shown]>, owner: bool, amounts: bool, path
                     (Deadline::PastDue, None) if owner => Some(SUM_NOT_READ.to_owned()),
                     (Deadline::PastDue, None) => Some(OWNER_ONLY.to_owned()),
                     (Deadline::TermEnds { renewal }, _) => {
-                        Some(format!("{}(assumed pairing)", renewal_keeps(renewal, risk.at)))
+                        Some(format!("{}({MARK} pairing)", renewal_keeps(renewal, risk.at)))
                     }
                     (Deadline::NodesLowered { .. }, _) => None,
                 };
@@ -346,7 +347,7 @@ pub fn capacity(
                 let mut row = vec![format!("#{}", r.id), gpus, r.term_text(), r.told.clone()];
                 if let Some(costs) = costs {
                     row.push(match costs(r) {
-                        OverlapCost::Priced { amount, how } => format!("{amount} ({how}, assumed)"),
+                        OverlapCost::Priced { amount, how } => format!("{amount} ({how}, {MARK})"),
                         missing => missing.missing_text().unwrap_or_default(),
                     });
                 }
