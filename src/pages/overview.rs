@@ -7,7 +7,7 @@ use crate::api::assumptions::{MARK, SUSPENDED_ACCRUES};
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
-use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel};
+use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel, CalendarOrgEnds};
 use crate::components::copy_summary::CopySummary;
 use crate::components::csv_button::{DownloadButton, FileKind};
 use crate::components::data_table::{Column, DataTable};
@@ -92,6 +92,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
             </div>
             <ReadLine store/>
             <ListStatus store/>
+            <CalendarOrgEnds store/>
             {move || listed().then(|| view! {
                 <IdleCostLine store fleet/>
                 <FleetSums fleet/>

@@ -379,16 +379,9 @@ mod tests {
         .unwrap()
     }
 
+    /// One org reservation ending ahead, one with no end, one cancelled.
     fn org() -> Vec<OrgReservation> {
-        serde_json::from_value(json!([
-            { "id": "rsv_1", "status": "active", "nodeId": "node-a", "reservedUnitIds": ["u1", "u2"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-01-12T00:00:00Z" },
-            { "id": "rsv_2", "status": "active", "nodeId": "node-b", "reservedUnitIds": ["u3"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z" },
-            { "id": "rsv_3", "status": "cancelled", "nodeId": "node-c", "reservedUnitIds": ["u4"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-06-01T00:00:00Z" }
-        ]))
-        .unwrap()
+        serde_json::from_str(include_str!("../../../fixtures/org_acme_reservations.json")).unwrap()
     }
 
     /// The file of `detail` with its nodes, for the owner or a member.
