@@ -171,7 +171,8 @@ async fn the_watch_raises_one_alert_and_one_notification_per_turn_to_fits_now_wi
     let twice = (fit_alerts(&host), notifications_shown());
     restore(&before);
     real_notifications();
-    assert!(waiting.contains("Watching for room for 4 GPUs since"), "{waiting}");
+    // Since when: the time the watch began (the test's clock stands at `now`), in the chosen zone.
+    assert!(waiting.contains("Watching for room for 4 GPUs since 2 Dec 2026, 09:30 UTC (0 s ago)"), "{waiting}");
     assert!(waiting.contains(": best node 1 GPU short."), "#7's 3 GPUs together are the closest: {waiting}");
     let launch = "/reservations/7/launch?gpus=4".to_owned();
     assert_eq!(once.0, [(ROOM_ON_7.to_owned(), launch.clone())]);
@@ -232,6 +233,8 @@ async fn the_watch_is_listed_in_the_bell_outlives_the_page_and_stop_watching_end
     let page = text(&host);
     restore(&before);
     assert!(offered.contains("closing it ends the watch") && offered.contains("push server"), "{offered}");
+    // A member's key: no money on the page, in the bell or in the watch, never a $0.00 either.
+    assert!(!offered.contains('$') && !offered.contains("USD") && !page.contains('$'), "{offered}");
     let listed = listed.expect("the bell lists the watch");
     assert!(listed.contains("Watching for room for 4 GPUs since") && listed.contains("Stop watching"), "{listed}");
     assert_eq!(away.0, 1, "the watch fired with its page left");
