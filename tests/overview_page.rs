@@ -595,3 +595,20 @@ async fn a_browser_that_refuses_the_clipboard_is_said_so_beside_the_button() {
     assert_eq!(text_of(&host, ".overview-page .copy-outcome"), "The browser refused to copy: Write permission denied.");
     assert!(clipboard.copied().is_empty());
 }
+
+#[wasm_bindgen_test]
+async fn a_failed_list_read_keeps_the_list_marked_stale_in_the_words_of_every_read() {
+    let (host, ()) = mount_with(|| {
+        let Fleet { store, session, .. } = fleet(Role::Member);
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12 }))]), now());
+        store.receive_list(session, Err(ApiError::network("the connection was reset")), now());
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    settle().await;
+    // The words a page's own read says (`components::remote::RemoteStatus`), its Refresh aside.
+    assert_eq!(
+        text_of(&host, ".remote-line.stale"),
+        "Stale Last updated 0 s ago — the latest refresh failed, so this may be out of date."
+    );
+    assert!(text_of(&host, "table.fleet-table").contains("#12"), "the list kept: {}", text(&host));
+}
