@@ -141,7 +141,7 @@ async fn the_owner_reads_each_deadline_soonest_first_and_what_pays_off_the_past_
     assert!(taken_over.contains("train-run-7"), "its workloads listed: {taken_over}");
     assert!(
         taken_over.contains(
-            "All 2 workloads running there now would stop: assumed: a renewal is a new reservation on nodes of its own"
+            "All 2 workloads running there now would stop. Assumed: a renewal is a new reservation on nodes of its own"
         ),
         "{taken_over}"
     );

@@ -8,18 +8,20 @@ mod console_fixtures;
 
 use console_fixtures::{
     button, december_charge, js, member_detail, mount, mount_with, now, owner_detail, provide_console, provide_fleet,
-    reservation, seed_nodes, settle,
+    reservation, seed_nodes, settle, text, until, Answer, FakeApi,
 };
 use leptos::prelude::*;
 use reservations_console::api::models::ReservationDetail;
 use reservations_console::domain::money::ledger::{ledger, Account, Row};
 use reservations_console::pages::ledger::LedgerBoard;
+use reservations_console::pages::org::OrgPage;
 use reservations_console::pages::overview::OverviewBoard;
 use reservations_console::pages::reservation::ReservationView;
+use reservations_console::router::Router;
 use reservations_console::state::Role;
 use serde_json::json;
 use std::sync::Arc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -93,6 +95,65 @@ async fn the_overview_offers_the_calendar_to_both_and_the_members_file_has_no_am
     assert!(file.contains("SUMMARY:#12: Workloads stop unless the account owner acts (past-due)"), "{file}");
     assert_no_money(&file);
     assert!(!file.contains("eco_test_key"), "no file holds the key");
+}
+
+/// org_acme's reservations as the org API answers them: one ending ahead, one with no end,
+/// one cancelled (its end no deadline).
+fn org_acme() -> serde_json::Value {
+    serde_json::from_str(include_str!("../fixtures/org_acme_reservations.json")).unwrap()
+}
+
+const ORG_READ: &str = "/api/v1/orgs/org_acme/reservations";
+
+/// The owner's overview of [`mount_overview`] beside the org page of org_acme, whose read
+/// `api` answers; once the org page has its answer (or its failure).
+async fn overview_after_the_org_page(api: &FakeApi) -> web_sys::HtmlElement {
+    let window = web_sys::window().unwrap();
+    let before = window.location().href().unwrap();
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some("/orgs/org_acme")).unwrap();
+    let (host, ()) = mount_with(move || {
+        let (store, nodes, session) = provide_fleet(Role::Owner);
+        let list = vec![reservation(json!({ "id": 12, "status": "past_due", "stops_at": "2026-12-09T00:00:00Z" }))];
+        store.receive_list(session, Ok(list), now());
+        nodes.receive(session, 12, Ok(Arc::new(seed_nodes())), now());
+        store.receive_detail(session, past_due(true));
+        ((), view! { <Router><OrgPage/><OverviewBoard store/></Router> })
+    });
+    until(true, || api.paths().iter().any(|p| p == ORG_READ)).await;
+    settle().await;
+    window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
+    host
+}
+
+#[wasm_bindgen_test]
+async fn the_overviews_calendar_holds_what_stops_when_the_payment_dates_and_the_org_ends_read() {
+    let api = FakeApi::new(vec![(ORG_READ, vec![Answer::ok(org_acme())])]);
+    let host = overview_after_the_org_page(&api).await;
+    let file = download(&host, CALENDAR).await;
+    drop(api);
+    let stops = host.query_selector_all(".at-risk-item").unwrap().length() as usize;
+    let detail = past_due(true);
+    let dues = detail.payment.iter().flat_map(|p| &p.charges).filter(|c| c.due_at.is_some()).count()
+        + usize::from(detail.first_invoice().and_then(|i| i.due_at).is_some());
+    let org_ends = 1;
+    assert!(stops >= 1 && dues >= 1, "the fixture: {stops} deadlines, {dues} payment dates");
+    assert_eq!(file.matches("BEGIN:VEVENT").count(), stops + dues + org_ends, "{file}");
+    assert!(file.contains("SUMMARY:Org reservation rsv_1 ends"), "{file}");
+    assert!(file.contains("UID:org-org_acme-reservation-rsv_1-end@reservations-console"), "{file}");
+    assert!(host.query_selector(".calendar-org-ends").unwrap().is_none(), "nothing failed: {}", text(&host));
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_org_read_is_said_beside_the_overviews_calendar() {
+    let api = FakeApi::new(vec![(ORG_READ, vec![Answer::error(403, "forbidden", "req_org")])]);
+    let host = overview_after_the_org_page(&api).await;
+    let file = download(&host, CALENDAR).await;
+    drop(api);
+    let note = host.query_selector(".calendar-org-ends").unwrap().map(|p| p.text_content().unwrap());
+    assert!(!file.contains("Org reservation"), "{file}");
+    let note = note.unwrap_or_else(|| panic!("the failure is said: {}", text(&host)));
+    assert!(note.starts_with("org_acme's reservations could not be read"), "{note}");
+    assert!(note.contains("req_org") && note.ends_with("The calendar does not hold their ends."), "{note}");
 }
 
 #[wasm_bindgen_test]

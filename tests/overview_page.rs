@@ -282,7 +282,7 @@ async fn one_rate_not_read_leaves_the_known_idle_cost_shown_as_partial_and_says_
         line.starts_with("Partial At least $2.50/h of reserved capacity is idle and open to launches ($60.00 a day)"),
         "the known part, labelled partial: {line}"
     );
-    assert!(line.contains("Not counted: #3, whose rate is not read yet."), "{line}");
+    assert!(line.contains("Not counted: #3, whose rate is not read."), "{line}");
     assert!(
         line.contains(
             "Not counted: #8, whose rate could not be read: The service is temporarily unavailable: \
@@ -548,8 +548,11 @@ async fn the_copied_summary_holds_the_figures_the_overview_shows_with_amounts_wh
     assert!(copied.lines().nth(2).unwrap().ends_with("/overview"), "the page's address: {copied}");
     assert!(!copied.contains("eco_test_key"), "never the key: {copied}");
     assert!(copied.contains(&text_of(&host, ".fleet-sum-line")), "the sum line as shown: {copied}");
-    let idle = copied.lines().find(|l| l.starts_with("Idle and open to launches")).expect("the idle cost");
+    let idle = copied.lines().find(|l| l.contains("of reserved capacity is idle")).expect("the idle cost");
     assert_eq!(numbers(idle), numbers(&text_of(&host, ".idle-cost")), "{idle}");
+    let plain = copy_summary(&host, ".overview-page .page-actions", &clipboard, true, true).await;
+    let idle = plain.lines().find(|l| l.contains("of reserved capacity is idle")).expect("the idle cost");
+    assert_eq!(idle, text_of(&host, ".idle-cost"), "the page's words, word for word");
     let tables = markdown_tables(&copied);
     assert_eq!(tables.len(), 3, "by region, by GPU type, by reservation: {copied}");
     assert_eq!(tables[0][1..], table_rows(&host, "#by-region tbody tr, #by-region tfoot tr")[..]);
@@ -591,4 +594,21 @@ async fn a_browser_that_refuses_the_clipboard_is_said_so_beside_the_button() {
     settle().await;
     assert_eq!(text_of(&host, ".overview-page .copy-outcome"), "The browser refused to copy: Write permission denied.");
     assert!(clipboard.copied().is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_list_read_keeps_the_list_marked_stale_in_the_words_of_every_read() {
+    let (host, ()) = mount_with(|| {
+        let Fleet { store, session, .. } = fleet(Role::Member);
+        store.receive_list(session, Ok(vec![reservation(json!({ "id": 12 }))]), now());
+        store.receive_list(session, Err(ApiError::network("the connection was reset")), now());
+        ((), leptos::view! { <OverviewBoard store/> })
+    });
+    settle().await;
+    // The words a page's own read says (`components::remote::RemoteStatus`), its Refresh aside.
+    assert_eq!(
+        text_of(&host, ".remote-line.stale"),
+        "Stale Last updated 0 s ago — the latest refresh failed, so this may be out of date."
+    );
+    assert!(text_of(&host, "table.fleet-table").contains("#12"), "the list kept: {}", text(&host));
 }

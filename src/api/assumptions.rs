@@ -2,9 +2,17 @@
 //! (CONTRACT.md: "every decision marked **assumption** must live in one clearly named
 //! place"). Change them here when the real behaviour is known; the code refers to these
 //! names and nowhere else spells the values out.
+//!
+//! How an assumption is shown, one way everywhere: its sentence here opens with "Assumed:"
+//! (or "assumed:" where another sentence carries it) and is shown as it is, in
+//! `span.assumed`, never after a mark of its own; where there is no room for the sentence (a
+//! table cell), [`MARK`] stands for it, the sentence in its title.
 
 use super::enums::{ChargeStatus, OrgReservationStatus, ReservationStatus, WorkloadKind};
 use std::time::Duration;
+
+/// The word that stands for an assumption's sentence where there is no room for it.
+pub const MARK: &str = "assumed";
 
 /// The API base URL when the user sets none: the console's own origin, where the simulator
 /// (and a reverse proxy in production) serves the API. CORS is never relied upon.
@@ -228,17 +236,17 @@ pub const RENEWAL_PAIRING: &str =
 
 /// **assumption** (`domain::terms::at_risk`): the documents do not say which workloads stop when an
 /// amendment lowers `node_count`, nor which nodes go. The console lists every workload
-/// running now as at risk, "up to" the removed nodes' worth, and shows it as assumed:
+/// running now as at risk, "up to" the removed nodes' worth, and says so after the figure:
 pub const NODES_LOWERED_WHICH: &str =
-    "assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
+    "Assumed: the API does not say which nodes an amendment removes, so any of them may be among those stopped.";
 
 /// **assumption** (`domain::terms::at_risk`): the documents do not say whether the workloads running
 /// at a term's end move to the renewal that takes over then. Seed 004 says "a renewal is a
 /// new reservation", and the simulator gives it nodes of its own, so "what stops when" lists
 /// that end too, its workloads taken to stop with the term and to be launched again on the
-/// renewal, and says so:
+/// renewal, and says so after what would stop:
 pub const RENEWAL_CARRY_OVER: &str =
-    "assumed: a renewal is a new reservation on nodes of its own, and the API does not say that running workloads move to it, so they are taken to stop with this term and to be launched again on the renewal.";
+    "Assumed: a renewal is a new reservation on nodes of its own, and the API does not say that running workloads move to it, so they are taken to stop with this term and to be launched again on the renewal.";
 
 /// **assumption** (`domain::exports::focus`): FOCUS wants `BilledCost` (what is invoiced) and
 /// `EffectiveCost` (the cost once prepayments are spread over what they cover) per charge; the

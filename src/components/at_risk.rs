@@ -4,7 +4,7 @@
 //! reservation's detail (its own), both lazily loaded pages; the alerts link to it by
 //! [`ANCHOR`].
 
-use crate::api::assumptions::RENEWAL_PAIRING;
+use crate::api::assumptions::{MARK, RENEWAL_PAIRING};
 use crate::api::enums::WorkloadKind;
 use crate::api::models::{Reservation, ReservationDetail, Timestamp};
 use crate::browser::page_origin;
@@ -13,6 +13,7 @@ use crate::components::copy_summary::CopySummary;
 use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::money::Money;
 use crate::components::time::zone;
+use crate::domain::explain::could_not_read;
 use crate::domain::exports::ics::{calendar, events, Deadlines};
 use crate::domain::exports::summary::what_stops_when;
 use crate::domain::nodes::grid::kind_label;
@@ -26,6 +27,7 @@ use crate::domain::words::shown::{
 use crate::domain::words::time::{format_time, Zone};
 use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::NodesStore;
+use crate::reads::org::OrgRead;
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -68,15 +70,37 @@ pub fn fleet_at_risk(store: FleetStore, now: Timestamp) -> Option<Vec<Shown>> {
 }
 
 /// The account's deadlines as an `.ics` file ([`crate::domain::exports::ics`]), from the overview's
-/// reads as of the oldest of them; `None` before the list arrives.
+/// reads and the org reservations read this session, as of the oldest of them; `None` before
+/// the list arrives.
 pub fn fleet_calendar(store: FleetStore, owner: bool, now: Timestamp) -> Option<String> {
     let as_of = store.oldest_read().or_else(|| store.list_at())?;
+    let org = store.orgs().latest();
+    let org_data = org.as_ref().and_then(|read| Some((read.org.as_str(), read.data.as_ref()?)));
+    let as_of = org_data.map_or(as_of, |(_, data)| as_of.min(data.at));
     with_fleet(store, |subjects, all, details| {
         let details: Vec<&ReservationDetail> = details.values().collect();
         let origin = page_origin();
-        let deadlines = Deadlines { subjects, all, details: &details, org: None, owner, as_of, origin: &origin };
+        let org = org_data.map(|(id, data)| (id, data.value.as_slice()));
+        let deadlines = Deadlines { subjects, all, details: &details, org, owner, as_of, origin: &origin };
         calendar(&events(&deadlines, now), now)
     })
+}
+
+/// Beside the account's calendar, when the latest read of the org reservations failed: that
+/// their ends are not in it, or are as of the earlier read kept (tracked).
+#[component]
+pub fn CalendarOrgEnds(store: FleetStore) -> impl IntoView {
+    move || {
+        let OrgRead { org, data, error } = store.orgs().latest()?;
+        let failed = could_not_read(&format!("{org}'s reservations"), &error?);
+        let held = match data {
+            None => " The calendar does not hold their ends.".to_owned(),
+            Some(data) => {
+                format!(" The calendar holds their ends as read at {}.", format_time(data.at, Zone::Utc))
+            }
+        };
+        Some(view! { <p class="muted calendar-org-ends" role="status">{failed}{held}</p> })
+    }
 }
 
 /// One reservation's deadlines as an `.ics` file, `all` the account's reservations (for its
@@ -199,14 +223,14 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
             view! {
                 <p class="at-risk-remedy">
                     {keeps}
-                    <span class="assumed" title=RENEWAL_PAIRING>"assumed pairing"</span>
+                    <span class="assumed" title=RENEWAL_PAIRING>{format!("{MARK} pairing")}</span>
                 </p>
             }
             .into_any()
         }
         (Deadline::NodesLowered { .. }, _) => ().into_any(),
     };
-    let assumed = risk.assumed();
+    let assumed = risk.assumption();
     let scope = risk.scope();
     let title = risk.title(owner);
     // Names the table's scroller: "Workloads that would stop: #8, Workloads stop unless …".
@@ -224,7 +248,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
             </p>
             <p class="at-risk-scope">
                 {scope}
-                {assumed.then(|| view! { " " <span class="assumed">"assumed"</span> })}
+                {assumed.map(|text| view! { " " <span class="assumed">{text}</span> })}
             </p>
             <WorkloadsTable workloads=risk.workloads label/>
             {remedy}

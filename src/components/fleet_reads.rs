@@ -5,9 +5,10 @@
 
 use crate::api::error::ApiError;
 use crate::components::error_panel::ErrorPanel;
+use crate::components::remote::Stale;
 use crate::domain::explain::{explain, ErrorContext};
 use crate::domain::polling::fleet::{every_words, older_than_two_refreshes, KEY_LIMIT_PER_MINUTE, OVERVIEW_PER_MINUTE};
-use crate::domain::words::time::{ago_seconds, updated_ago, utc_title};
+use crate::domain::words::time::{ago_seconds, updated_ago};
 use crate::reads::fleet::{FleetStore, ReadStatus};
 use crate::reads::nodes::NodesRead;
 use crate::state::{use_clock, use_connection, Role};
@@ -18,20 +19,12 @@ use std::time::Duration;
 /// (marked stale, with its age). A 401 ends the session instead.
 #[component]
 pub fn ListStatus(store: FleetStore) -> impl IntoView {
-    let clock = use_clock();
     let retry = Callback::new(move |()| store.retry());
     view! {
         <div class="remote-status">
             {move || {
                 let error = store.list_error().filter(|e| !e.is_unauthorized())?;
-                let kept = store.list_at().map(|at| view! {
-                    <p class="remote-line stale">
-                        <span class="stale-mark">"Stale"</span>
-                        " The reservations shown were read "
-                        <time datetime=at.to_rfc3339() title=utc_title(at)>{move || updated_ago(clock.now(), at)}</time>
-                        "; the latest read failed."
-                    </p>
-                });
+                let kept = store.list_at().map(|at| view! { <p class="remote-line stale"><Stale at/></p> });
                 Some(view! { {kept} <ErrorPanel error retry/> })
             }}
         </div>

@@ -118,7 +118,7 @@ fn PlanView(id: i64, plan: Plan) -> impl IntoView {
             {stop.into_iter().map(|s| view! { <StoppedItem id s/> }).collect_view()}
         </ul>
         <p class="muted">{hosts}</p>
-        <p class="muted make-room-assumed"><span class="assumed">"assumed"</span>" "{LAUNCH_LANDS_ON_ROOM}</p>
+        <p class="muted make-room-assumed"><span class="assumed">{LAUNCH_LANDS_ON_ROOM}</span></p>
     }
 }
 

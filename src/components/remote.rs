@@ -6,6 +6,7 @@ use crate::domain::explain::ErrorContext;
 use crate::domain::words::time::{updated_ago, utc_title};
 use crate::reads::remote::Remote;
 use crate::state::use_clock;
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 
 /// The state line above a page's data: loading, the error with Retry, and — when data is
@@ -18,7 +19,6 @@ pub fn RemoteStatus<T: Clone + 'static>(
     #[prop(optional)] context: ErrorContext,
 ) -> impl IntoView {
     let retry = Callback::new(move |()| remote.refetch());
-    let clock = use_clock();
     let line = move || {
         let at = remote.fetched_at();
         let failed = remote.error().is_some();
@@ -31,26 +31,18 @@ pub fn RemoteStatus<T: Clone + 'static>(
                 .into_any(),
             ),
             None => None,
-            Some(at) => Some(
-                view! {
-                    <p class="remote-line" class:stale=failed>
-                        {failed.then_some(view! { <span class="stale-mark">"Stale"</span> " " })}
-                        {if failed { "Last updated " } else { "Updated " }}
-                        <time datetime=at.to_rfc3339() title=utc_title(at)>{move || updated_ago(clock.now(), at)}</time>
-                        {failed.then_some(" — the latest refresh failed, so this may be out of date.")}
-                        " "
-                        <button
-                            type="button"
-                            class="link-button"
-                            on:click=move |_| remote.refetch()
-                            disabled=loading
-                        >
-                            {if loading { "Refreshing…" } else { "Refresh" }}
-                        </button>
-                    </p>
-                }
-                .into_any(),
-            ),
+            Some(at) => {
+                let refresh = view! {
+                    <button type="button" class="link-button" on:click=move |_| remote.refetch() disabled=loading>
+                        {if loading { "Refreshing…" } else { "Refresh" }}
+                    </button>
+                };
+                Some(if failed {
+                    view! { <p class="remote-line stale"><Stale at/> " " {refresh}</p> }.into_any()
+                } else {
+                    view! { <p class="remote-line">"Updated " <Age at/> " " {refresh}</p> }.into_any()
+                })
+            }
         }
     };
     let context = StoredValue::new(context);
@@ -68,4 +60,21 @@ pub fn RemoteStatus<T: Clone + 'static>(
             }}
         </div>
     }
+}
+
+/// Data kept on screen though its latest read failed: the mark, its age and why. The one
+/// wording of every read shown so, a page's [`Remote`] and the overview's list alike.
+#[component]
+pub fn Stale(at: DateTime<Utc>) -> impl IntoView {
+    view! {
+        <span class="stale-mark">"Stale"</span>
+        " Last updated " <Age at/> " — the latest refresh failed, so this may be out of date."
+    }
+}
+
+/// How long ago `at` was, ticking, its time in UTC in the title.
+#[component]
+fn Age(at: DateTime<Utc>) -> impl IntoView {
+    let clock = use_clock();
+    view! { <time datetime=at.to_rfc3339() title=utc_title(at)>{move || updated_ago(clock.now(), at)}</time> }
 }

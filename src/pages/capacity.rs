@@ -5,7 +5,7 @@
 //! (the same loop and store); only the owner reads what an overlap costs, from the renewal's
 //! rate, which a member's key never gets.
 
-use crate::api::assumptions::{OVERLAP_PRICE, RENEWAL_PAIRING};
+use crate::api::assumptions::{MARK, OVERLAP_PRICE, RENEWAL_PAIRING};
 use crate::api::models::{Amendment, Timestamp};
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
@@ -124,7 +124,7 @@ fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
             OverlapCost::Priced { amount, how } => view! {
                 <Money amount/>
                 <span class="cell-sub">{how}</span>
-                <span class="cell-sub assumed" title=OVERLAP_PRICE>"assumed"</span>
+                <span class="cell-sub assumed" title=OVERLAP_PRICE>{MARK}</span>
             }
             .into_any(),
             missing => view! { <span class="muted">{missing.missing_text()}</span> }.into_any(),

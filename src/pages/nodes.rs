@@ -8,7 +8,7 @@ use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, ReservationDetail};
 use crate::browser::timed;
 use crate::components::api_text::ApiText;
-use crate::components::csv_button::DownloadButton;
+use crate::components::download_button::DownloadButton;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::gpu_grid::{GpuGrid, NodeStore};
 use crate::components::launch_link::LaunchLink;

@@ -16,6 +16,7 @@ use crate::domain::fleet::org_capacity::{can_manage, inconsistencies, org_capaci
 use crate::domain::status::org_status;
 use crate::domain::words;
 use crate::domain::words::text::visible_controls;
+use crate::reads::fleet::use_fleet;
 use crate::reads::org::org_reservations;
 use crate::router::{use_location, Navigation};
 use crate::state::use_connection;
@@ -104,7 +105,7 @@ pub fn OrgPicker(current: Memo<Option<String>>) -> impl IntoView {
 #[component]
 fn OrgReservations(org_id: String) -> impl IntoView {
     let id = StoredValue::new(org_id.clone());
-    let list = org_reservations(org_id);
+    let list = org_reservations(org_id, use_fleet().orgs());
     // Only new data re-renders the list, not a refresh starting.
     let data = Memo::new(move |_| list.data());
     // Kept above the list, which the refresh after a reclaim redraws.

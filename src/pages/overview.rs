@@ -3,14 +3,14 @@
 //! type, each reservation with the age of its figures; for the owner, what the idle ones cost
 //! while they stay idle. Where Connect lands.
 
-use crate::api::assumptions::SUSPENDED_ACCRUES;
+use crate::api::assumptions::{MARK, SUSPENDED_ACCRUES};
 use crate::api::money::Usd;
 use crate::components::alerts_bell;
 use crate::components::api_text::ApiText;
-use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel};
+use crate::components::at_risk::{fleet_at_risk, fleet_calendar, AtRiskPanel, CalendarOrgEnds};
 use crate::components::copy_summary::CopySummary;
-use crate::components::csv_button::{DownloadButton, FileKind};
 use crate::components::data_table::{Column, DataTable};
+use crate::components::download_button::{DownloadButton, FileKind};
 use crate::components::fleet_reads::{Freshness, ListStatus, ReadFailure, ReadLine};
 use crate::components::html::Html;
 use crate::components::sparkline::{write_sparkline, Spark};
@@ -22,7 +22,8 @@ use crate::domain::fleet::history::History;
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::status::{launches_in_brief, reservation_status};
 use crate::domain::words::shown::{
-    ids_text, split_cells, sum_text, COST_UNKNOWN, NOT_CHARGED_YET, RATE_NOT_READ, SPLIT_COLUMNS,
+    idle_closed_text, idle_open_rest, per_hour_text, rate_not_read_text, split_cells, sum_text, use_unknown_text,
+    AT_LEAST, COST_UNKNOWN, NOT_CHARGED_YET, RATE_NOT_READ, SPLIT_COLUMNS,
 };
 use crate::reads::fleet::{fleet_page, FleetStore};
 use crate::state::{use_clock, use_connection, Role};
@@ -92,6 +93,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
             </div>
             <ReadLine store/>
             <ListStatus store/>
+            <CalendarOrgEnds store/>
             {move || listed().then(|| view! {
                 <IdleCostLine store fleet/>
                 <FleetSums fleet/>
@@ -113,23 +115,15 @@ fn IdleCostLine(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
         match (role.role(), fleet.with(|f| f.cost.clone())) {
         (_, CostView::Owner { launchable, closed, closed_assumed, use_unknown, rate_unknown, .. }) => view! {
             <p class="idle-cost panel">
-                {(!rate_unknown.is_empty()).then(|| view! { <span class="stale-mark partial-mark">"Partial"</span> " At least " })}
-                <strong class="idle-cost-figure num">{format!("{}/h", launchable.per_hour)}</strong>
-                " of reserved capacity is idle and open to launches "
-                <span class="num">{format!("({} a day)", launchable.per_day)}</span>
-                ": free GPUs on ready nodes × each reservation's GPU rate, as last read."
-                {(closed.per_hour != Usd::ZERO).then(|| view! {
-                    " A further "
-                    <strong class="idle-cost-closed num">{format!("{}/h", closed.per_hour)}</strong>
-                    <span class="num">{format!(" ({} a day)", closed.per_day)}</span>
-                    " sits idle on reservations closed to launches (past due, suspended): \
-                     nothing can be launched there until they are open again."
+                // The words of `shown::idle_cost_text`, which the copied summary pastes.
+                {(!rate_unknown.is_empty()).then(|| view! { <span class="stale-mark partial-mark">"Partial"</span> " " {AT_LEAST} })}
+                <strong class="idle-cost-figure num">{per_hour_text(launchable)}</strong>
+                {idle_open_rest(launchable)}
+                {idle_closed_text(closed).map(|text| view! {
+                    {text}
                     {closed_assumed.then(|| view! { " " <span class="assumed">{SUSPENDED_ACCRUES}</span> })}
                 })}
-                {(!use_unknown.is_empty()).then(|| format!(
-                    " Not counted: {}, whose GPUs' use is unknown (not read yet, or the region could not be reached).",
-                    ids_text(&use_unknown)
-                ))}
+                {use_unknown_text(&use_unknown)}
                 <RatesNotRead store ids=rate_unknown/>
             </p>
         }
@@ -160,7 +154,7 @@ fn RatesNotRead(store: FleetStore, ids: Vec<i64>) -> impl IntoView {
         ids.into_iter().map(|id| (id, store.detail_error(id))).partition(|(_, e)| e.is_some());
     let pending: Vec<i64> = pending.into_iter().map(|(id, _)| id).collect();
     view! {
-        {(!pending.is_empty()).then(|| format!(" Not counted: {}, whose rate is not read yet.", ids_text(&pending)))}
+        {rate_not_read_text(&pending)}
         {failed.into_iter().filter_map(|(id, e)| Some((id, e?))).map(|(id, error)| view! {
             <span class="rate-failure">
                 {format!(" Not counted: #{id}, whose rate could not be read:")}
@@ -284,7 +278,7 @@ fn ReservationRows(store: FleetStore, fleet: Memo<Fleet>) -> impl IntoView {
                                                     {format!("{}/h", c.per_hour)}
                                                     <span class="cell-sub">{format!("{}/day", c.per_day)}</span>
                                                     {(accrual == Accrual::AssumedCharged && c.per_hour != Usd::ZERO).then(|| view! {
-                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>"assumed"</span>
+                                                        <span class="cell-sub assumed" title=SUSPENDED_ACCRUES>{MARK}</span>
                                                     })}
                                                 }.into_any(),
                                                 Some(None) => view! {

@@ -7,7 +7,7 @@ use crate::browser::set_page_title;
 use crate::components::api_text::ApiText;
 use crate::components::at_risk::{detail_at_risk, detail_calendar, AtRiskPanel};
 use crate::components::banner::ActionBanner;
-use crate::components::csv_button::{DownloadButton, FileKind};
+use crate::components::download_button::{DownloadButton, FileKind};
 use crate::components::flag::Flag;
 use crate::components::launch_link::LaunchLink;
 use crate::components::payment_panel::PaymentPanel;

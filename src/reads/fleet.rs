@@ -11,6 +11,7 @@ use super::fit_watch::{self, FitWatch};
 use super::generation::{Generation, Ticket};
 use super::live::page_interval;
 use super::nodes::{use_nodes, NodesRead, NodesStore};
+use super::org::OrgReads;
 use super::pacer::{Pacer, Presence};
 use super::reservations::{use_reservations, ReservationsStore};
 use super::session::SessionMark;
@@ -68,6 +69,8 @@ pub struct FleetStore {
     loops: Generation,
     /// The `/fit` question watched, if any: its alerts join the bell's.
     fit_watch: FitWatch,
+    /// The org reservations the org page read, whose ends the overview's calendar adds.
+    orgs: OrgReads,
 }
 
 impl FleetStore {
@@ -86,6 +89,7 @@ impl FleetStore {
             restart: StoredValue::new_local(None),
             loops: Generation::default(),
             fit_watch: FitWatch::new(),
+            orgs: OrgReads::new(),
         }
     }
 
@@ -256,6 +260,11 @@ impl FleetStore {
     /// The watched `/fit` question.
     pub fn fit_watch(&self) -> FitWatch {
         self.fit_watch
+    }
+
+    /// The org reservations read this session.
+    pub fn orgs(&self) -> OrgReads {
+        self.orgs
     }
 
     pub fn status(&self) -> ReadStatus {

@@ -200,10 +200,8 @@ fn risk_event(risk: &Risk, deadlines: &Deadlines, detail: Option<&ReservationDet
         }
     };
     let mut lines = vec![risk.scope()];
+    lines.extend(risk.assumption().map(str::to_owned));
     lines.extend(workload_lines(&risk.workloads));
-    if risk.assumed() {
-        lines.push("(Assumed: the API does not say; the console page says why.)".to_owned());
-    }
     let payment = detail.and_then(|d| d.payment.as_ref()).filter(|_| deadlines.owner);
     match (&risk.deadline, averted_by(risk, payment)) {
         (Deadline::PastDue, Some((sum, settle))) => {
@@ -382,16 +380,9 @@ mod tests {
         .unwrap()
     }
 
+    /// One org reservation ending ahead, one with no end, one cancelled.
     fn org() -> Vec<OrgReservation> {
-        serde_json::from_value(json!([
-            { "id": "rsv_1", "status": "active", "nodeId": "node-a", "reservedUnitIds": ["u1", "u2"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-01-12T00:00:00Z" },
-            { "id": "rsv_2", "status": "active", "nodeId": "node-b", "reservedUnitIds": ["u3"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z" },
-            { "id": "rsv_3", "status": "cancelled", "nodeId": "node-c", "reservedUnitIds": ["u4"],
-              "allowedOrgIds": ["org_acme"], "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-06-01T00:00:00Z" }
-        ]))
-        .unwrap()
+        serde_json::from_str(include_str!("../../../fixtures/org_acme_reservations.json")).unwrap()
     }
 
     /// The file of `detail` with its nodes, for the owner or a member.

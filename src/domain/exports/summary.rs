@@ -4,8 +4,8 @@
 //! page's address, which never holds a key. Money is written only when the builder is told to:
 //! a member's copy never, the owner's only when asked.
 
+use crate::api::assumptions::MARK;
 use crate::api::models::{Reservation, Timestamp};
-use crate::api::money::Usd;
 use crate::domain::fleet::fit::{fits_caveat, Judged, Question, Verdict};
 use crate::domain::fleet::{Accrual, CostView, Fleet, GpuSplit, IdleCost};
 use crate::domain::nodes::grid::kind_label;
@@ -13,9 +13,9 @@ use crate::domain::status::reservation_status;
 use crate::domain::terms::at_risk::{Deadline, Stopping, Workloads, ANCHOR};
 use crate::domain::words::address::{query_replacing, query_value};
 use crate::domain::words::shown::{
-    averted_by_words, deadline_countdown, ids_text, renewal_keeps, rooms_text, split_cells, stretches_text, sum_text,
-    LaneView, OverlapCost, Shown, TermRow, COST_UNKNOWN, NOT_CHARGED_YET, OWNER_ONLY, RATE_NOT_READ, SPLIT_COLUMNS,
-    SUM_NOT_READ, WORKLOADS_LISTED,
+    averted_by_words, deadline_countdown, idle_cost_text, renewal_keeps, rooms_text, split_cells, stretches_text,
+    sum_text, LaneView, OverlapCost, Shown, TermRow, COST_UNKNOWN, NOT_CHARGED_YET, OWNER_ONLY, RATE_NOT_READ,
+    SPLIT_COLUMNS, SUM_NOT_READ, WORKLOADS_LISTED,
 };
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_time, Zone};
@@ -139,8 +139,8 @@ pub struct FleetRow<'a> {
 pub fn overview(fleet: &Fleet, rows: &[FleetRow], amounts: bool, now: Timestamp) -> Summary {
     let mut blocks = vec![Block::Heading("Reserved GPUs".to_owned()), Block::Text(sum_text(&fleet.total))];
     let costs = match (&fleet.cost, amounts) {
-        (CostView::Owner { per_reservation, launchable, closed, use_unknown, rate_unknown, .. }, true) => {
-            blocks.push(Block::Text(idle_cost_text(*launchable, *closed, use_unknown, rate_unknown)));
+        (CostView::Owner { per_reservation, launchable, closed, closed_assumed, use_unknown, rate_unknown }, true) => {
+            blocks.push(Block::Text(idle_cost_text(*launchable, *closed, *closed_assumed, use_unknown, rate_unknown)));
             Some(per_reservation)
         }
         _ => None,
@@ -187,30 +187,6 @@ pub fn overview(fleet: &Fleet, rows: &[FleetRow], amounts: bool, now: Timestamp)
     Summary { title: "Overview".to_owned(), path: "/overview".to_owned(), as_of: now, blocks }
 }
 
-/// "Idle and open to launches: $2.50/h ($60.00 a day). Idle on reservations closed to
-/// launches: …", with what is not counted and why.
-fn idle_cost_text(launchable: IdleCost, closed: IdleCost, use_unknown: &[i64], rate_unknown: &[i64]) -> String {
-    let mut text = format!(
-        "Idle and open to launches: {}{}/h ({} a day).",
-        if rate_unknown.is_empty() { "" } else { "at least " },
-        launchable.per_hour,
-        launchable.per_day
-    );
-    if closed.per_hour != Usd::ZERO {
-        text.push_str(&format!(
-            " Idle on reservations closed to launches: {}/h ({} a day).",
-            closed.per_hour, closed.per_day
-        ));
-    }
-    if !use_unknown.is_empty() {
-        text.push_str(&format!(" Not counted: {}, whose GPUs' use is unknown.", ids_text(use_unknown)));
-    }
-    if !rate_unknown.is_empty() {
-        text.push_str(&format!(" Not counted: {}, whose rate is not read.", ids_text(rate_unknown)));
-    }
-    text
-}
-
 /// A reservation's idle cost as its cell on the overview reads (`None`: its rate is not read).
 fn idle_cost_cell(cost: Option<Option<IdleCost>>, accrual: Accrual) -> String {
     match cost {
@@ -239,7 +215,7 @@ pub fn what_stops_when(shown: Option<&[Shown]>, owner: bool, amounts: bool, path
                     deadline_countdown(now, risk.at),
                     format_time(risk.at, Zone::Utc)
                 )));
-                let assumed = if risk.assumed() { " (assumed)" } else { "" };
+                let assumed = risk.assumption().map(|text| format!(" {text}")).unwrap_or_default();
                 blocks.push(Block::Text(format!("{}{assumed}", risk.scope())));
                 if let Some(table) = workloads_table(&risk.workloads) {
                     blocks.extend(table);
@@ -253,7 +229,7 @@ pub fn what_stops_when(shown: Option<&[Shown]>, owner: bool, amounts: bool, path
                     (Deadline::PastDue, None) if owner => Some(SUM_NOT_READ.to_owned()),
                     (Deadline::PastDue, None) => Some(OWNER_ONLY.to_owned()),
                     (Deadline::TermEnds { renewal }, _) => {
-                        Some(format!("{}(assumed pairing)", renewal_keeps(renewal, risk.at)))
+                        Some(format!("{}({MARK} pairing)", renewal_keeps(renewal, risk.at)))
                     }
                     (Deadline::NodesLowered { .. }, _) => None,
                 };
@@ -346,7 +322,7 @@ pub fn capacity(
                 let mut row = vec![format!("#{}", r.id), gpus, r.term_text(), r.told.clone()];
                 if let Some(costs) = costs {
                     row.push(match costs(r) {
-                        OverlapCost::Priced { amount, how } => format!("{amount} ({how}, assumed)"),
+                        OverlapCost::Priced { amount, how } => format!("{amount} ({how}, {MARK})"),
                         missing => missing.missing_text().unwrap_or_default(),
                     });
                 }
@@ -364,6 +340,7 @@ mod tests {
     use crate::api::enums::ReservationStatus;
     use crate::api::models::tests::SEED_NODES;
     use crate::api::models::NodesResponse;
+    use crate::api::money::Usd;
     use crate::domain::fleet::tests::reservation;
     use crate::domain::fleet::Entry;
     use chrono::TimeZone;
@@ -420,7 +397,9 @@ mod tests {
         assert!(!owner_without.contains('$'), "amounts not asked for: {owner_without}");
         assert!(
             owner_with.contains(
-                "Idle and open to launches: $2.50/h ($60.00 a day). Not counted: #9, whose GPUs' use is unknown."
+                "$2.50/h of reserved capacity is idle and open to launches ($60.00 a day): free GPUs on ready nodes × \
+                 each reservation's GPU rate, as last read. Not counted: #9, whose GPUs' use is unknown (not read \
+                 yet, or the region could not be reached)."
             ),
             "{owner_with}"
         );

@@ -245,9 +245,6 @@ impl Risk {
         };
         let them = count(i64::try_from(listed).unwrap_or(i64::MAX), "workload");
         match &self.deadline {
-            Deadline::TermEnds { renewal: Successor::TakesOver { .. } } => {
-                format!("All {them} running there now would stop: {RENEWAL_CARRY_OVER}{unread}")
-            }
             Deadline::PastDue | Deadline::TermEnds { .. } => {
                 format!("All {them} running there now would stop.{unread}")
             }
@@ -256,18 +253,19 @@ impl Risk {
                     1 => "1 node's".to_owned(),
                     n => format!("{} nodes'", crate::domain::words::figure(n)),
                 };
-                format!("Up to {nodes} workloads would stop, of these {them}: {NODES_LOWERED_WHICH}{unread}")
+                format!("Up to {nodes} workloads would stop, of these {them}.{unread}")
             }
         }
     }
 
-    /// The figure or mark the scope rests on is an assumption (which workloads an amendment
-    /// stops, whether they move to a renewal), so the view says "assumed".
-    pub fn assumed(&self) -> bool {
-        matches!(
-            self.deadline,
-            Deadline::NodesLowered { .. } | Deadline::TermEnds { renewal: Successor::TakesOver { .. } }
-        )
+    /// The assumption the scope rests on (which workloads an amendment stops, whether they
+    /// move to a renewal), said after it wherever it is shown, whatever was read.
+    pub fn assumption(&self) -> Option<&'static str> {
+        match self.deadline {
+            Deadline::NodesLowered { .. } => Some(NODES_LOWERED_WHICH),
+            Deadline::TermEnds { renewal: Successor::TakesOver { .. } } => Some(RENEWAL_CARRY_OVER),
+            Deadline::PastDue | Deadline::TermEnds { .. } => None,
+        }
     }
 }
 
@@ -386,7 +384,7 @@ pub(crate) mod tests {
             }
         );
         assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
-        assert!(!risks[0].assumed());
+        assert_eq!(risks[0].assumption(), None);
         assert_eq!(risks[0].title(true), "Workloads stop unless the overdue payment is made");
         assert_eq!(risks[0].title(false), "Workloads stop unless the account owner acts", "no payment words");
     }
@@ -418,12 +416,8 @@ pub(crate) mod tests {
             );
             assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
             assert_eq!(risks[0].title(false), "The term ends and its renewal #14 takes over");
-            assert_eq!(
-                risks[0].scope(),
-                format!("All 2 workloads running there now would stop: {RENEWAL_CARRY_OVER}"),
-                "the carry-over is an assumption, said"
-            );
-            assert!(risks[0].assumed());
+            assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
+            assert_eq!(risks[0].assumption(), Some(RENEWAL_CARRY_OVER), "the carry-over is an assumption, said");
         }
         // Leap-year month end: the renewal starts a day after the end, a gap.
         let after_end = term(14, "2027-03-01T00:00:00Z", "2028-02-29T00:00:00Z");
@@ -435,7 +429,7 @@ pub(crate) mod tests {
         );
         assert_eq!(risks[0].title(true), "The term ends before its renewal #14 starts");
         assert_eq!(risks[0].scope(), "All 2 workloads running there now would stop.");
-        assert!(!risks[0].assumed());
+        assert_eq!(risks[0].assumption(), None);
     }
 
     #[test]
@@ -499,13 +493,10 @@ pub(crate) mod tests {
         assert_eq!(risks[0].at, at("2027-03-31T00:00:00Z"));
         assert_eq!(risks[0].deadline, Deadline::NodesLowered { from: 4, to: 2 });
         assert_eq!(risks[0].workloads, Workloads::Known(stopping_now()));
-        assert!(risks[0].assumed());
+        assert_eq!(risks[0].assumption(), Some(NODES_LOWERED_WHICH));
         let one = Risk { deadline: Deadline::NodesLowered { from: 3, to: 2 }, ..risks[0].clone() };
         assert!(one.scope().starts_with("Up to 1 node's workloads would stop"), "{}", one.scope());
-        assert_eq!(
-            risks[0].scope(),
-            format!("Up to 2 nodes' workloads would stop, of these 2 workloads: {NODES_LOWERED_WHICH}")
-        );
+        assert_eq!(risks[0].scope(), "Up to 2 nodes' workloads would stop, of these 2 workloads.");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! each wording, read by the page and by the summary it copies (`domain::exports::summary`), so the
 //! text pasted elsewhere says what the page says.
 
+use crate::api::assumptions::SUSPENDED_ACCRUES;
 use crate::api::models::Timestamp;
 use crate::api::money::Usd;
 use crate::domain::fleet::fit::Room;
-use crate::domain::fleet::GpuSplit;
+use crate::domain::fleet::{GpuSplit, IdleCost};
 use crate::domain::money::ledger::OVERDUE_RULE;
 use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::terms::at_risk::{Risk, Successor};
@@ -57,6 +58,73 @@ pub fn split_cells(split: &GpuSplit) -> [String; 6] {
         figure(split.not_available),
         figure(split.unknown),
     ]
+}
+
+/// The overview's idle-cost line opens with this when a rate is not read: what is counted is
+/// a part.
+pub const AT_LEAST: &str = "At least ";
+
+/// "$312.50/h": the idle-cost line's figure, which the page sets apart.
+pub fn per_hour_text(cost: IdleCost) -> String {
+    format!("{}/h", cost.per_hour)
+}
+
+/// What follows the figure of the GPUs idle and open to launches.
+pub fn idle_open_rest(open: IdleCost) -> String {
+    format!(
+        " of reserved capacity is idle and open to launches ({} a day): free GPUs on ready nodes × each \
+         reservation's GPU rate, as last read.",
+        open.per_day
+    )
+}
+
+/// What sits idle behind reservations closed to launches; `None` when nothing does.
+pub fn idle_closed_text(closed: IdleCost) -> Option<String> {
+    (closed.per_hour != Usd::ZERO).then(|| {
+        format!(
+            " A further {} ({} a day) sits idle on reservations closed to launches (past due, suspended): \
+             nothing can be launched there until they are open again.",
+            per_hour_text(closed),
+            closed.per_day
+        )
+    })
+}
+
+/// The reservations left out of the idle cost because their use is unknown.
+pub fn use_unknown_text(ids: &[i64]) -> Option<String> {
+    (!ids.is_empty()).then(|| {
+        format!(
+            " Not counted: {}, whose GPUs' use is unknown (not read yet, or the region could not be reached).",
+            ids_text(ids)
+        )
+    })
+}
+
+/// The reservations left out of the idle cost because their rate is not read.
+pub fn rate_not_read_text(ids: &[i64]) -> Option<String> {
+    (!ids.is_empty()).then(|| format!(" Not counted: {}, whose rate is not read.", ids_text(ids)))
+}
+
+/// The overview's idle-cost line as text, word for word what the page shows (which sets the
+/// figure apart, and says why a rate could not be read where it failed).
+pub fn idle_cost_text(
+    open: IdleCost,
+    closed: IdleCost,
+    closed_assumed: bool,
+    use_unknown: &[i64],
+    rate_unknown: &[i64],
+) -> String {
+    let lead = if rate_unknown.is_empty() { "" } else { AT_LEAST };
+    let mut text = format!("{lead}{}{}", per_hour_text(open), idle_open_rest(open));
+    if let Some(closed) = idle_closed_text(closed) {
+        text.push_str(&closed);
+        if closed_assumed {
+            text.push_str(&format!(" {SUSPENDED_ACCRUES}"));
+        }
+    }
+    text.extend(use_unknown_text(use_unknown));
+    text.extend(rate_not_read_text(rate_unknown));
+    text
 }
 
 /// A reservation's idle cost on the overview where there is no sum: its term has not started…
