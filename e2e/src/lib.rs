@@ -23,6 +23,8 @@ pub use sim::{Fault, FaultKind, LoggedRequest, RequestLog, Simulator};
 pub const OWNER_KEY: &str = "eco_demo_owner";
 pub const MEMBER_KEY: &str = "eco_demo_member";
 pub const OTHER_KEY: &str = "eco_demo_other";
+/// The member key of the demo company's second account (Europe: ids 12, 9 and 4 again).
+pub const EUROPE_MEMBER_KEY: &str = "eco_europe_member";
 
 /// The built console under test: the release `dist/` named by `CONSOLE_DIST`.
 #[derive(Clone, Debug)]
