@@ -16,7 +16,7 @@ use leptos::task::spawn_local;
 /// What keeping the key costs, said where the choice is made.
 /// Exact about sessionStorage: closing the tab is not a sure end (a duplicated tab gets a copy,
 /// and restoring a closed tab or a session brings the storage back with it).
-const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
+pub(crate) const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
     it is removed when you disconnect. Closing the tab may not remove it: duplicating the tab copies it, \
     and reopening a closed tab or restoring the browser's session can bring it back. The risk: \
     any script running on this page could read it there. Leave this off on a shared or untrusted computer.";

@@ -7,10 +7,12 @@
 use super::fleet::{fleet_page, read_on_page, use_fleet, FleetStore};
 use super::live::page_interval;
 use super::session::{Account, Accounts, Door, Refused};
-use crate::api::client::Connection;
+use crate::api::client::{self, Connection};
+use crate::api::error::ApiError;
 use crate::browser::sleep;
-use crate::state::Role;
+use crate::state::{detect_role, Role};
 use leptos::prelude::*;
+use leptos::reactive::owner::WeakOwner;
 use std::time::Duration;
 
 /// The stores of the connected accounts. Copy: arena handles of the app's owner.
@@ -84,6 +86,23 @@ impl AccountStores {
         Ok(account)
     }
 
+    /// Checks `key` as Connect checks one (reading the reservations, at the connection's
+    /// base URLs), learns its role from its first reservation as Connect does, then adds it
+    /// as the account `label`, kept for the tab if asked. Refused before any request when
+    /// the label or the key cannot be added.
+    pub async fn connect(&self, label: String, key: String, keep: bool) -> Result<Account, NotAdded> {
+        if let Some(refused) = self.accounts.refusal(&label, &key) {
+            return Err(NotAdded::Refused(refused));
+        }
+        let first = untrack(|| self.accounts.all()).into_iter().next();
+        let Some(first) = first else { return Err(NotAdded::Refused(Refused::NotConnected)) };
+        let connection = first.session.connection.with_key(&key);
+        let checked = client::check_key(&connection).await.map_err(NotAdded::Failed)?;
+        let connection = connection.with_simulator(checked.simulator);
+        let role = detect_role(&connection, &checked.reservations).await;
+        self.add(&label, connection, role, keep).map_err(NotAdded::Refused)
+    }
+
     /// Makes `account`'s store, under an owner of its own beneath the app's.
     fn open(&self, account: &Account) {
         let door = Door::Added { accounts: self.accounts, session: account.session.id };
@@ -120,6 +139,14 @@ impl AccountStores {
     }
 }
 
+/// Why a key was not added ([`AccountStores::connect`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NotAdded {
+    Refused(Refused),
+    /// Its check failed (a 401: the key is not valid; the network; …), with the request id.
+    Failed(ApiError),
+}
+
 /// The app's [`AccountStores`], made on first use under the app's owner (so the first
 /// load carries none of this code, and the stores outlive the page that first asked).
 pub fn use_account_stores() -> AccountStores {
@@ -140,10 +167,13 @@ pub fn use_account_stores() -> AccountStores {
 pub fn account_pages(title: &str) -> AccountStores {
     fleet_page(title);
     let (stores, base) = (use_account_stores(), page_interval());
-    let page = Owner::current().unwrap_or_default();
+    // Weak: held strongly by its own effect, the page's owner would never be cleaned up
+    // (and its reads never stopped) once the page is left.
+    let page = Owner::current().map(|owner| owner.downgrade());
     let running: StoredValue<Vec<(u64, Owner)>, LocalStorage> = StoredValue::new_local(Vec::new());
     Effect::new(move || {
         let added = stores.added();
+        let Some(page) = page.as_ref().and_then(WeakOwner::upgrade) else { return };
         running.update_value(|running| {
             running.retain(|(id, owner)| {
                 let kept = added.iter().any(|(a, _)| a == id);

@@ -202,18 +202,8 @@ impl Accounts {
     /// for the tab if asked.
     pub fn add(&self, label: &str, connection: Connection, role: Role, keep: bool) -> Result<Account, Refused> {
         let label = label.trim();
-        let all = self.all_untracked();
-        if all.is_empty() {
-            return Err(Refused::NotConnected);
-        }
-        if label.is_empty() {
-            return Err(Refused::NoLabel);
-        }
-        if all.iter().any(|a| a.label.to_lowercase() == label.to_lowercase()) {
-            return Err(Refused::LabelTaken);
-        }
-        if all.iter().any(|a| a.session.connection.expose_key() == connection.expose_key()) {
-            return Err(Refused::KeyTaken);
+        if let Some(refused) = self.refusal(label, connection.expose_key()) {
+            return Err(refused);
         }
         if keep {
             Kept::write_to(&kept_entry(label), &connection, role);
@@ -222,6 +212,25 @@ impl Accounts {
         let account = Account { label: label.to_owned(), session, role, kept: keep };
         self.added.update(|added| added.push(account.clone()));
         Ok(account)
+    }
+
+    /// Why the key `key` could not be added as the account `label` (its blanks trimmed),
+    /// if it could not: asked before the key is checked, and again as it is added.
+    pub fn refusal(&self, label: &str, key: &str) -> Option<Refused> {
+        let (label, all) = (label.trim(), self.all_untracked());
+        if all.is_empty() {
+            return Some(Refused::NotConnected);
+        }
+        if label.is_empty() {
+            return Some(Refused::NoLabel);
+        }
+        if all.iter().any(|a| a.label.to_lowercase() == label.to_lowercase()) {
+            return Some(Refused::LabelTaken);
+        }
+        if all.iter().any(|a| a.session.connection.expose_key() == key.trim()) {
+            return Some(Refused::KeyTaken);
+        }
+        None
     }
 
     /// Removes the account `label` and everything of it: its entry in the set and in
