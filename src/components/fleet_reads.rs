@@ -15,7 +15,8 @@ use leptos::prelude::*;
 use std::time::Duration;
 
 /// The list's failure, with why, the request id and a Retry, over the list kept from before
-/// (marked stale, with its age). A 401 ends the session instead.
+/// (marked stale, with its age). A 401 ends the session instead, but for an account added
+/// beside the connection, whose 401 ends nothing: its rows say it.
 #[component]
 pub fn ListStatus(store: FleetStore) -> impl IntoView {
     let clock = use_clock();
@@ -23,7 +24,7 @@ pub fn ListStatus(store: FleetStore) -> impl IntoView {
     view! {
         <div class="remote-status">
             {move || {
-                let error = store.list_error().filter(|e| !e.is_unauthorized())?;
+                let error = store.list_error().filter(|e| !e.is_unauthorized() || store.is_added())?;
                 let kept = store.list_at().map(|at| view! {
                     <p class="remote-line stale">
                         <span class="stale-mark">"Stale"</span>
