@@ -13,26 +13,81 @@ use crate::components::api_text::CutText;
 use crate::components::copy_summary::CopySummary;
 use crate::components::data_table::{Column, DataTable, Scroller};
 use crate::components::fleet_reads::{ListStatus, ReadLine};
+use crate::components::header::role_words;
 use crate::components::money::Money;
 use crate::components::timeline::position;
 use crate::domain::exports::summary;
 use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::terms::timeline::{lanes, Handover};
+use crate::domain::words::shown::account_name;
 use crate::domain::words::shown::{overlap_cost_of, stretches_text, LaneView, OverlapCost, TermRow};
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
-use crate::reads::fleet::{fleet_page, FleetStore};
+use crate::reads::accounts::{account_pages, AccountStores};
+use crate::reads::fleet::FleetStore;
 use crate::state::{use_clock, use_connection, Role};
-use chrono::{DurationRound, TimeDelta};
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 #[component]
 pub fn CapacityPage() -> impl IntoView {
-    let store = fleet_page("Capacity over the coming terms");
+    let stores = account_pages("Capacity over the coming terms");
     alerts_bell::install();
-    view! { <CapacityBoard store/> }
+    let several = Memo::new(move |_| stores.all().len() > 1);
+    move || match several.get() {
+        false => view! { <CapacityBoard store=stores.first()/> }.into_any(),
+        true => view! { <CapacityAccounts stores/> }.into_any(),
+    }
+}
+
+/// The lanes of several accounts (issue 48), each account's under its name: a renewal is
+/// paired with a term of its own account only, and what an overlap costs is shown on an
+/// owner's key's lanes alone.
+#[component]
+fn CapacityAccounts(stores: AccountStores) -> impl IntoView {
+    let clock = use_clock();
+    let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
+    view! {
+        <section class="capacity-page">
+            <div class="page-head">
+                <div>
+                    <h1>"Capacity over the coming terms"</h1>
+                    <p class="subtitle">
+                        "Per account, region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
+                    </p>
+                </div>
+            </div>
+            <p class="assumed">{RENEWAL_PAIRING}</p>
+            {move || stores.all().into_iter().enumerate().map(|(at, (account, store))| {
+                let views = Memo::new(move |_| lane_views(store, hour.get()));
+                let owner = account.role == Role::Owner;
+                let (role, tone, _) = role_words(account.role);
+                let label = account.label;
+                let name = account_name(&label).to_owned();
+                view! {
+                    <section class="account-part" data-account=label>
+                        <h2>
+                            <span class="account-name">{name}</span>
+                            " " <span class=format!("badge {tone}")>{role}</span>
+                        </h2>
+                        <ListStatus store/>
+                        <Lanes store views owner=move || owner ids=format!("capacity-{at}-lane")/>
+                    </section>
+                }
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// The lanes of `store`'s reservations from `hour` on, `None` before its list is read.
+fn lane_views(store: FleetStore, hour: DateTime<Utc>) -> Option<Vec<LaneView>> {
+    let list = store.reservations()?;
+    let read: BTreeMap<i64, Vec<Amendment>> =
+        list.iter().filter_map(|r| Some((r.id, store.detail(r.id)?.amendments))).collect();
+    let amendments = |id: i64| read.get(&id).map(Vec::as_slice);
+    Some(lanes(&list, &amendments, hour).iter().map(LaneView::of).collect())
 }
 
 /// Every lane from the store. Tests mount it on a store fed fixture answers.
@@ -41,13 +96,7 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     let clock = use_clock();
     // The hour, not the second: the lanes start "now" and need not be drawn again each tick.
     let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
-    let views = Memo::new(move |_| {
-        let list = store.reservations()?;
-        let read: BTreeMap<i64, Vec<Amendment>> =
-            list.iter().filter_map(|r| Some((r.id, store.detail(r.id)?.amendments))).collect();
-        let amendments = |id: i64| read.get(&id).map(Vec::as_slice);
-        Some(lanes(&list, &amendments, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
-    });
+    let views = Memo::new(move |_| lane_views(store, hour.get()));
     let state = use_connection();
     let copy = Callback::new(move |amounts: bool| {
         let priced = |r: &TermRow| overlap_cost_of(r.handover, r.renewal, |id| renewal_rate(store, id));
@@ -68,26 +117,36 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
             <ReadLine store/>
             <ListStatus store/>
             <p class="assumed">{RENEWAL_PAIRING}</p>
-            {move || match views.get() {
-                None => ().into_any(),
-                Some(lanes) if lanes.is_empty() => {
-                    view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
-                }
-                // Read here, tracked: a role learnt after the page opened redraws the costs.
-                Some(lanes) => lanes
-                    .into_iter()
-                    .enumerate()
-                    .map(|(index, lane)| view! { <LanePanel lane index store owner={state.role() == Role::Owner}/> })
-                    .collect_view()
-                    .into_any(),
-            }}
+            <Lanes store views owner=move || state.role() == Role::Owner ids="capacity-lane".to_owned()/>
         </section>
     }
 }
 
+/// Each lane's panel; `owner` read as they are drawn, tracked: a role learnt after the page
+/// opened redraws the costs. Each lane's heading is `<ids>-<n>`.
 #[component]
-fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
-    let heading = format!("capacity-lane-{index}");
+fn Lanes(
+    store: FleetStore,
+    views: Memo<Option<Vec<LaneView>>>,
+    #[prop(into)] owner: Signal<bool>,
+    ids: String,
+) -> impl IntoView {
+    move || match views.get() {
+        None => ().into_any(),
+        Some(lanes) if lanes.is_empty() => {
+            view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
+        }
+        Some(lanes) => lanes
+            .into_iter()
+            .enumerate()
+            .map(|(index, lane)| view! { <LanePanel lane heading=format!("{ids}-{index}") store owner=owner.get()/> })
+            .collect_view()
+            .into_any(),
+    }
+}
+
+#[component]
+fn LanePanel(lane: LaneView, heading: String, store: FleetStore, owner: bool) -> impl IntoView {
     // The table's scroller is named by the lane's heading too.
     let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
