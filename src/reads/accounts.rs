@@ -10,7 +10,7 @@ use super::session::{Account, Accounts, Door, Refused};
 use crate::api::client::{self, Connection};
 use crate::api::error::ApiError;
 use crate::browser::sleep;
-use crate::state::{detect_role, Role};
+use crate::state::{detect_role, use_connection, Role};
 use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
 use std::time::Duration;
@@ -40,7 +40,23 @@ impl AccountStores {
         for account in untrack(|| stores.accounts.all()).into_iter().skip(1) {
             stores.open(&account);
         }
+        // The accounts added to a connection go with it (docs/accounts.md): the header's
+        // Disconnect, a 401 ending the session, another key connected.
+        let state = use_connection();
+        Effect::new(move |before: Option<Option<u64>>| {
+            let now = state.session().map(|s| s.id);
+            if before.is_some_and(|before| before != now) {
+                stores.remove_added();
+            }
+            now
+        });
         stores
+    }
+
+    /// Removes every account added beside the connection, as [`Self::remove`] does one.
+    fn remove_added(&self) {
+        let added = untrack(|| self.accounts.added());
+        added.iter().for_each(|account| self.remove(&account.label));
     }
 
     /// The connection's store: the app's.
@@ -116,14 +132,12 @@ impl AccountStores {
     /// stored entry and its share of the key gone) and drops its store: the views showing
     /// it are drawn again without it first, then its signals are disposed.
     pub fn remove(&self, label: &str) {
-        let before: Vec<u64> = untrack(|| self.accounts.all()).iter().map(|a| a.session.id).collect();
         self.accounts.remove(label);
-        let after: Vec<u64> = untrack(|| self.accounts.all()).iter().map(|a| a.session.id).collect();
+        let left: Vec<u64> = untrack(|| self.accounts.added()).iter().map(|a| a.session.id).collect();
         let gone: Vec<Owner> = self
             .added
             .try_update_value(|added| {
-                let (gone, kept) =
-                    std::mem::take(added).into_iter().partition(|(id, ..)| before.contains(id) && !after.contains(id));
+                let (gone, kept) = std::mem::take(added).into_iter().partition(|(id, ..)| !left.contains(id));
                 *added = kept;
                 gone.into_iter().map(|(_, owner, _)| owner).collect::<Vec<_>>()
             })

@@ -198,6 +198,11 @@ impl Accounts {
         std::iter::once(first).chain(self.added.get()).collect()
     }
 
+    /// The accounts added beside the connection, whether it is connected or not (tracked).
+    pub fn added(&self) -> Vec<Account> {
+        self.added.try_get().unwrap_or_default()
+    }
+
     /// Adds `connection`'s key as the account `label` (its blanks trimmed), in `role`, kept
     /// for the tab if asked.
     pub fn add(&self, label: &str, connection: Connection, role: Role, keep: bool) -> Result<Account, Refused> {
