@@ -26,7 +26,7 @@ use crate::domain::words::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
 use crate::reads::accounts::{account_pages, AccountStores};
 use crate::reads::fleet::FleetStore;
-use crate::state::{use_clock, use_connection, Role};
+use crate::state::{use_clock, use_connection, Clock, Role};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -47,18 +47,10 @@ pub fn CapacityPage() -> impl IntoView {
 /// owner's key's lanes alone.
 #[component]
 fn CapacityAccounts(stores: AccountStores) -> impl IntoView {
-    let clock = use_clock();
-    let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
+    let hour = this_hour(use_clock());
     view! {
         <section class="capacity-page">
-            <div class="page-head">
-                <div>
-                    <h1>"Capacity over the coming terms"</h1>
-                    <p class="subtitle">
-                        "Per account, region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
-                    </p>
-                </div>
-            </div>
+            <PageHead subtitle="Per account, region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."/>
             <p class="assumed">{RENEWAL_PAIRING}</p>
             {move || stores.all().into_iter().enumerate().map(|(at, (account, store))| {
                 let views = Memo::new(move |_| lane_views(store, hour.get()));
@@ -81,6 +73,25 @@ fn CapacityAccounts(stores: AccountStores) -> impl IntoView {
     }
 }
 
+/// The page's title and `subtitle`, with its actions (`children`) if any.
+#[component]
+fn PageHead(subtitle: &'static str, #[prop(optional)] children: Option<Children>) -> impl IntoView {
+    view! {
+        <div class="page-head">
+            <div>
+                <h1>"Capacity over the coming terms"</h1>
+                <p class="subtitle">{subtitle}</p>
+            </div>
+            {children.map(|actions| actions())}
+        </div>
+    }
+}
+
+/// The hour, not the second: the lanes start "now" and need not be drawn again each tick.
+fn this_hour(clock: Clock) -> Memo<DateTime<Utc>> {
+    Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()))
+}
+
 /// The lanes of `store`'s reservations from `hour` on, `None` before its list is read.
 fn lane_views(store: FleetStore, hour: DateTime<Utc>) -> Option<Vec<LaneView>> {
     let list = store.reservations()?;
@@ -94,8 +105,7 @@ fn lane_views(store: FleetStore, hour: DateTime<Utc>) -> Option<Vec<LaneView>> {
 #[component]
 pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     let clock = use_clock();
-    // The hour, not the second: the lanes start "now" and need not be drawn again each tick.
-    let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
+    let hour = this_hour(clock);
     let views = Memo::new(move |_| lane_views(store, hour.get()));
     let state = use_connection();
     let copy = Callback::new(move |amounts: bool| {
@@ -105,15 +115,9 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     });
     view! {
         <section class="capacity-page">
-            <div class="page-head">
-                <div>
-                    <h1>"Capacity over the coming terms"</h1>
-                    <p class="subtitle">
-                        "Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
-                    </p>
-                </div>
+            <PageHead subtitle="Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice.">
                 <div class="page-actions"><CopySummary summary=copy money=true/></div>
-            </div>
+            </PageHead>
             <ReadLine store/>
             <ListStatus store/>
             <p class="assumed">{RENEWAL_PAIRING}</p>

@@ -145,17 +145,10 @@ fn AccountsMoney(sums: Memo<Accounts>) -> impl IntoView {
 #[component]
 fn AccountsSums(sums: Memo<Accounts>) -> impl IntoView {
     view! {
-        <section class="panel fleet-sums" aria-labelledby="sums-heading">
-            <h2 id="sums-heading">"Reserved GPUs, all accounts"</h2>
-            <p class="fleet-sum-line num">{move || sums.with(|s| sum_text(&s.total))}</p>
-            <p class="panel-note">
-                "Unknown: not read yet, or the region could not be reached. Never counted as free or as zero in use."
-            </p>
-            <div class="fleet-sum-tables">
-                <AccountsSplitTable caption="By region" id="by-region" sums pick=|s| &s.by_region/>
-                <AccountsSplitTable caption="By GPU type" id="by-gpu-type" sums pick=|s| &s.by_gpu_type/>
-            </div>
-        </section>
+        <SumsPanel heading="Reserved GPUs, all accounts" total=move || sums.with(|s| s.total)>
+            <AccountsSplitTable caption="By region" id="by-region" sums pick=|s| &s.by_region/>
+            <AccountsSplitTable caption="By GPU type" id="by-gpu-type" sums pick=|s| &s.by_gpu_type/>
+        </SumsPanel>
     }
 }
 
@@ -166,16 +159,8 @@ fn AccountsSplitTable(
     sums: Memo<Accounts>,
     pick: fn(&Accounts) -> &BTreeMap<String, Group>,
 ) -> impl IntoView {
-    let row = |name: AnyView, split: &GpuSplit| {
-        view! {
-            <th scope="row">{name}</th>
-            {split_cells(split).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
-                <td class="num" data-label=label>{cell}</td>
-            }).collect_view()}
-        }
-    };
-    let mut columns = vec![Column::text(if id == "by-region" { "Region" } else { "GPU type" })];
-    columns.extend(SPLIT_COLUMNS.map(Column::figures));
+    let row = split_row;
+    let columns = split_columns(id);
     let foot = move || view! { <tr class="sum-row">{move || sums.with(|s| row("All".into_any(), &s.total))}</tr> };
     view! {
         <DataTable class="data-table stack-table split-table" id=id caption=caption columns foot>
@@ -356,17 +341,10 @@ fn RatesNotRead(store: FleetStore, ids: Vec<i64>) -> impl IntoView {
 #[component]
 fn FleetSums(fleet: Memo<Fleet>) -> impl IntoView {
     view! {
-        <section class="panel fleet-sums" aria-labelledby="sums-heading">
-            <h2 id="sums-heading">"Reserved GPUs"</h2>
-            <p class="fleet-sum-line num">{move || fleet.with(|f| sum_text(&f.total))}</p>
-            <p class="panel-note">
-                "Unknown: not read yet, or the region could not be reached. Never counted as free or as zero in use."
-            </p>
-            <div class="fleet-sum-tables">
-                <SplitTable caption="By region" id="by-region" fleet pick=|f| f.by_region.clone()/>
-                <SplitTable caption="By GPU type" id="by-gpu-type" fleet pick=|f| f.by_gpu_type.clone()/>
-            </div>
-        </section>
+        <SumsPanel heading="Reserved GPUs" total=move || fleet.with(|f| f.total)>
+            <SplitTable caption="By region" id="by-region" fleet pick=|f| f.by_region.clone()/>
+            <SplitTable caption="By GPU type" id="by-gpu-type" fleet pick=|f| f.by_gpu_type.clone()/>
+        </SumsPanel>
     }
 }
 
@@ -378,16 +356,8 @@ fn SplitTable(
     pick: fn(&Fleet) -> BTreeMap<String, GpuSplit>,
 ) -> impl IntoView {
     // `name` is a region or GPU type as the API spelled it, or the sum row's own "All".
-    let row = |name: String, split: GpuSplit| {
-        view! {
-            <th scope="row"><ApiText text=name/></th>
-            {split_cells(&split).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
-                <td class="num" data-label=label>{cell}</td>
-            }).collect_view()}
-        }
-    };
-    let mut columns = vec![Column::text(if id == "by-region" { "Region" } else { "GPU type" })];
-    columns.extend(SPLIT_COLUMNS.map(Column::figures));
+    let row = |name: String, split: GpuSplit| split_row(view! { <ApiText text=name/> }.into_any(), &split);
+    let columns = split_columns(id);
     let foot = move || view! { <tr class="sum-row">{move || fleet.with(|f| row("All".to_owned(), f.total))}</tr> };
     view! {
         <DataTable class="data-table stack-table split-table" id=id caption=caption columns foot>
@@ -498,6 +468,39 @@ fn ReservationRows(
                             }
                         }).collect::<Vec<_>>()}
             </DataTable>
+        </section>
+    }
+}
+
+/// A row of a split table: its name (a region, a GPU type, an account, "All") and figures.
+fn split_row(name: AnyView, split: &GpuSplit) -> impl IntoView {
+    view! {
+        <th scope="row">{name}</th>
+        {split_cells(split).into_iter().zip(SPLIT_COLUMNS).map(|(cell, label)| view! {
+            <td class="num" data-label=label>{cell}</td>
+        }).collect_view()}
+    }
+}
+
+/// The columns of the split table `id` ("by-region" or "by-gpu-type").
+fn split_columns(id: &str) -> Vec<Column> {
+    let mut columns = vec![Column::text(if id == "by-region" { "Region" } else { "GPU type" })];
+    columns.extend(SPLIT_COLUMNS.map(Column::figures));
+    columns
+}
+
+/// The panel of the sums: `heading`, the sum line of `total`, what unknown means, and the
+/// split tables (`children`).
+#[component]
+fn SumsPanel(heading: &'static str, #[prop(into)] total: Signal<GpuSplit>, children: Children) -> impl IntoView {
+    view! {
+        <section class="panel fleet-sums" aria-labelledby="sums-heading">
+            <h2 id="sums-heading">{heading}</h2>
+            <p class="fleet-sum-line num">{move || sum_text(&total.get())}</p>
+            <p class="panel-note">
+                "Unknown: not read yet, or the region could not be reached. Never counted as free or as zero in use."
+            </p>
+            <div class="fleet-sum-tables">{children()}</div>
         </section>
     }
 }
