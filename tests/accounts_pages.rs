@@ -7,12 +7,13 @@
 mod console_fixtures;
 
 use console_fixtures::{
-    button, member_detail, owner_detail, provide_console, reservation, seed_nodes, sleep, text, type_into, until,
-    Answer, FakeApi, HostAt,
+    button, december_charge, member_detail, owner_detail, provide_console, reservation, seed_nodes, sleep, text,
+    type_into, until, Answer, FakeApi, HostAt,
 };
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::components::header::Header;
+use reservations_console::domain::words::shown::OWNER_ONLY;
 use reservations_console::pages::capacity::CapacityPage;
 use reservations_console::pages::fit::FitPage;
 use reservations_console::pages::overview::OverviewPage;
@@ -248,6 +249,49 @@ async fn the_accounts_added_to_a_connection_go_with_it_when_it_ends() {
     state.connect(Connection::new("/api", "eco_test_key"), false, Role::Owner);
     until(1, || stores.all().len()).await;
     assert!(stores.accounts().added().is_empty(), "nothing of it kept for the next connection");
+    drop(page);
+    drop(at);
+}
+
+#[wasm_bindgen_test]
+async fn what_stops_when_is_each_accounts_and_the_overdue_sum_the_owners_alone() {
+    // Reservation 8 past due in both accounts, its workloads stopping in 3 days.
+    let past_due = json!({
+        "id": 8, "status": "past_due", "past_due_since": "2026-12-01T00:00:00Z", "stops_at": "2026-12-05T09:30:00Z",
+        "payment": { "funding": "wallet", "charges": [december_charge("past_due")] }
+    });
+    let owners = serde_json::to_value(owner_detail(past_due.clone())).unwrap();
+    let mut members = owners.clone();
+    members.as_object_mut().unwrap().remove("payment");
+    let mut listed = owners.clone();
+    for detail_only in ["storage", "amendments", "payment"] {
+        listed.as_object_mut().unwrap().remove(detail_only);
+    }
+    let nodes = || vec![Answer::ok(serde_json::to_value(seed_nodes()).unwrap())];
+    let _api = FakeApi::new(vec![
+        ("/api/gpu-reservations", vec![Answer::ok(json!([listed.clone()]))]),
+        ("/api/gpu-reservations/8/nodes", nodes()),
+        ("/api/gpu-reservations/8", vec![Answer::ok(owners)]),
+        ("/eu/gpu-reservations", vec![Answer::ok(json!([listed]))]),
+        ("/eu/gpu-reservations/8/nodes", nodes()),
+        ("/eu/gpu-reservations/8", vec![Answer::ok(members)]),
+    ]);
+    let (_stores, _, page, at) = overview(false);
+    let panel =
+        |name: &str| first_text_of(&at.host, &format!("section.at-risk[aria-label=\"What stops when, {name}\"]"));
+    until(true, || panel("first key").contains('$')).await;
+    until(true, || panel(SECOND).contains("#8")).await;
+    assert!(
+        panel("first key").contains("#8 · Workloads stop unless the overdue payment is made"),
+        "{}",
+        panel("first key")
+    );
+    let members = panel(SECOND);
+    assert!(
+        members.contains(OWNER_ONLY) && !members.contains('$'),
+        "a member's: no sum, the owner averts it: {members}"
+    );
+    assert!(at.host.query_selector("#at-risk").unwrap().is_none(), "no page anchor shared by two panels");
     drop(page);
     drop(at);
 }

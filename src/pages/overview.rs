@@ -31,8 +31,8 @@ use crate::domain::words::shown::{
 use crate::reads::accounts::{account_pages, AccountStores};
 use crate::reads::fleet::{FleetStore, ReadNow};
 use crate::reads::session::Account;
-use crate::state::{use_clock, use_connection, Role};
-use chrono::{DurationRound, TimeDelta};
+use crate::state::{use_clock, use_connection, Clock, Role};
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 
@@ -183,6 +183,8 @@ fn AccountsSplitTable(
 #[component]
 fn AccountRows(account: Account, store: FleetStore) -> impl IntoView {
     let fleet = Memo::new(move |_| store.fleet());
+    let minute = this_minute(use_clock());
+    let at_risk = Memo::new(move |_| fleet_at_risk(store, minute.get()));
     let owner = account.role == Role::Owner;
     let (role, tone, note) = role_words(account.role);
     let label = account.label;
@@ -196,7 +198,10 @@ fn AccountRows(account: Account, store: FleetStore) -> impl IntoView {
             </h2>
             <ListStatus store/>
             {move || match store.reservations() {
-                Some(_) => view! { <ReservationRows store fleet account=rows.clone() owner/> }.into_any(),
+                Some(_) => view! {
+                    <AtRiskPanel shown=at_risk.into() linked=true account=(rows.clone(), owner)/>
+                    <ReservationRows store fleet account=rows.clone() owner/>
+                }.into_any(),
                 None if store.list_error().is_none() => view! { <p class="panel-note">"Reading the reservations…"</p> }.into_any(),
                 None => ().into_any(),
             }}
@@ -211,9 +216,7 @@ pub fn OverviewBoard(store: FleetStore) -> impl IntoView {
     let listed = move || store.reservations().is_some();
     let state = use_connection();
     let clock = use_clock();
-    // Drawn again when an answer changes or a minute turns, not on every tick of the clock:
-    // the countdowns tick by themselves.
-    let minute = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| clock.now()));
+    let minute = this_minute(clock);
     let at_risk = Memo::new(move |_| fleet_at_risk(store, minute.get()));
     let copy = Callback::new(move |amounts: bool| {
         let with_nodes = store.with_nodes();
@@ -470,6 +473,12 @@ fn ReservationRows(
             </DataTable>
         </section>
     }
+}
+
+/// The minute, not the second: drawn again when an answer changes or a minute turns, not
+/// on every tick of the clock (the countdowns tick by themselves).
+fn this_minute(clock: Clock) -> Memo<DateTime<Utc>> {
+    Memo::new(move |_| clock.now().duration_trunc(TimeDelta::minutes(1)).unwrap_or_else(|_| clock.now()))
 }
 
 /// A row of a split table: its name (a region, a GPU type, an account, "All") and figures.
