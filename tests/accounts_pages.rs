@@ -16,6 +16,7 @@ use reservations_console::components::header::Header;
 use reservations_console::domain::words::shown::OWNER_ONLY;
 use reservations_console::pages::capacity::CapacityPage;
 use reservations_console::pages::fit::FitPage;
+use reservations_console::pages::ledger::LedgerPage;
 use reservations_console::pages::overview::OverviewPage;
 use reservations_console::reads::accounts::{use_account_stores, AccountStores};
 use reservations_console::reads::fleet::FleetStore;
@@ -292,6 +293,23 @@ async fn what_stops_when_is_each_accounts_and_the_overdue_sum_the_owners_alone()
         "a member's: no sum, the owner averts it: {members}"
     );
     assert!(at.host.query_selector("#at-risk").unwrap().is_none(), "no page anchor shared by two panels");
+    drop(page);
+    drop(at);
+}
+
+#[wasm_bindgen_test]
+async fn the_ledger_is_the_owners_accounts_alone_and_names_the_others() {
+    let _api = api(second_list_ok());
+    let (_stores, _, page, at) = opened("/ledger", false, || view! { <LedgerPage/> }.into_any());
+    let owner = || first_text_of(&at.host, "section[data-account=\"\"]");
+    until(true, || owner().contains('$')).await;
+    assert!(owner().starts_with("first key"), "under its account's name: {}", owner());
+    assert!(of_account(&at.host, SECOND).is_empty(), "no ledger of a member's key");
+    let page_text = text(&at.host);
+    assert!(
+        page_text.contains(&format!("Not shown: the ledgers of {SECOND}, whose keys are not the owner's")),
+        "{page_text}"
+    );
     drop(page);
     drop(at);
 }
