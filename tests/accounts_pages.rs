@@ -12,6 +12,7 @@ use console_fixtures::{
 };
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
+use reservations_console::components::alerts_bell::BellSlot;
 use reservations_console::components::header::Header;
 use reservations_console::domain::words::shown::OWNER_ONLY;
 use reservations_console::pages::capacity::CapacityPage;
@@ -77,6 +78,7 @@ fn opened(
         leptos::mount::mount_to(at.host.clone(), move || {
             let state = provide_console(Role::Owner);
             provide_context(FleetStore::new());
+            provide_context(BellSlot::new());
             let stores = use_account_stores();
             made.set(Some((stores, state)));
             if !added_later {
@@ -255,7 +257,7 @@ async fn the_accounts_added_to_a_connection_go_with_it_when_it_ends() {
 }
 
 #[wasm_bindgen_test]
-async fn what_stops_when_is_each_accounts_and_the_overdue_sum_the_owners_alone() {
+async fn what_stops_when_and_the_bell_are_each_accounts_and_the_overdue_sum_the_owners_alone() {
     // Reservation 8 past due in both accounts, its workloads stopping in 3 days.
     let past_due = json!({
         "id": 8, "status": "past_due", "past_due_since": "2026-12-01T00:00:00Z", "stops_at": "2026-12-05T09:30:00Z",
@@ -277,7 +279,8 @@ async fn what_stops_when_is_each_accounts_and_the_overdue_sum_the_owners_alone()
         ("/eu/gpu-reservations/8/nodes", nodes()),
         ("/eu/gpu-reservations/8", vec![Answer::ok(members)]),
     ]);
-    let (_stores, _, page, at) = overview(false);
+    let (_stores, _, page, at) =
+        opened("/overview?poll_ms=100", false, || view! { <Header/> <OverviewPage/> }.into_any());
     let panel =
         |name: &str| first_text_of(&at.host, &format!("section.at-risk[aria-label=\"What stops when, {name}\"]"));
     until(true, || panel("first key").contains('$')).await;
@@ -293,6 +296,12 @@ async fn what_stops_when_is_each_accounts_and_the_overdue_sum_the_owners_alone()
         "a member's: no sum, the owner averts it: {members}"
     );
     assert!(at.host.query_selector("#at-risk").unwrap().is_none(), "no page anchor shared by two panels");
+    // The bell: each account's alert, named by its account.
+    let bell = at.host.query_selector("details.alerts-bell").unwrap().expect("the bell, installed by the overview");
+    bell.set_attribute("open", "").unwrap();
+    let alerts = || texts(&at.host, ".alerts-panel li");
+    until(true, || alerts().iter().any(|a| a.contains(&format!("{SECOND}: ")))).await;
+    assert!(alerts().iter().any(|a| a.contains("first key: ")), "{:?}", alerts());
     drop(page);
     drop(at);
 }

@@ -146,11 +146,17 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
     }
     out.extend(latest_node_changes(inputs.changes, zone));
     out.extend(inputs.fits.iter().cloned());
-    out.sort_by(|a, b| {
+    order(&mut out, now);
+    out
+}
+
+/// Most severe first; within a severity, soonest (or most recent) first, then by
+/// reservation: one order for one account's alerts and for several accounts' together.
+pub fn order(alerts: &mut [Alert], now: Timestamp) {
+    alerts.sort_by(|a, b| {
         let soonest = |alert: &Alert| alert.at.map_or(i64::MAX, |at| (at - now).num_seconds().abs());
         (a.severity, soonest(a), a.reservation).cmp(&(b.severity, soonest(b), b.reservation))
     });
-    out
 }
 
 fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestamp>) -> Option<Alert> {
