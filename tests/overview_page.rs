@@ -392,7 +392,15 @@ fn set_hidden(hidden: bool) {
 }
 
 fn critical(reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
-    Alert { severity: Severity::Critical, reservation, text: text.into(), at, stops: false, launch: None }
+    Alert {
+        severity: Severity::Critical,
+        reservation,
+        text: text.into(),
+        at,
+        stops: false,
+        launch: None,
+        account: String::new(),
+    }
 }
 
 #[wasm_bindgen_test]
@@ -444,6 +452,7 @@ async fn notifications_are_off_and_ask_nothing_until_notify_me_then_tell_new_cri
             at: None,
             stops: false,
             launch: None,
+            account: String::new(),
         });
         l.push(critical(7, "#7 stops in 3 hours", stop));
     });

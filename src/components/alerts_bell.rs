@@ -8,8 +8,10 @@ use crate::components::fit_watch::WatchInBell;
 use crate::components::lazy_page::{lazy, lazy_page};
 use crate::components::notify::NotifyChoice;
 use crate::components::time::zone;
-use crate::domain::alerts::{Alert, Severity};
+use crate::domain::alerts::{order, Alert, Severity};
+use crate::domain::words::shown::account_name;
 use crate::domain::words::time::updated_ago;
+use crate::reads::accounts::use_account_stores;
 use crate::reads::fleet::{use_fleet, FleetStore, ReadStatus};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
@@ -82,7 +84,30 @@ pub fn AlertsBell() -> impl IntoView {
     let state = use_connection();
     let clock = use_clock();
     let tz = use_time_zone();
-    let alerts = Memo::new(move |_| store.alerts(clock.now(), state.role() == Role::Owner, zone(tz.get())));
+    let stores = use_account_stores();
+    let alerts = Memo::new(move |_| {
+        let (now, zone) = (clock.now(), zone(tz.get()));
+        let all = stores.all();
+        if all.len() <= 1 {
+            return store.alerts(now, state.role() == Role::Owner, zone);
+        }
+        // Several accounts: each one's alerts, for its own role, named by its account.
+        let mut alerts: Vec<Alert> = all
+            .iter()
+            .flat_map(|(account, store)| {
+                let name = account_name(&account.label);
+                let label = account.label.clone();
+                let named = move |alert: Alert| Alert {
+                    text: format!("{name}: {}", alert.text),
+                    account: label.clone(),
+                    ..alert
+                };
+                store.alerts(now, account.role == Role::Owner, zone).into_iter().map(named)
+            })
+            .collect();
+        order(&mut alerts, now);
+        alerts
+    });
     provide_context(BellAlerts(alerts));
     let opened = RwSignal::new(false);
     let count = move || alerts.with(Vec::len);

@@ -20,6 +20,7 @@ use crate::domain::nodes::grid::kind_label;
 use crate::domain::terms::at_risk::{at_risk, averted_by, Deadline, Stopping, Subject, Workloads, ANCHOR};
 use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
+use crate::domain::words::shown::account_name;
 pub use crate::domain::words::shown::Shown;
 use crate::domain::words::shown::{
     averted_by_words, deadline_countdown, renewal_keeps, OWNER_ONLY, SUM_NOT_READ, WORKLOADS_LISTED,
@@ -161,18 +162,32 @@ pub fn detail_at_risk(
 /// The panel. `linked`: each deadline names its reservation with a link to its detail (the
 /// overview's); `None` while what it is drawn from is still being read.
 #[component]
-pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: bool) -> impl IntoView {
+pub fn AtRiskPanel(
+    shown: Signal<Option<Vec<Shown>>>,
+    #[prop(optional)] linked: bool,
+    /// The account the deadlines are of, when several are connected, and whether its key is
+    /// the owner's (alone, the connection's role says it): one panel per account.
+    #[prop(optional)]
+    account: Option<(String, bool)>,
+) -> impl IntoView {
     let (clock, state) = (use_clock(), use_connection());
+    let account = StoredValue::new(account);
+    let owner = move || {
+        account.with_value(|a| a.as_ref().map(|(_, owner)| *owner)).unwrap_or_else(|| state.role() == Role::Owner)
+    };
     // The page's path alone (the overview's or a detail's): an address never holds a key.
     let copy = Callback::new(move |amounts: bool| {
         let path = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
-        let owner = state.role() == Role::Owner;
-        shown.with_untracked(|list| what_stops_when(list.as_deref(), owner, amounts, &path, clock.now_untracked()))
+        shown.with_untracked(|list| what_stops_when(list.as_deref(), owner(), amounts, &path, clock.now_untracked()))
     });
+    // One account's panel among others: named by its account, not by the page's anchor.
+    let named = account.with_value(|a| a.as_ref().map(|(label, _)| account_name(label).to_owned()));
+    let (anchored, labelled) = (named.is_none().then_some(ANCHOR), named.is_none().then_some("at-risk-title"));
+    let label = named.as_ref().map(|n| format!("What stops when, {n}"));
     view! {
-        <section class="panel at-risk" id=ANCHOR aria-labelledby="at-risk-title">
+        <section class="panel at-risk" id=anchored aria-labelledby=labelled aria-label=label>
             <div class="panel-head">
-                <h2 id="at-risk-title">"What stops when"</h2>
+                <h2 id=labelled>"What stops when" {named.map(|n| view! { " · " <span class="account-name">{n}</span> })}</h2>
                 <CopySummary summary=copy money=true/>
             </div>
             {move || match shown.get() {
@@ -183,7 +198,7 @@ pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: 
                 .into_any(),
                 Some(list) => view! {
                     <ol class="at-risk-list">
-                        {list.into_iter().map(|item| view! { <RiskItem item linked/> }).collect_view()}
+                        {list.into_iter().map(|item| view! { <RiskItem item linked owner=owner() account=account.with_value(|a| a.as_ref().map(|(l, _)| l.clone()).unwrap_or_default())/> }).collect_view()}
                     </ol>
                 }
                 .into_any(),
@@ -193,9 +208,9 @@ pub fn AtRiskPanel(shown: Signal<Option<Vec<Shown>>>, #[prop(optional)] linked: 
 }
 
 #[component]
-fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
+/// `account`: its label (empty: the connection's), which the reservation's link names.
+fn RiskItem(item: Shown, linked: bool, owner: bool, account: String) -> impl IntoView {
     let (clock, tz) = (use_clock(), use_time_zone());
-    let owner = use_connection().role() == Role::Owner;
     let Shown { risk, averted_by } = item;
     let (id, at) = (risk.reservation, risk.at);
     let kind = match risk.deadline {
@@ -238,7 +253,7 @@ fn RiskItem(item: Shown, linked: bool) -> impl IntoView {
     view! {
         <li class="at-risk-item" data-deadline=kind>
             <h3 class="at-risk-title">
-                {linked.then(|| view! { <a href=format!("{}#{ANCHOR}", reservation_address("", id, "", &[]))>{format!("#{id}")}</a> " · " })}
+                {linked.then(|| view! { <a href=format!("{}#{ANCHOR}", reservation_address(&account, id, "", &[]))>{format!("#{id}")}</a> " · " })}
                 {title}
             </h3>
             <p class="at-risk-when">

@@ -5,6 +5,14 @@
 use leptos::attr::{aria_describedby, aria_errormessage, aria_invalid, id as id_attr};
 use leptos::prelude::*;
 
+/// What keeping the key costs, said where the choice is made.
+/// Exact about sessionStorage: closing the tab is not a sure end (a duplicated tab gets a copy,
+/// and restoring a closed tab or a session brings the storage back with it).
+pub const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
+    it is removed when you disconnect. Closing the tab may not remove it: duplicating the tab copies it, \
+    and reopening a closed tab or restoring the browser's session can bring it back. The risk: \
+    any script running on this page could read it there. Leave this off on a shared or untrusted computer.";
+
 /// `children` is the control (one element, an `<input>`); the field gives it `id` and the
 /// ARIA attributes, so a form never spells them out (nor gets them out of step).
 #[component]

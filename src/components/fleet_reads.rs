@@ -16,14 +16,15 @@ use leptos::prelude::*;
 use std::time::Duration;
 
 /// The list's failure, with why, the request id and a Retry, over the list kept from before
-/// (marked stale, with its age). A 401 ends the session instead.
+/// (marked stale, with its age). A 401 ends the session instead, but for an account added
+/// beside the connection, whose 401 ends nothing: its rows say it.
 #[component]
 pub fn ListStatus(store: FleetStore) -> impl IntoView {
     let retry = Callback::new(move |()| store.retry());
     view! {
         <div class="remote-status">
             {move || {
-                let error = store.list_error().filter(|e| !e.is_unauthorized())?;
+                let error = store.list_error().filter(|e| !e.is_unauthorized() || store.is_added())?;
                 let kept = store.list_at().map(|at| view! { <p class="remote-line stale"><Stale at/></p> });
                 Some(view! { {kept} <ErrorPanel error retry/> })
             }}

@@ -1,10 +1,12 @@
 //! The app header: where you are, which key is connected and what its role may see, and
 //! the UTC/local switch for every time on screen.
 
+use crate::components::accounts_panel::AccountsPanel;
 use crate::components::alerts_bell::{BellIcon, BellSlot};
+use crate::components::lazy_page::{lazy, lazy_page};
 use crate::domain::explain::requests_left;
 use crate::router::{use_location, NavLink, Navigation};
-use crate::state::{use_connection, use_time_zone, Role, TimeZone};
+use crate::state::{use_connection, use_time_zone, TimeZone};
 use leptos::prelude::*;
 
 #[component]
@@ -36,6 +38,7 @@ pub fn Header() -> impl IntoView {
                 <div class="header-tools">
                     <Show when=move || state.is_connected()>
                         <Bell/>
+                        <AccountsMenu/>
                     </Show>
                     <TimeZoneSwitch/>
                     <SessionInfo/>
@@ -71,15 +74,6 @@ fn TimeZoneSwitch() -> impl IntoView {
     }
 }
 
-/// What the connected key is, in words: an owner sees payments, a member does not.
-pub fn role_words(role: Role) -> (&'static str, &'static str, &'static str) {
-    match role {
-        Role::Owner => ("Owner", "tone-ok", "sees payments"),
-        Role::Member => ("Member", "tone-info", "billing is the account owner's"),
-        Role::Unknown => ("Role not known yet", "tone-neutral", "learnt from the first reservation read"),
-    }
-}
-
 #[component]
 fn SessionInfo() -> impl IntoView {
     let state = use_connection();
@@ -90,7 +84,7 @@ fn SessionInfo() -> impl IntoView {
     };
     move || {
         state.connection().map(|connection| {
-            let (role, tone, note) = role_words(state.role());
+            let (role, tone, note) = state.role().words();
             view! {
                 <div class="session">
                     <span class=format!("badge {tone}")>{role}</span>
@@ -109,6 +103,23 @@ fn SessionInfo() -> impl IntoView {
         })
     }
 }
+
+/// The connected accounts, and a form to add a key beside the connection (issue 48): the
+/// panel's code arrives the first time it is opened.
+#[component]
+fn AccountsMenu() -> impl IntoView {
+    let opened = RwSignal::new(false);
+    view! {
+        <details class="accounts-menu" on:toggle=move |_| opened.set(true)>
+            <summary class="button button-secondary">"Accounts"</summary>
+            <div class="accounts-menu-panel">
+                {move || opened.get().then(|| lazy(accounts_panel::preload, accounts_panel::load))}
+            </div>
+        </details>
+    }
+}
+
+lazy_page!(accounts_panel, AccountsPanel);
 
 /// The bell once a page that reads the alerts has installed it ([`BellSlot`]); before that a
 /// link to the overview, which reads them: no count is shown where none was read.

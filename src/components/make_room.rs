@@ -14,6 +14,7 @@ use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::words::address::query_replacing;
 use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
+use crate::domain::words::shown::account_name;
 use crate::reads::fleet::FleetStore;
 use crate::router::{use_location, Navigation};
 use leptos::prelude::*;
@@ -25,7 +26,12 @@ pub fn MakeRoom(
     store: FleetStore,
     gpus: NonZeroU32,
     #[prop(into)] offered: Signal<Vec<(i64, Offer)>>,
+    /// The label of the account the reservations are of (empty: the connection's), which
+    /// every link names ([`reservation_address`]).
+    #[prop(optional)]
+    account: String,
 ) -> impl IntoView {
+    let account = StoredValue::new(account);
     let location = use_location();
     let query = location.query();
     let keep = Memo::new(move |_| query.with(|q| Keep::from_query(q)));
@@ -72,8 +78,8 @@ pub fn MakeRoom(
     };
     view! {
         <Show when=move || plans.with(|p| !p.is_empty())>
-            <section class="panel make-room" aria-labelledby="make-room-title">
-                <h2 id="make-room-title">"Make room"</h2>
+            <section class="panel make-room" aria-label=move || account.with_value(|a| make_room_title(a))>
+                <h2>{move || account.with_value(|a| make_room_title(a))}</h2>
                 <p>
                     {format!("What to stop so that {} are free together on one ready node, and where the stopped workloads fit again. ", gpus_text(i64::from(gpus.get())))}
                     {BEST_ORDER}
@@ -87,9 +93,9 @@ pub fn MakeRoom(
                 </fieldset>
                 {move || plans.get().into_iter().map(|(id, plan)| view! {
                     <article class="make-room-plan" data-reservation=id.to_string()>
-                        <h3><a href=reservation_address("", id, "", &[])>{format!("Reservation #{id}")}</a></h3>
+                        <h3><a href=account.with_value(|a| reservation_address(a, id, "", &[]))>{format!("Reservation #{id}")}</a></h3>
                         {match plan {
-                            Ok(plan) => view! { <PlanView id plan/> }.into_any(),
+                            Ok(plan) => view! { <PlanView id plan account=account.get_value()/> }.into_any(),
                             Err(why) => view! { <p class="muted make-room-none">{why}</p> }.into_any(),
                         }}
                     </article>
@@ -101,7 +107,7 @@ pub fn MakeRoom(
 
 /// One reservation's best plan.
 #[component]
-fn PlanView(id: i64, plan: Plan) -> impl IntoView {
+fn PlanView(id: i64, plan: Plan, account: String) -> impl IntoView {
     let Plan { node, stop, displaced, hosts } = plan;
     let summary = format!(
         "Stop {} ({} displaced in all) to free the GPUs together on ",
@@ -115,7 +121,7 @@ fn PlanView(id: i64, plan: Plan) -> impl IntoView {
     view! {
         <p class="make-room-summary">{summary}<strong><ApiText text=node/></strong>"."</p>
         <ul class="make-room-stops">
-            {stop.into_iter().map(|s| view! { <StoppedItem id s/> }).collect_view()}
+            {stop.into_iter().map(|s| view! { <StoppedItem id s account=account.clone()/> }).collect_view()}
         </ul>
         <p class="muted">{hosts}</p>
         <p class="muted make-room-assumed"><span class="assumed">{LAUNCH_LANDS_ON_ROOM}</span></p>
@@ -124,7 +130,7 @@ fn PlanView(id: i64, plan: Plan) -> impl IntoView {
 
 /// A workload to stop: its page, kind, GPUs, and where it fits again.
 #[component]
-fn StoppedItem(id: i64, s: Stopped) -> impl IntoView {
+fn StoppedItem(id: i64, s: Stopped, account: String) -> impl IntoView {
     let gpus = if s.gpus == s.gpus_here {
         gpus_text(s.gpus)
     } else {
@@ -139,9 +145,19 @@ fn StoppedItem(id: i64, s: Stopped) -> impl IntoView {
     };
     view! {
         <li data-kind=s.kind.as_str().to_owned()>
-            <a href=workload_page_path("", id, &s.kind, s.id)><ApiText text=s.name/></a>
+            <a href=workload_page_path(&account, id, &s.kind, s.id)><ApiText text=s.name/></a>
             {format!(" · {} · {gpus} · ", kind_label(&s.kind))}
             {again}
         </li>
+    }
+}
+
+/// The panel's title: "Make room", naming the account when it is not the connection's
+/// (several accounts each have one on `/fit`).
+fn make_room_title(account: &str) -> String {
+    if account.is_empty() {
+        "Make room".to_owned()
+    } else {
+        format!("Make room in {}", account_name(account))
     }
 }

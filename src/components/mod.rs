@@ -1,6 +1,7 @@
 //! Small reusable views. Pages compose them; only `remote` talks to the API (through the
 //! fetch closure a page gives it).
 
+pub mod accounts_panel;
 pub mod alerts_bell;
 pub mod api_text;
 pub mod at_risk;

@@ -178,7 +178,7 @@ mod tests {
     }
 
     fn alert(severity: Severity, reservation: i64, text: &str, at: Option<Timestamp>) -> Alert {
-        Alert { severity, reservation, text: text.into(), at, stops: false, launch: None }
+        Alert { severity, reservation, text: text.into(), at, stops: false, launch: None, account: String::new() }
     }
 
     fn stop_at() -> Option<Timestamp> {

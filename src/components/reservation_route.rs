@@ -6,7 +6,8 @@ use crate::api::error::ApiError;
 use crate::browser::set_page_title;
 use crate::components::error_panel::ErrorPanel;
 use crate::domain::words::address::reservation_address;
-use crate::reads::session::{account_named, read_as, Account, NotConnected};
+use crate::reads::accounts::{account_named, read_as, NotConnected};
+use crate::reads::session::Account;
 use crate::router::{use_location, Location};
 use leptos::prelude::*;
 

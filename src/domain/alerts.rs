@@ -48,6 +48,9 @@ pub struct Alert {
     /// A watched question that now fits here (`domain::fleet::fit_watch`): the alert links to the
     /// launch page, prefilled.
     pub launch: Option<String>,
+    /// The label of the account the reservation is of (empty: the connection's), which the
+    /// alert's link names when several accounts are connected.
+    pub account: String,
 }
 
 impl Alert {
@@ -57,7 +60,7 @@ impl Alert {
             return launch.clone();
         }
         let anchor = if self.stops { format!("#{ANCHOR}") } else { String::new() };
-        format!("{}{anchor}", reservation_address("", self.reservation, "", &[]))
+        format!("{}{anchor}", reservation_address(&self.account, self.reservation, "", &[]))
     }
 }
 
@@ -147,15 +150,21 @@ pub fn alerts(inputs: &Inputs, now: Timestamp, owner: bool, zone: Zone) -> Vec<A
     }
     out.extend(latest_node_changes(inputs.changes, zone));
     out.extend(inputs.fits.iter().cloned());
-    out.sort_by(|a, b| {
-        let soonest = |alert: &Alert| alert.at.map_or(i64::MAX, |at| (at - now).num_seconds().abs());
-        (a.severity, soonest(a), a.reservation).cmp(&(b.severity, soonest(b), b.reservation))
-    });
+    order(&mut out, now);
     out
 }
 
+/// Most severe first; within a severity, soonest (or most recent) first, then by
+/// reservation: one order for one account's alerts and for several accounts' together.
+pub fn order(alerts: &mut [Alert], now: Timestamp) {
+    alerts.sort_by(|a, b| {
+        let soonest = |alert: &Alert| alert.at.map_or(i64::MAX, |at| (at - now).num_seconds().abs());
+        (a.severity, soonest(a), a.reservation).cmp(&(b.severity, soonest(b), b.reservation))
+    });
+}
+
 fn alert(severity: Severity, reservation: i64, text: String, at: Option<Timestamp>) -> Option<Alert> {
-    Some(Alert { severity, reservation, text, at, stops: false, launch: None })
+    Some(Alert { severity, reservation, text, at, stops: false, launch: None, account: String::new() })
 }
 
 /// Past due: workloads stop at `stops_at`; critical under 24 h. The owner is told how to

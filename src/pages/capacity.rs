@@ -19,36 +19,94 @@ use crate::domain::exports::summary;
 use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::terms::timeline::{lanes, Handover};
 use crate::domain::words::address::reservation_address;
+use crate::domain::words::shown::account_name;
 use crate::domain::words::shown::{overlap_cost_of, stretches_text, LaneView, OverlapCost, TermRow};
 use crate::domain::words::text::visible_controls;
 use crate::domain::words::time::{format_utc_date, utc_title};
 use crate::domain::words::{count, figure};
-use crate::reads::fleet::{fleet_page, FleetStore};
-use crate::state::{use_clock, use_connection, Role};
-use chrono::{DurationRound, TimeDelta};
+use crate::reads::accounts::{account_pages, AccountStores};
+use crate::reads::fleet::FleetStore;
+use crate::state::{use_clock, use_connection, Clock, Role};
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 #[component]
 pub fn CapacityPage() -> impl IntoView {
-    let store = fleet_page("Capacity over the coming terms");
+    let stores = account_pages("Capacity over the coming terms");
     alerts_bell::install();
-    view! { <CapacityBoard store/> }
+    let several = Memo::new(move |_| stores.all().len() > 1);
+    move || match several.get() {
+        false => view! { <CapacityBoard store=stores.first()/> }.into_any(),
+        true => view! { <CapacityAccounts stores/> }.into_any(),
+    }
+}
+
+/// The lanes of several accounts (issue 48), each account's under its name: a renewal is
+/// paired with a term of its own account only, and what an overlap costs is shown on an
+/// owner's key's lanes alone.
+#[component]
+fn CapacityAccounts(stores: AccountStores) -> impl IntoView {
+    let hour = this_hour(use_clock());
+    view! {
+        <section class="capacity-page">
+            <PageHead subtitle="Per account, region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."/>
+            <p class="assumed">{RENEWAL_PAIRING}</p>
+            {move || stores.all().into_iter().enumerate().map(|(at, (account, store))| {
+                let views = Memo::new(move |_| lane_views(store, hour.get()));
+                let owner = account.role == Role::Owner;
+                let (role, tone, _) = account.role.words();
+                let label = account.label;
+                let name = account_name(&label).to_owned();
+                view! {
+                    <section class="account-part" data-account=label>
+                        <h2>
+                            <span class="account-name">{name}</span>
+                            " " <span class=format!("badge {tone}")>{role}</span>
+                        </h2>
+                        <ListStatus store/>
+                        <Lanes store views owner=move || owner ids=format!("capacity-{at}-lane") account=label.clone()/>
+                    </section>
+                }
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// The page's title and `subtitle`, with its actions (`children`) if any.
+#[component]
+fn PageHead(subtitle: &'static str, #[prop(optional)] children: Option<Children>) -> impl IntoView {
+    view! {
+        <div class="page-head">
+            <div>
+                <h1>"Capacity over the coming terms"</h1>
+                <p class="subtitle">{subtitle}</p>
+            </div>
+            {children.map(|actions| actions())}
+        </div>
+    }
+}
+
+/// The hour, not the second: the lanes start "now" and need not be drawn again each tick.
+fn this_hour(clock: Clock) -> Memo<DateTime<Utc>> {
+    Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()))
+}
+
+/// The lanes of `store`'s reservations from `hour` on, `None` before its list is read.
+fn lane_views(store: FleetStore, hour: DateTime<Utc>) -> Option<Vec<LaneView>> {
+    let list = store.reservations()?;
+    let read: BTreeMap<i64, Vec<Amendment>> =
+        list.iter().filter_map(|r| Some((r.id, store.detail(r.id)?.amendments))).collect();
+    let amendments = |id: i64| read.get(&id).map(Vec::as_slice);
+    Some(lanes(&list, &amendments, hour).iter().map(LaneView::of).collect())
 }
 
 /// Every lane from the store. Tests mount it on a store fed fixture answers.
 #[component]
 pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     let clock = use_clock();
-    // The hour, not the second: the lanes start "now" and need not be drawn again each tick.
-    let hour = Memo::new(move |_| clock.now().duration_trunc(TimeDelta::hours(1)).unwrap_or_else(|_| clock.now()));
-    let views = Memo::new(move |_| {
-        let list = store.reservations()?;
-        let read: BTreeMap<i64, Vec<Amendment>> =
-            list.iter().filter_map(|r| Some((r.id, store.detail(r.id)?.amendments))).collect();
-        let amendments = |id: i64| read.get(&id).map(Vec::as_slice);
-        Some(lanes(&list, &amendments, hour.get()).iter().map(LaneView::of).collect::<Vec<_>>())
-    });
+    let hour = this_hour(clock);
+    let views = Memo::new(move |_| lane_views(store, hour.get()));
     let state = use_connection();
     let copy = Callback::new(move |amounts: bool| {
         let priced = |r: &TermRow| overlap_cost_of(r.handover, r.renewal, |id| renewal_rate(store, id));
@@ -57,38 +115,48 @@ pub fn CapacityBoard(store: FleetStore) -> impl IntoView {
     });
     view! {
         <section class="capacity-page">
-            <div class="page-head">
-                <div>
-                    <h1>"Capacity over the coming terms"</h1>
-                    <p class="subtitle">
-                        "Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice."
-                    </p>
-                </div>
+            <PageHead subtitle="Per region and GPU type, what stays reserved: a gap is hours without reserved GPUs (the workloads there stop), an overlap hours reserved twice.">
                 <div class="page-actions"><CopySummary summary=copy money=true/></div>
-            </div>
+            </PageHead>
             <ReadLine store/>
             <ListStatus store/>
             <p class="assumed">{RENEWAL_PAIRING}</p>
-            {move || match views.get() {
-                None => ().into_any(),
-                Some(lanes) if lanes.is_empty() => {
-                    view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
-                }
-                // Read here, tracked: a role learnt after the page opened redraws the costs.
-                Some(lanes) => lanes
-                    .into_iter()
-                    .enumerate()
-                    .map(|(index, lane)| view! { <LanePanel lane index store owner={state.role() == Role::Owner}/> })
-                    .collect_view()
-                    .into_any(),
-            }}
+            <Lanes store views owner=move || state.role() == Role::Owner ids="capacity-lane".to_owned()/>
         </section>
     }
 }
 
+/// Each lane's panel; `owner` read as they are drawn, tracked: a role learnt after the page
+/// opened redraws the costs. Each lane's heading is `<ids>-<n>`.
 #[component]
-fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> impl IntoView {
-    let heading = format!("capacity-lane-{index}");
+fn Lanes(
+    store: FleetStore,
+    views: Memo<Option<Vec<LaneView>>>,
+    #[prop(into)] owner: Signal<bool>,
+    ids: String,
+    /// The label of the account the lanes are of (empty: the connection's), which each
+    /// reservation's link names.
+    #[prop(optional)]
+    account: String,
+) -> impl IntoView {
+    move || {
+        match views.get() {
+        None => ().into_any(),
+        Some(lanes) if lanes.is_empty() => {
+            view! { <p class="panel muted">"No reservation has a term still to come."</p> }.into_any()
+        }
+        Some(lanes) => lanes
+            .into_iter()
+            .enumerate()
+            .map(|(index, lane)| view! { <LanePanel lane heading=format!("{ids}-{index}") store owner=owner.get() account=account.clone()/> })
+            .collect_view()
+            .into_any(),
+    }
+    }
+}
+
+#[component]
+fn LanePanel(lane: LaneView, heading: String, store: FleetStore, owner: bool, account: String) -> impl IntoView {
     // The table's scroller is named by the lane's heading too.
     let (heading_id, table_label) = (heading.clone(), heading.clone());
     let summary = stretches_text(&lane.stretches);
@@ -97,7 +165,7 @@ fn LanePanel(lane: LaneView, index: usize, store: FleetStore, owner: bool) -> im
         vec![Column::text("Reservation"), Column::figures("GPUs"), Column::text("Term (UTC)"), Column::text("Renewal")];
     columns.extend(owner.then(|| Column::figures("Reserved twice costs")));
     let drawing = draw(&lane);
-    let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner)).collect_view();
+    let rows = lane.rows.into_iter().map(|r| term_row(r, store, owner, &account)).collect_view();
     view! {
         <section class="panel capacity-lane" aria-labelledby=heading>
             <h2 id=heading_id><CutText text=format!("{} · {}", lane.region, lane.gpu_type)/></h2>
@@ -116,7 +184,7 @@ fn renewal_rate(store: FleetStore, id: i64) -> Option<Usd> {
     store.detail(id).and_then(|d| d.payment).map(|p| p.rate_usd_per_gpu_hour)
 }
 
-fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
+fn term_row(r: TermRow, store: FleetStore, owner: bool, account: &str) -> impl IntoView {
     let term = r.term_text();
     let cost = owner.then(|| {
         let (handover, renewal) = (r.handover, r.renewal);
@@ -134,7 +202,7 @@ fn term_row(r: TermRow, store: FleetStore, owner: bool) -> impl IntoView {
     view! {
         <tr data-handover=r.tone>
             <th scope="row" data-label="Reservation">
-                <a class="row-link" href=reservation_address("", r.id, "", &[])>{format!("#{}", r.id)}</a>
+                <a class="row-link" href=reservation_address(account, r.id, "", &[])>{format!("#{}", r.id)}</a>
             </th>
             <td class="num" data-label="GPUs">
                 {figure(r.gpus)}

@@ -7,19 +7,11 @@ use crate::api::error::ApiError;
 use crate::api::models::Reservation;
 use crate::browser::set_page_title;
 use crate::components::error_panel::ErrorPanel;
-use crate::components::field::{CheckField, Field};
+use crate::components::field::{CheckField, Field, KEEP_HELP};
 use crate::router::{use_location, Location, Navigation};
 use crate::state::{probe_role, use_connection, ConnectionState, Rejection, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-
-/// What keeping the key costs, said where the choice is made.
-/// Exact about sessionStorage: closing the tab is not a sure end (a duplicated tab gets a copy,
-/// and restoring a closed tab or a session brings the storage back with it).
-const KEEP_HELP: &str = "Stores the key in this tab's session storage, so reloading keeps you connected; \
-    it is removed when you disconnect. Closing the tab may not remove it: duplicating the tab copies it, \
-    and reopening a closed tab or restoring the browser's session can bring it back. The risk: \
-    any script running on this page could read it there. Leave this off on a shared or untrusted computer.";
 
 /// A key checked, its role not read yet (or the read failed: `error`).
 #[derive(Clone)]

@@ -18,24 +18,33 @@ use crate::domain::fleet::fit::{
 };
 use crate::domain::fleet::make_room::Offer;
 use crate::domain::status::Tone;
-use crate::domain::words::address::{query_replacing, query_value};
+use crate::domain::words::address::{query_replacing, query_value, reservation_address};
+use crate::domain::words::shown::account_name;
 use crate::domain::words::shown::rooms_text;
-use crate::reads::fleet::{fleet_page, FleetStore};
+use crate::reads::accounts::{account_pages, AccountStores};
+use crate::reads::fleet::FleetStore;
 use crate::router::{use_location, Navigation};
 use crate::state::use_clock;
 use leptos::prelude::*;
 
 #[component]
 pub fn FitPage() -> impl IntoView {
-    let store = fleet_page("Where GPUs fit");
+    let stores = account_pages("Where GPUs fit");
     alerts_bell::install();
-    view! { <FitBoard store/> }
+    view! { <FitBoard store=stores.first() accounts=stores/> }
 }
 
 /// The form and the verdicts, from the address and the store. Tests mount it on a store fed
 /// fixture answers, inside a `<Router>`.
 #[component]
-pub fn FitBoard(store: FleetStore) -> impl IntoView {
+pub fn FitBoard(
+    store: FleetStore,
+    /// Every connected account's store: when more than one is connected, the verdicts are
+    /// each account's, under its name, and the choices are those of all of them.
+    #[prop(optional)]
+    accounts: Option<AccountStores>,
+) -> impl IntoView {
+    let several = move || accounts.map(|a| a.all()).filter(|all| all.len() > 1);
     let location = use_location();
     let query = location.query();
     let asked = Memo::new(move |_| query.with(|q| Question::from_query(q)));
@@ -51,7 +60,7 @@ pub fn FitBoard(store: FleetStore) -> impl IntoView {
             </div>
             <ReadLine store/>
             <ListStatus store/>
-            <FitForm store/>
+            <FitForm store accounts/>
             {move || match asked.get() {
                 Err(problems) => view! {
                     <div class="panel" role="alert">
@@ -61,7 +70,20 @@ pub fn FitBoard(store: FleetStore) -> impl IntoView {
                 }
                 .into_any(),
                 Ok(None) => view! { <p class="panel muted">"Say how many GPUs to find room for."</p> }.into_any(),
-                Ok(Some(question)) => view! { <Verdicts store question=question.clone()/> <WatchQuestion store question/> }.into_any(),
+                Ok(Some(question)) => match several() {
+                    None => view! { <Verdicts store question=question.clone()/> <WatchQuestion store question/> }.into_any(),
+                    Some(all) => all.into_iter().map(|(account, store)| {
+                        let label = account.label;
+                        let (name, part) = (account_name(&label).to_owned(), label.clone());
+                        view! {
+                            <section class="account-part" data-account=part>
+                                <h2 class="account-name">{name}</h2>
+                                {store.is_added().then(|| view! { <ListStatus store/> })}
+                                <Verdicts store question=question.clone() account=label/>
+                            </section>
+                        }
+                    }).collect_view().into_any(),
+                },
             }}
         </section>
     }
@@ -70,7 +92,7 @@ pub fn FitBoard(store: FleetStore) -> impl IntoView {
 /// GPUs, replicas, GPU type and region (chosen among the reservations read); Find writes
 /// them into the address, which the verdicts follow.
 #[component]
-fn FitForm(store: FleetStore) -> impl IntoView {
+fn FitForm(store: FleetStore, accounts: Option<AccountStores>) -> impl IntoView {
     let location = use_location();
     let query = location.query();
     let read = move |key| query.with_untracked(|q| query_value(q, key).unwrap_or_default());
@@ -82,7 +104,10 @@ fn FitForm(store: FleetStore) -> impl IntoView {
     );
     // The choices offered are those of the reservations read, and what the address asks.
     let offered = move |pick: fn(&crate::api::models::Reservation) -> String, chosen: String| {
-        choices(store.reservations().unwrap_or_default().iter().map(pick).collect(), &chosen)
+        let stores = accounts.map_or_else(|| vec![store], |a| a.all().into_iter().map(|(_, s)| s).collect());
+        let read: std::collections::BTreeSet<String> =
+            stores.iter().flat_map(|s| s.reservations().unwrap_or_default()).map(|r| pick(&r)).collect();
+        choices(read, &chosen)
     };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -125,7 +150,14 @@ fn FitForm(store: FleetStore) -> impl IntoView {
 
 /// One row per reservation, best first.
 #[component]
-fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
+fn Verdicts(
+    store: FleetStore,
+    question: Question,
+    /// The account the rows are of, named on each row when several are connected.
+    #[prop(optional)]
+    account: Option<String>,
+) -> impl IntoView {
+    let named = StoredValue::new(account);
     let question = StoredValue::new(question);
     let judged = Memo::new(move |_| {
         let list = store.reservations().unwrap_or_default();
@@ -170,7 +202,8 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                     let context = r.as_ref().map(ErrorContext::of).unwrap_or_default();
                     let place = r.map(|r| format!("{} · {}", r.region_id, r.gpu_type)).unwrap_or_default();
                     let reason = question.with_value(|q| verdict.reason(q));
-                    let href = question.with_value(|q| launch_href(id, q));
+                    let label = named.get_value().unwrap_or_default();
+                    let href = question.with_value(|q| launch_href(&label, id, q));
                     let launch = matches!(verdict, Verdict::FitsNow { .. }).then(|| view! {
                         <a class="button button-secondary" href=href>"Launch here"</a>
                     });
@@ -179,9 +212,10 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
                         _ => None,
                     };
                     view! {
-                        <tr data-verdict=verdict.label()>
+                        <tr data-verdict=verdict.label() data-account=named.get_value()>
                             <th scope="row" data-label="Reservation">
-                                <a class="row-link" href=format!("/reservations/{id}")>{format!("#{id}")}</a>
+                                <a class="row-link" href=reservation_address(&label, id, "", &[])>{format!("#{id}")}</a>
+                                {named.get_value().map(|label| view! { " " <span class="account-name">{account_name(&label).to_owned()}</span> })}
                                 " " <span class="muted"><CutText text=place/></span>
                             </th>
                             <td data-label="Verdict"><StatusBadge label=verdict.label().to_owned() tone=tone(&verdict)/></td>
@@ -198,7 +232,7 @@ fn Verdicts(store: FleetStore, question: Question) -> impl IntoView {
             let offered = Signal::derive(move || judged.with(|rows| {
                 rows.iter().filter_map(|(j, _)| Offer::of(&j.verdict).map(|o| (j.reservation_id, o))).collect::<Vec<_>>()
             }));
-            view! { <MakeRoom store gpus offered/> }
+            view! { <MakeRoom store gpus offered account=named.get_value().unwrap_or_default()/> }
         })}
     }
 }

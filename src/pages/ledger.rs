@@ -21,8 +21,11 @@ use crate::domain::money::ledger::{ledger, Account, Missing, Row, Sums, OVERDUE_
 use crate::domain::status::reservation_status;
 use crate::domain::words::address::reservation_address;
 use crate::domain::words::count;
+use crate::domain::words::shown::{account_name, accounts_text};
 use crate::domain::words::time::{format_time, Zone};
-use crate::reads::reservations::{use_reservations, DetailsProgress};
+use crate::reads::accounts::{use_account_stores, AccountStores};
+use crate::reads::fleet::FleetStore;
+use crate::reads::reservations::{use_reservations, DetailsProgress, ReservationsStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -30,7 +33,62 @@ use leptos::prelude::*;
 #[component]
 pub fn LedgerPage() -> impl IntoView {
     set_page_title("Term ledger");
-    let (state, store) = (use_connection(), use_reservations());
+    let state = use_connection();
+    let single = move || {
+        let member = Signal::derive(move || state.role() == Role::Member);
+        view! { <AccountLedger store=use_reservations() member/> }
+    };
+    // The accounts' stores follow the app's fleet store: a test may mount the page without.
+    let Some(stores) = use_context::<FleetStore>().map(|_| use_account_stores()) else {
+        return single().into_any();
+    };
+    let several = Memo::new(move |_| stores.all().len() > 1);
+    (move || match several.get() {
+        false => single().into_any(),
+        true => view! { <AccountsLedgers stores/> }.into_any(),
+    })
+    .into_any()
+}
+
+/// The ledgers of several accounts (issue 48): the owner's keys' each under its account's
+/// name; a member's key reads no payment, and the page names those accounts.
+#[component]
+fn AccountsLedgers(stores: AccountStores) -> impl IntoView {
+    let not_shown =
+        move || {
+            let labels: Vec<String> =
+                stores.all().into_iter().filter(|(a, _)| a.role != Role::Owner).map(|(a, _)| a.label).collect();
+            (!labels.is_empty()).then(|| view! {
+            <p class="panel muted ledger-not-shown">{format!(
+                "Not shown: the ledgers of {}, whose keys are not the owner's (a member's key reads no payment).",
+                accounts_text(&labels)
+            )}</p>
+        })
+        };
+    view! {
+        {not_shown}
+        {move || stores.all().into_iter().filter(|(a, _)| a.role == Role::Owner).map(|(account, store)| {
+            let (label, name) = (account.label.clone(), account_name(&account.label).to_owned());
+            view! {
+                <section class="account-part" data-account=label>
+                    <h2 class="account-name">{name}</h2>
+                    <AccountLedger store=store.reservations_store() member=Signal::derive(|| false) label=account.label.clone()/>
+                </section>
+            }
+        }).collect_view()}
+    }
+}
+
+/// One account's ledger: its list, each detail read at the page's pace, and the board.
+#[component]
+fn AccountLedger(
+    store: ReservationsStore,
+    member: Signal<bool>,
+    /// The account's label (empty: the connection's), which each reservation's link names.
+    #[prop(optional)]
+    label: String,
+) -> impl IntoView {
+    let label = StoredValue::new(label);
     let list = store.list_remote();
     // Each reservation's detail (its payment is the ledger's source), paced, through the
     // store: those read within a minute (the overview's, a reservation's page) are not read
@@ -42,7 +100,7 @@ pub fn LedgerPage() -> impl IntoView {
         progress.read(untrack(ids));
     });
     let rows = Memo::new(move |_| {
-        let member = state.role() == Role::Member;
+        let member = member.get();
         let queued = progress.queued();
         list.data().map(|list| {
             list.into_iter()
@@ -68,11 +126,11 @@ pub fn LedgerPage() -> impl IntoView {
         {move || {
             let read_at = list.fetched_at()?;
             // The schedules the ledger adds up, for the FOCUS file: a member's key reads none.
-            let details: Vec<ReservationDetail> = match state.role() {
-                Role::Member => Vec::new(),
-                _ => ids().into_iter().filter_map(|id| store.detail(id)).collect(),
+            let details: Vec<ReservationDetail> = match member.get() {
+                true => Vec::new(),
+                false => ids().into_iter().filter_map(|id| store.detail(id)).collect(),
             };
-            rows.get().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at details/> })
+            rows.get().map(|rows| view! { <LedgerBoard account=Account::of(rows) read_at details label=label.get_value()/> })
         }}
     }
 }
@@ -126,6 +184,9 @@ pub fn LedgerBoard(
     /// The details read, whose charges the FOCUS file lists (none: no FOCUS button).
     #[prop(optional)]
     details: Vec<ReservationDetail>,
+    /// The account's label (empty: the connection's), which each reservation's link names.
+    #[prop(optional)]
+    label: String,
 ) -> impl IntoView {
     if !account.rows.is_empty() && !account.shows_payment() {
         return view! { <MemberNote/> }.into_any();
@@ -166,7 +227,7 @@ pub fn LedgerBoard(
             view! {
                 <tr>
                     <th scope="row" data-label="Reservation">
-                        <a class="row-link" href=reservation_address("", r.id, "", &[])>{format!("#{}", r.id)}</a>
+                        <a class="row-link" href=reservation_address(&label, r.id, "", &[])>{format!("#{}", r.id)}</a>
                         " " <StatusBadge label=status.label tone=status.tone/>
                         <span class="cell-sub"><CutText text=format!("{} · {}", r.region_id, r.gpu_type)/></span>
                     </th>

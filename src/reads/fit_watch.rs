@@ -121,7 +121,8 @@ impl FitWatch {
                     text: format!("Room for {} now on #{} ({} · {}).", question.text(), r.id, r.region_id, r.gpu_type),
                     at: *at,
                     stops: false,
-                    launch: Some(launch_href(r.id, &question)),
+                    launch: Some(launch_href("", r.id, &question)),
+                    account: String::new(),
                 });
             let before = watching.fired.len();
             watching.fired.extend(raised);

@@ -14,10 +14,11 @@ use super::nodes::{use_nodes, NodesRead, NodesStore};
 use super::org::OrgReads;
 use super::pacer::{Pacer, Presence};
 use super::reservations::{use_reservations, ReservationsStore};
-use super::session::SessionMark;
+use super::session::{Door, SessionMark};
 use crate::api::enums::ReservationStatus;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesResponse, Reservation, ReservationDetail};
+use crate::api::money::Usd;
 use crate::browser::{now_ms, set_page_title};
 use crate::domain::alerts::{self, node_changes, Alert, Inputs, NodeChange, LOW_USE_WINDOW};
 use crate::domain::fleet::history::History;
@@ -31,6 +32,7 @@ use leptos::prelude::*;
 use leptos::reactive::owner::WeakOwner;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What the overview's loop is doing, as its status line says it.
@@ -48,6 +50,8 @@ pub enum ReadStatus {
 /// The overview's reads. Copy: every field is an arena handle of the app's owner.
 #[derive(Clone, Copy)]
 pub struct FleetStore {
+    /// Whose key it reads with: the connection's, or an added account's (`reads::accounts`).
+    door: Door,
     /// The session the data was read with.
     session: SessionMark,
     /// The list and each detail, which every page reads.
@@ -77,10 +81,21 @@ impl FleetStore {
     /// Empty; reads the connection, the [`ReservationsStore`] and the [`NodesStore`] from
     /// context.
     pub fn new() -> Self {
+        Self::with(Door::Connection(use_connection()), use_reservations(), use_nodes())
+    }
+
+    /// Empty, with stores of its own, reading with `door`'s key: an account added beside
+    /// the connection (`reads::accounts`). Its signals are made under the current owner.
+    pub fn of(door: Door) -> Self {
+        Self::with(door, ReservationsStore::of(door), NodesStore::of(door))
+    }
+
+    fn with(door: Door, reservations: ReservationsStore, nodes: NodesStore) -> Self {
         FleetStore {
-            session: SessionMark::new(),
-            reservations: use_reservations(),
-            nodes: use_nodes(),
+            door,
+            session: SessionMark::of(door),
+            reservations,
+            nodes,
             changes: RwSignal::new(Vec::new()),
             history: RwSignal::new(BTreeMap::new()),
             deriver: RwSignal::new_local(None),
@@ -126,6 +141,11 @@ impl FleetStore {
     /// Why reservation `id`'s detail is not read, if its read failed (tracked).
     pub fn detail_error(&self, id: i64) -> Option<ApiError> {
         self.reservations.detail_error(id)
+    }
+
+    /// The owner the store's signals were made in, while it lives.
+    pub(super) fn owner(&self) -> Option<Owner> {
+        self.nodes.owner()
     }
 
     /// The list and the details the loop reads.
@@ -274,25 +294,26 @@ impl FleetStore {
     /// The fleet's sums from what was read (tracked). Rates come from the details: the
     /// owner's key is shown them, a member's never.
     pub fn fleet(&self) -> Fleet {
-        let list = self.with_nodes();
+        Fleet::of(&self.read_now().entries())
+    }
+
+    /// What the sums are made of, as read now (tracked): the reservations with nodes, each
+    /// one's latest `/nodes` and its rate (when its detail, read this session, has one).
+    pub fn read_now(&self) -> ReadNow {
+        let reservations = self.with_nodes();
         let current = self.current();
-        let latest: Vec<_> = list.iter().map(|r| self.nodes.with(r.id, |read| read.latest.clone())).collect();
-        self.reservations.with_details(|details| {
-            let entries: Vec<Entry> = list
-                .iter()
-                .zip(&latest)
-                .map(|(r, latest)| Entry {
-                    reservation: r,
-                    nodes: latest.as_ref().map(|f| &*f.value),
-                    rate: details
-                        .get(&r.id)
-                        .filter(|_| current)
-                        .and_then(|d| d.payment.as_ref())
-                        .map(|p| p.rate_usd_per_gpu_hour),
-                })
-                .collect();
-            Fleet::of(&entries)
-        })
+        let nodes = reservations.iter().map(|r| self.nodes.with(r.id, |read| read.latest.clone())).collect();
+        let rates = self.reservations.with_details(|details| {
+            let rate = |id| details.get(&id).filter(|_| current)?.payment.as_ref().map(|p| p.rate_usd_per_gpu_hour);
+            reservations.iter().map(|r| rate(r.id)).collect()
+        });
+        ReadNow { reservations, nodes, rates }
+    }
+
+    /// Whether it reads with an account added beside the connection: a 401 of its key ends
+    /// no session, so its rows say it.
+    pub fn is_added(&self) -> bool {
+        matches!(self.door, Door::Added { .. })
     }
 
     /// Reads again from the list on, on the page that shows the store: a Retry after the
@@ -307,6 +328,27 @@ impl FleetStore {
     fn stop(&self) {
         self.loops.stop();
         self.status.try_set(ReadStatus::Stopped);
+    }
+}
+
+/// One store's reads as the sums take them ([`FleetStore::read_now`]): owned, so that the
+/// sums of several accounts can borrow each one's at once.
+pub struct ReadNow {
+    reservations: Vec<Reservation>,
+    nodes: Vec<Option<super::remote::Fetched<Arc<NodesResponse>>>>,
+    rates: Vec<Option<Usd>>,
+}
+
+impl ReadNow {
+    /// One entry per reservation, borrowing what was read.
+    pub fn entries(&self) -> Vec<Entry<'_>> {
+        let read = self.reservations.iter().zip(&self.nodes).zip(&self.rates);
+        read.map(|((reservation, latest), rate)| Entry {
+            reservation,
+            nodes: latest.as_ref().map(|f| &*f.value),
+            rate: *rate,
+        })
+        .collect()
     }
 }
 
@@ -335,7 +377,14 @@ const LIST_RETRY: Duration = Duration::from_secs(10);
 /// refresh interval ([`page_interval`]). Returns the store they show.
 pub fn fleet_page(title: &str) -> FleetStore {
     set_page_title(title);
-    let (store, base) = (use_fleet(), page_interval());
+    let store = use_fleet();
+    read_on_page(store, page_interval());
+    store
+}
+
+/// Reads into `store` for as long as the calling owner (a page, or one account's part of
+/// it) lives, every `base`; its Retry restarts the reads under the same owner.
+pub(super) fn read_on_page(store: FleetStore, base: Interval) {
     start_reads(store, base);
     // A Retry starts the loop again under this page, so that leaving the page stops it too.
     let page = Owner::current().map(|owner| owner.downgrade());
@@ -344,8 +393,9 @@ pub fn fleet_page(title: &str) -> FleetStore {
             owner.with(|| start_reads(store, base));
         }
     })));
-    on_cleanup(move || store.restart.set_value(None));
-    store
+    on_cleanup(move || {
+        store.restart.try_set_value(None);
+    });
 }
 
 /// Starts the overview's reads for as long as the calling page is shown: the list, then
@@ -355,11 +405,10 @@ pub fn fleet_page(title: &str) -> FleetStore {
 /// starts at least [`request_gap`] after the previous one ended ([`Pacer`]); a hidden tab
 /// or an idle user holds the loop until the [`Presence`] changes.
 fn start_reads(store: FleetStore, base: Interval) {
-    let state = use_connection();
-    let Some(session) = state.session_id_untracked() else { return };
+    let Some(session) = store.door.session_id_untracked() else { return };
     store.begin(session);
     store.watch();
-    let Some(ticket) = store.loops.next_for(state) else { return };
+    let Some(ticket) = store.loops.next_for(store.door) else { return };
     let presence = Presence::watch();
     on_cleanup(move || store.stop());
     store.status.set(ReadStatus::Reading);

@@ -4,7 +4,7 @@
 //! every earlier ticket stale, so a late answer never lands on a page gone or over a newer
 //! one; a ticket bound to a session is stale once another key is connected.
 
-use crate::state::ConnectionState;
+use super::session::Door;
 use leptos::prelude::*;
 
 /// A counter in the reactive arena of its owner (a page or the app): disposed with it,
@@ -25,12 +25,13 @@ impl Generation {
         self.ticket(None)
     }
 
-    /// [`Self::next`], also stale once `state`'s session is no longer the current one.
-    /// `None` without a session.
-    pub fn next_for(&self, state: ConnectionState) -> Option<Ticket> {
-        let session = state.session_id_untracked()?;
+    /// [`Self::next`], also stale once the session of `door`'s account is no longer the
+    /// current one (another key connected, the account removed). `None` without a session.
+    pub fn next_for(&self, door: impl Into<Door>) -> Option<Ticket> {
+        let door = door.into();
+        let session = door.session_id_untracked()?;
         self.0.try_update_value(|n| *n += 1);
-        Some(self.ticket(Some((state, session))))
+        Some(self.ticket(Some((door, session))))
     }
 
     /// Makes every ticket stale without starting a read (a loop stopped).
@@ -38,7 +39,7 @@ impl Generation {
         self.0.try_update_value(|n| *n += 1);
     }
 
-    fn ticket(&self, session: Option<(ConnectionState, u64)>) -> Ticket {
+    fn ticket(&self, session: Option<(Door, u64)>) -> Ticket {
         Ticket { generation: self.0, value: self.0.try_get_value().unwrap_or_default(), session }
     }
 }
@@ -48,14 +49,14 @@ impl Generation {
 pub struct Ticket {
     generation: StoredValue<u64>,
     value: u64,
-    session: Option<(ConnectionState, u64)>,
+    session: Option<(Door, u64)>,
 }
 
 impl Ticket {
     /// Whether the read that took this ticket may still write its answer.
     pub fn current(&self) -> bool {
         self.generation.try_get_value() == Some(self.value)
-            && self.session.is_none_or(|(state, session)| state.session_id_untracked() == Some(session))
+            && self.session.is_none_or(|(door, session)| door.session_id_untracked() == Some(session))
     }
 
     /// The session the ticket was taken in, if bound to one.

@@ -3,6 +3,7 @@
 //! it is opened, and the one rule for "is this answer still mine" ([`generation`]). May
 //! import `api`, `domain`, `router`, `state` and `browser`; never `components` or `pages`.
 
+pub mod accounts;
 pub mod fit_watch;
 pub mod fleet;
 pub mod generation;

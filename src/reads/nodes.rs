@@ -8,12 +8,12 @@
 //! records the node changes and utilization the alerts are derived from.
 
 use super::remote::Fetched;
-use super::session::SessionMark;
+use super::session::{Door, SessionMark};
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::{NodesKept, NodesResponse};
 use crate::browser::poll_once;
-use crate::state::{use_connection, ConnectionState, Lifetime, Sent};
+use crate::state::{use_connection, Lifetime, Sent};
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_channel::oneshot;
 use leptos::prelude::*;
@@ -89,7 +89,8 @@ impl NodesRead {
 /// outlives the page.
 #[derive(Clone, Copy)]
 pub struct NodesStore {
-    state: ConnectionState,
+    /// Whose key it reads with.
+    door: Door,
     /// The owner the store was made in (the app's): each reservation's signal is created
     /// under it, not under the page that first asked. Weak: held strongly in its own arena,
     /// the owner would never be cleaned up.
@@ -122,10 +123,16 @@ struct Flight {
 impl NodesStore {
     /// Empty; reads the connection from context. Create it once, in the app.
     pub fn new() -> Self {
+        Self::of(Door::Connection(use_connection()))
+    }
+
+    /// Empty; reads with `door`'s key (an account added beside the connection), its
+    /// signals made under the current owner.
+    pub fn of(door: Door) -> Self {
         NodesStore {
-            state: use_connection(),
+            door,
             owner: StoredValue::new(Owner::current().unwrap_or_default().downgrade()),
-            session: SessionMark::new(),
+            session: SessionMark::of(door),
             reads: StoredValue::new(HashMap::new()),
             waiting: StoredValue::new_local(HashMap::new()),
             sent: StoredValue::new(0),
@@ -142,6 +149,11 @@ impl NodesStore {
         self.texts.update_value(HashMap::clear);
         let dropped = self.reads.try_update_value(std::mem::take).unwrap_or_default();
         dropped.into_values().for_each(RwSignal::dispose);
+    }
+
+    /// The owner the store was made in (the app's, for the app's store), while it lives.
+    pub(super) fn owner(&self) -> Option<Owner> {
+        self.owner.try_with_value(WeakOwner::upgrade).flatten()
     }
 
     /// Whether the data is the current session's (tracked): nothing is shown otherwise.
@@ -190,7 +202,7 @@ impl NodesStore {
     }
 
     fn send(&self, id: i64, lifetime: Lifetime, anew: bool) -> Sent<Arc<NodesResponse>> {
-        let Some(session) = self.state.session_id_untracked() else {
+        let Some(session) = self.door.session_id_untracked() else {
             return Box::pin(async { Err(ApiError::invalid_request("Not connected.")) });
         };
         self.begin(session);
@@ -217,7 +229,7 @@ impl NodesStore {
         if let Some(Some((number, readers))) = joined {
             let store = *self;
             let before = self.texts.with_value(|texts| texts.get(&id).cloned());
-            let sent = self.state.send_for(lifetime, move |c| async move { client::nodes(&c, id, before).await });
+            let sent = self.door.send_for(lifetime, move |c| async move { client::nodes(&c, id, before).await });
             let read = Box::pin(async move {
                 let result = sent.await.map(|(response, text)| {
                     let response = Arc::new(response);
@@ -253,7 +265,7 @@ impl NodesStore {
 
     /// The answer that arrived within [`FRESH_MS`], if any (this session's).
     fn fresh(&self, id: i64) -> Option<Arc<NodesResponse>> {
-        self.state.session_id_untracked().filter(|s| self.session.owns(*s)).and_then(|_| {
+        self.door.session_id_untracked().filter(|s| self.session.owns(*s)).and_then(|_| {
             self.reads.with_value(|r| r.get(&id).copied()).and_then(|e| e.with_untracked(|r| r.fresh(Utc::now())))
         })
     }
@@ -293,7 +305,7 @@ impl NodesStore {
 
     /// Starts the store for the current session (tests feed answers with [`Self::receive`]).
     pub fn begin_current(&self) -> Option<u64> {
-        let session = self.state.session_id_untracked()?;
+        let session = self.door.session_id_untracked()?;
         self.begin(session);
         Some(session)
     }

@@ -10,14 +10,14 @@
 
 use super::generation::Generation;
 use super::remote::{Fetched, Read, Remote};
-use super::session::SessionMark;
+use super::session::{Door, SessionMark};
 use crate::api::client;
 use crate::api::error::ApiError;
 use crate::api::models::{Reservation, ReservationDetail};
 use crate::browser::{now_ms, sleep};
 use crate::domain::polling::fleet::request_gap;
 use crate::domain::polling::{next_delay, Interval, PollDecision, PollState, Seen, DEFAULT_INTERVAL};
-use crate::state::{use_connection, ConnectionState, Lifetime, Role, Sent};
+use crate::state::{use_connection, Lifetime, Role, Sent};
 use chrono::{DateTime, TimeDelta, Utc};
 use leptos::prelude::*;
 use std::collections::{BTreeMap, VecDeque};
@@ -32,7 +32,8 @@ pub const KEPT_FRESH: TimeDelta = TimeDelta::seconds(60);
 /// outlives the page.
 #[derive(Clone, Copy)]
 pub struct ReservationsStore {
-    state: ConnectionState,
+    /// Whose key it reads with.
+    door: Door,
     /// The session the data was read with.
     session: SessionMark,
     list: RwSignal<Option<Fetched<Vec<Reservation>>>>,
@@ -49,9 +50,14 @@ pub struct ReservationsStore {
 impl ReservationsStore {
     /// Empty; reads the connection from context. Create it once, in the app.
     pub fn new() -> Self {
+        Self::of(Door::Connection(use_connection()))
+    }
+
+    /// Empty; reads with `door`'s key (an account added beside the connection).
+    pub fn of(door: Door) -> Self {
         ReservationsStore {
-            state: use_connection(),
-            session: SessionMark::new(),
+            door,
+            session: SessionMark::of(door),
             list: RwSignal::new(None),
             list_error: RwSignal::new(None),
             details: RwSignal::new(BTreeMap::new()),
@@ -74,7 +80,7 @@ impl ReservationsStore {
 
     /// Starts the store for the current session (tests feed answers with the `receive_`s).
     pub fn begin_current(&self) -> Option<u64> {
-        let session = self.state.session_id_untracked()?;
+        let session = self.door.session_id_untracked()?;
         self.begin(session);
         Some(session)
     }
@@ -194,12 +200,12 @@ impl ReservationsStore {
 
     /// The list read again, fresh or not (a Refresh, a Retry).
     pub fn read_list_anew(&self, lifetime: Lifetime) -> Sent<Vec<Reservation>> {
-        let Some(session) = self.state.session_id_untracked() else {
+        let Some(session) = self.door.session_id_untracked() else {
             return Box::pin(async { Err(ApiError::invalid_request("Not connected.")) });
         };
         self.begin(session);
         let (store, sent) =
-            (*self, self.state.send_for(lifetime, |c| async move { client::list_reservations(&c).await }));
+            (*self, self.door.send_for(lifetime, |c| async move { client::list_reservations(&c).await }));
         Box::pin(async move {
             let result = sent.await;
             store.receive_list(session, result.clone(), Utc::now());
@@ -218,14 +224,14 @@ impl ReservationsStore {
 
     /// Reservation `id`'s detail read again, fresh or not.
     pub fn read_detail_anew(&self, id: i64, lifetime: Lifetime) -> Sent<ReservationDetail> {
-        let Some(session) = self.state.session_id_untracked() else {
+        let Some(session) = self.door.session_id_untracked() else {
             return Box::pin(async { Err(ApiError::invalid_request("Not connected.")) });
         };
         self.begin(session);
-        let (store, state) = (*self, self.state);
-        let sent = self.state.send_for(lifetime, move |c| async move {
+        let (store, door) = (*self, self.door);
+        let sent = self.door.send_for(lifetime, move |c| async move {
             let detail = client::reservation(&c, id).await?;
-            state.learn_role(&c, Role::of(&detail));
+            door.learn_role(&c, Role::of(&detail));
             Ok(detail)
         });
         Box::pin(async move {
@@ -319,13 +325,13 @@ impl DetailsProgress {
         let wanted: VecDeque<i64> = ids.into_iter().filter(|id| !store.has_fresh_detail(*id)).collect();
         self.queued.set(wanted.iter().copied().collect());
         self.waiting.set(None);
-        let Some(ticket) = self.reads.next_for(store.state) else { return };
+        let Some(ticket) = self.reads.next_for(store.door) else { return };
         let progress = *self;
         leptos::task::spawn_local(async move {
             let mut wanted = wanted;
             let mut failures = 0;
             while let Some(&id) = wanted.front() {
-                if store.state.role_untracked() == Role::Member {
+                if store.door.role_untracked() == Role::Member {
                     break;
                 }
                 let result = store.read_detail_anew(id, Lifetime::Page).await;

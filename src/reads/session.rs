@@ -5,7 +5,7 @@
 
 use crate::api::client::Connection;
 use crate::api::error::ApiError;
-use crate::state::{use_connection, ConnectionState, Kept, Role, Sent, Session};
+use crate::state::{use_connection, ConnectionState, Kept, Lifetime, Role, Sent, Session};
 use leptos::prelude::*;
 use std::future::Future;
 
@@ -13,14 +13,19 @@ use std::future::Future;
 /// Copy: arena handles of the owner it was made in.
 #[derive(Clone, Copy)]
 pub struct SessionMark {
-    state: ConnectionState,
+    door: Door,
     session: RwSignal<Option<u64>>,
 }
 
 impl SessionMark {
     /// Belongs to no session yet; reads the connection from context.
     pub fn new() -> Self {
-        SessionMark { state: use_connection(), session: RwSignal::new(None) }
+        Self::of(Door::Connection(use_connection()))
+    }
+
+    /// Belongs to no session yet; current while `door`'s account is.
+    pub fn of(door: Door) -> Self {
+        SessionMark { door, session: RwSignal::new(None) }
     }
 
     /// Makes the data `session`'s. True when it was another's (or none's): the caller then
@@ -36,13 +41,13 @@ impl SessionMark {
     /// Whether the data is the connected session's (tracked).
     pub fn is_current(&self) -> bool {
         let session = self.session.get();
-        session.is_some() && session == self.state.session().map(|s| s.id)
+        session.is_some() && session == self.door.session_id()
     }
 
     /// [`Self::is_current`], untracked.
     pub fn is_current_untracked(&self) -> bool {
         let session = self.session.try_get_untracked().flatten();
-        session.is_some() && session == self.state.session_id_untracked()
+        session.is_some() && session == self.door.session_id_untracked()
     }
 
     /// Whether the data is `session`'s (untracked): an answer read with another key is not.
@@ -54,6 +59,65 @@ impl SessionMark {
 impl Default for SessionMark {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Whose key a store reads with (docs/accounts.md): the connection's (the first account, as
+/// the console always read), or an account added beside it, until it is removed. Every
+/// store of `reads/` sends, and judges what is current, through it. Copy.
+#[derive(Clone, Copy)]
+pub enum Door {
+    Connection(ConnectionState),
+    Added { accounts: Accounts, session: u64 },
+}
+
+impl Door {
+    /// The session its data is read in (tracked); none when not connected, or removed.
+    pub fn session_id(&self) -> Option<u64> {
+        match self {
+            Door::Connection(state) => state.session().map(|s| s.id),
+            Door::Added { accounts, session } => accounts.has(*session).then_some(*session),
+        }
+    }
+
+    /// [`Self::session_id`], untracked (a loop checks it is still the one it started in).
+    pub fn session_id_untracked(&self) -> Option<u64> {
+        untrack(|| self.session_id())
+    }
+
+    /// Sends `call` with its key: the connection's through [`ConnectionState::send_for`]
+    /// (a 401 ending the session), an added account's through [`Accounts::send`] (its
+    /// reads end when it is removed, whatever the lifetime asked).
+    pub fn send_for<T: 'static, Fut>(&self, lifetime: Lifetime, call: impl FnOnce(Connection) -> Fut) -> Sent<T>
+    where
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
+        match self {
+            Door::Connection(state) => state.send_for(lifetime, call),
+            Door::Added { accounts, session } => accounts.send_in(*session, call),
+        }
+    }
+
+    /// Records the role a read with `connection` revealed, for its own account alone.
+    pub fn learn_role(&self, connection: &Connection, role: Role) {
+        match self {
+            Door::Connection(state) => state.learn_role(connection, role),
+            Door::Added { accounts, session } => accounts.learn_role(*session, role),
+        }
+    }
+
+    /// The role its key has, as learnt so far (untracked).
+    pub fn role_untracked(&self) -> Role {
+        match self {
+            Door::Connection(state) => state.role_untracked(),
+            Door::Added { accounts, session } => accounts.role_untracked(*session),
+        }
+    }
+}
+
+impl From<ConnectionState> for Door {
+    fn from(state: ConnectionState) -> Self {
+        Door::Connection(state)
     }
 }
 
@@ -134,22 +198,17 @@ impl Accounts {
         std::iter::once(first).chain(self.added.get()).collect()
     }
 
+    /// The accounts added beside the connection, whether it is connected or not (tracked).
+    pub fn added(&self) -> Vec<Account> {
+        self.added.try_get().unwrap_or_default()
+    }
+
     /// Adds `connection`'s key as the account `label` (its blanks trimmed), in `role`, kept
     /// for the tab if asked.
     pub fn add(&self, label: &str, connection: Connection, role: Role, keep: bool) -> Result<Account, Refused> {
         let label = label.trim();
-        let all = self.all_untracked();
-        if all.is_empty() {
-            return Err(Refused::NotConnected);
-        }
-        if label.is_empty() {
-            return Err(Refused::NoLabel);
-        }
-        if all.iter().any(|a| a.label.to_lowercase() == label.to_lowercase()) {
-            return Err(Refused::LabelTaken);
-        }
-        if all.iter().any(|a| a.session.connection.expose_key() == connection.expose_key()) {
-            return Err(Refused::KeyTaken);
+        if let Some(refused) = self.refusal(label, connection.expose_key()) {
+            return Err(refused);
         }
         if keep {
             Kept::write_to(&kept_entry(label), &connection, role);
@@ -158,6 +217,25 @@ impl Accounts {
         let account = Account { label: label.to_owned(), session, role, kept: keep };
         self.added.update(|added| added.push(account.clone()));
         Ok(account)
+    }
+
+    /// Why the key `key` could not be added as the account `label` (its blanks trimmed),
+    /// if it could not: asked before the key is checked, and again as it is added.
+    pub fn refusal(&self, label: &str, key: &str) -> Option<Refused> {
+        let (label, all) = (label.trim(), self.all_untracked());
+        if all.is_empty() {
+            return Some(Refused::NotConnected);
+        }
+        if label.is_empty() {
+            return Some(Refused::NoLabel);
+        }
+        if all.iter().any(|a| a.label.to_lowercase() == label.to_lowercase()) {
+            return Some(Refused::LabelTaken);
+        }
+        if all.iter().any(|a| a.session.connection.expose_key() == key.trim()) {
+            return Some(Refused::KeyTaken);
+        }
+        None
     }
 
     /// Removes the account `label` and everything of it: its entry in the set and in
@@ -194,15 +272,24 @@ impl Accounts {
     where
         Fut: Future<Output = Result<T, ApiError>> + 'static,
     {
-        let id = account.session.id;
+        self.send_in(account.session.id, call)
+    }
+
+    /// [`Self::send`] for the account of session `id`.
+    fn send_in<T: 'static, Fut>(&self, id: u64, call: impl FnOnce(Connection) -> Fut) -> Sent<T>
+    where
+        Fut: Future<Output = Result<T, ApiError>> + 'static,
+    {
         if self.state.session_id_untracked() == Some(id) {
             return self.state.send(call);
         }
-        let added = self.added.with_untracked(|added| added.iter().any(|a| a.session.id == id));
-        let signal = added.then(|| self.reads.try_update_value(|reads| reads_of(reads, id)));
-        match signal.flatten().flatten() {
-            Some(signal) => self.state.send_as(&account.session, signal, call),
-            None => Box::pin(async { Err(ApiError::invalid_request("This account was removed.")) }),
+        let added = self.added.try_with_untracked(|added| added.iter().any(|a| a.session.id == id));
+        let signal = added.unwrap_or(false).then(|| self.reads.try_update_value(|reads| reads_of(reads, id)));
+        let session =
+            self.added.try_with_untracked(|added| added.iter().find(|a| a.session.id == id).map(|a| a.session.clone()));
+        match (signal.flatten().flatten(), session.flatten()) {
+            (Some(signal), Some(session)) => self.state.send_as(&session, signal, call),
+            _ => Box::pin(async { Err(ApiError::invalid_request("This account was removed.")) }),
         }
     }
 
@@ -225,38 +312,22 @@ impl Accounts {
         self.all().into_iter().find(|a| a.label.to_lowercase() == label.to_lowercase())
     }
 
+    /// Whether the added account of session `id` is still in the set, and the connection
+    /// it was added to still connected (tracked).
+    fn has(&self, id: u64) -> bool {
+        self.state.is_connected()
+            && self.added.try_with(|added| added.iter().any(|a| a.session.id == id)).unwrap_or(false)
+    }
+
+    /// The role learnt for the added account of session `id` (untracked).
+    fn role_untracked(&self, id: u64) -> Role {
+        let role = self.added.try_with_untracked(|added| added.iter().find(|a| a.session.id == id).map(|a| a.role));
+        role.flatten().unwrap_or(Role::Unknown)
+    }
+
     fn all_untracked(&self) -> Vec<Account> {
         untrack(|| self.all())
     }
-}
-
-/// The account an address names is not connected: the page says so, and reads nothing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotConnected(pub String);
-
-/// The account a page of one reservation is of, from the label its address names (tracked):
-/// none named, the first account's (`None`: the connection, as with one key); else the
-/// added account of that label, or [`NotConnected`].
-pub fn account_named(label: Option<&str>) -> Result<Option<Account>, NotConnected> {
-    let Some(label) = label else { return Ok(None) };
-    let account = use_context::<Accounts>().and_then(|accounts| accounts.find(label));
-    account.map(Some).ok_or_else(|| NotConnected(label.to_owned()))
-}
-
-/// Makes every read of the current owner (a page of one reservation) the added `account`'s:
-/// its connection ([`ConnectionState::for_account`]) and stores of its own for the page, so
-/// whatever the page and its components read is read with its key, and `#12` of one
-/// account is never shown as `#12` of another. The role a read with its key reveals (a
-/// detail with `payment`) is the account's ([`Accounts::learn_role`]).
-pub fn read_as(account: Account) {
-    let (session, state) = (account.session.id, use_connection().for_account(account.session, account.role));
-    if let Some(accounts) = use_context::<Accounts>() {
-        Effect::new(move |_| accounts.learn_role(session, state.role()));
-    }
-    provide_context(state);
-    provide_context(super::nodes::NodesStore::new());
-    provide_context(super::reservations::ReservationsStore::new());
-    provide_context(super::fleet::FleetStore::new());
 }
 
 /// The abort signal of the reads of the added account `session`, made at its first read.

@@ -13,6 +13,16 @@ pub enum Role {
 }
 
 impl Role {
+    /// What a key of this role is, in words (its badge, the badge's tone, what it sees): an
+    /// owner sees payments, a member does not.
+    pub fn words(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Role::Owner => ("Owner", "tone-ok", "sees payments"),
+            Role::Member => ("Member", "tone-info", "billing is the account owner's"),
+            Role::Unknown => ("Role not known yet", "tone-neutral", "learnt from the first reservation read"),
+        }
+    }
+
     /// Its name in the kept entry ([`crate::state::Kept`]).
     pub(super) fn name(self) -> &'static str {
         match self {

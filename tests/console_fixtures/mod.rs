@@ -198,6 +198,14 @@ pub fn text(host: &web_sys::HtmlElement) -> String {
     host.text_content().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Types `value` into the input of `host` matching `selector`, as a person does (its
+/// `input` event fired, which `bind:value` follows).
+pub fn type_into(host: &web_sys::HtmlElement, selector: &str, value: &str) {
+    let input: web_sys::HtmlInputElement = host.query_selector(selector).unwrap().expect(selector).unchecked_into();
+    input.set_value(value);
+    input.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+}
+
 /// The button of `host` whose text is `label`.
 pub fn button(host: &web_sys::HtmlElement, label: &str) -> Option<web_sys::HtmlElement> {
     use wasm_bindgen::JsCast as _;

@@ -120,6 +120,12 @@ impl Connection {
         Connection { console_origin: (!origin.is_empty()).then(|| origin.to_owned()), ..self }
     }
 
+    /// The same API (base URLs, console origin) with another key (another account of the
+    /// same provider, `reads::accounts`), its blanks dropped, not scoped to any signal.
+    pub fn with_key(&self, key: &str) -> Self {
+        Connection { key: Secret(key.trim().to_owned()), scope: Scope::default(), ..self.clone() }
+    }
+
     /// As [`check_key`] found the API: the local simulator or not.
     pub fn with_simulator(self, simulator: bool) -> Self {
         Connection { simulator, ..self }

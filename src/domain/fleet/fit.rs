@@ -91,9 +91,10 @@ impl Question {
     }
 }
 
-/// The launch page for reservation `id`, its GPUs prefilled with the question's.
-pub fn launch_href(id: i64, question: &Question) -> String {
-    reservation_address("", id, "/launch", &[("gpus", question.gpus.to_string())])
+/// The launch page for reservation `id` of the account labelled `account` (empty: the
+/// connection's), its GPUs prefilled with the question's.
+pub fn launch_href(account: &str, id: i64, question: &Question) -> String {
+    reservation_address(account, id, "/launch", &[("gpus", question.gpus.to_string())])
 }
 
 /// An option of the form's GPU type or region: the value it puts in the address, its words.

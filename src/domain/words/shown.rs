@@ -16,11 +16,33 @@ use crate::domain::words::{self, count, figure, sentence};
 
 /// "#6 and #9", "#4, #6 and #9".
 pub fn ids_text(ids: &[i64]) -> String {
-    let named: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match named.split_last() {
+    names_text(&ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>())
+}
+
+/// "a and b", "a, b and c".
+pub fn names_text(names: &[String]) -> String {
+    match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => named.concat(),
+        _ => names.concat(),
     }
+}
+
+/// How an account is named beside the others: its label; the connection's own, which was
+/// connected without one (docs/accounts.md), is the first key.
+pub fn account_name(label: &str) -> &str {
+    if label.is_empty() {
+        FIRST_ACCOUNT
+    } else {
+        label
+    }
+}
+
+/// The name of the account connected first, without a label.
+pub const FIRST_ACCOUNT: &str = "first key";
+
+/// "training and the first key": accounts by [`account_name`].
+pub fn accounts_text(labels: &[String]) -> String {
+    names_text(&labels.iter().map(|l| account_name(l).to_owned()).collect::<Vec<_>>())
 }
 
 /// A count, "value out of range" past `i64`.
