@@ -120,6 +120,9 @@ async fn overview_after_the_org_page(api: &FakeApi) -> web_sys::HtmlElement {
         ((), view! { <Router><OrgPage/><OverviewBoard store/></Router> })
     });
     until(true, || api.paths().iter().any(|p| p == ORG_READ)).await;
+    // The answer taken, not only the request sent (Firefox draws it a few ticks later):
+    // the org page lists its reservations, or the overview says the read failed.
+    until(true, || text(&host).contains("rsv_1") || host.query_selector(".calendar-org-ends").unwrap().is_some()).await;
     settle().await;
     window.history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&before)).unwrap();
     host
