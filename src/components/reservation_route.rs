@@ -36,7 +36,7 @@ pub fn route_account() -> String {
 }
 
 /// Renders `page` for the route's reservation id, read with the account the address names
-/// (`reads::session::read_as`), or says the address names no reservation, or an account
+/// (`reads::accounts::read_as`), or says the address names no reservation, or an account
 /// not connected. Built anew when that account is added or removed.
 pub fn for_reservation_id<V: IntoView + 'static>(page: fn(i64) -> V) -> impl IntoView {
     let label = use_location().route().read_untracked().account().map(str::to_owned);
