@@ -28,7 +28,6 @@ pub fn App() -> impl IntoView {
     provide_context(ConnectionState::restore());
     provide_context(reads::nodes::NodesStore::new());
     provide_context(reads::reservations::ReservationsStore::new());
-    provide_context(reads::fleet::FleetStore::new());
     provide_context(components::alerts_bell::BellSlot::new());
     provide_context(TimeZoneChoice::from_location());
     provide_context(Clock::ticking());

@@ -12,7 +12,7 @@ use crate::domain::alerts::{order, Alert, Severity};
 use crate::domain::words::shown::account_name;
 use crate::domain::words::time::updated_ago;
 use crate::reads::accounts::use_account_stores;
-use crate::reads::fleet::{use_fleet, FleetStore, ReadStatus};
+use crate::reads::fleet::{app_fleet, use_fleet, ReadStatus};
 use crate::state::{use_clock, use_connection, use_time_zone, Role};
 use leptos::prelude::*;
 
@@ -76,11 +76,11 @@ pub fn install() {
 }
 
 /// The count, always; the panel's code (the list and the notifications choice) arrives the
-/// first time the bell is opened. Nothing where the app's [`FleetStore`] is not provided (a
-/// header mounted alone in a test).
+/// first time the bell is opened. Nothing where the app's stores are not provided (a header
+/// mounted alone in a test).
 #[component]
 pub fn AlertsBell() -> impl IntoView {
-    let Some(store) = use_context::<FleetStore>() else { return ().into_any() };
+    let Some(store) = app_fleet() else { return ().into_any() };
     let state = use_connection();
     let clock = use_clock();
     let tz = use_time_zone();

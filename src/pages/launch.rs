@@ -24,10 +24,9 @@ use crate::domain::nodes::workload::workload_page_path;
 use crate::domain::status::{launch_access, reservation_status};
 use crate::domain::words::address::{query_value, reservation_address};
 use crate::domain::words::text::visible_controls;
-use crate::reads::fleet::FleetStore;
 use crate::reads::nodes::use_nodes;
 use crate::reads::remote::Remote;
-use crate::reads::reservations::use_reservations;
+use crate::reads::reservations::{use_reservations, ReservationsStore};
 use crate::router::use_location;
 use crate::state::{use_clock, use_connection, Lifetime, Role};
 use leptos::prelude::*;
@@ -352,7 +351,7 @@ pub fn LaunchForm(
                     });
                     // The account's list, when the tab has read it: where a reservation_only
                     // refusal can send the user instead.
-                    let list = use_context::<FleetStore>().and_then(|f| f.reservations()).unwrap_or_default();
+                    let list = use_context::<ReservationsStore>().and_then(|r| r.reservations()).unwrap_or_default();
                     view! { <ErrorPanel error context=context.clone().with_live(&list) retry/> }.into_any()
                 }
             })}

@@ -24,7 +24,7 @@ use crate::domain::words::count;
 use crate::domain::words::shown::{account_name, accounts_text};
 use crate::domain::words::time::{format_time, Zone};
 use crate::reads::accounts::{use_account_stores, AccountStores};
-use crate::reads::fleet::FleetStore;
+use crate::reads::fleet::app_fleet;
 use crate::reads::reservations::{use_reservations, DetailsProgress, ReservationsStore};
 use crate::state::{use_clock, use_connection, Role};
 use chrono::{DateTime, Utc};
@@ -39,7 +39,7 @@ pub fn LedgerPage() -> impl IntoView {
         view! { <AccountLedger store=use_reservations() member/> }
     };
     // The accounts' stores follow the app's fleet store: a test may mount the page without.
-    let Some(stores) = use_context::<FleetStore>().map(|_| use_account_stores()) else {
+    let Some(stores) = app_fleet().map(|_| use_account_stores()) else {
         return single().into_any();
     };
     let several = Memo::new(move |_| stores.all().len() > 1);

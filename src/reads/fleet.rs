@@ -366,7 +366,23 @@ impl Default for FleetStore {
 
 /// The store provided by the app.
 pub fn use_fleet() -> FleetStore {
-    expect_context::<FleetStore>()
+    app_fleet().expect("the app's stores are provided")
+}
+
+/// The app's store, made on first use under the app's owner (the one its [`NodesStore`] was
+/// made in), so that it outlives the page that first asked and the first load carries none
+/// of its code: only the pages that show the fleet's reads use it. None where the app's
+/// stores are not provided (a component mounted alone in a test).
+pub fn app_fleet() -> Option<FleetStore> {
+    if let Some(store) = use_context::<FleetStore>() {
+        return Some(store);
+    }
+    let app = use_context::<NodesStore>()?.owner()?;
+    Some(app.with(|| {
+        let store = FleetStore::new();
+        provide_context(store);
+        store
+    }))
 }
 
 /// A list read that failed waits this long before the next attempt (or the `retry-after`).
