@@ -4,7 +4,7 @@
 
 mod console_fixtures;
 
-use console_fixtures::{js, mount, now, provide_console, settle, sleep, text, Answer, FakeApi};
+use console_fixtures::{js, mount, now, provide_console, settle, sleep, text, until, Answer, FakeApi};
 use leptos::prelude::*;
 use reservations_console::api::client::Connection;
 use reservations_console::api::error::{ApiError, ResponseHeaders};
@@ -422,7 +422,8 @@ async fn a_failed_role_probe_says_its_cause_and_request_id_and_lets_the_user_go_
     let form: web_sys::HtmlFormElement =
         wasm_bindgen::JsCast::unchecked_into(host.query_selector("form").unwrap().unwrap());
     form.request_submit().unwrap();
-    sleep(100).await;
+    // Two answers in a row: waited for, not timed (a busy machine took longer than 100 ms).
+    until(true, || host.query_selector(".role-probe-failed").unwrap().is_some()).await;
     settle().await;
     drop(api);
     let shown = host.query_selector(".role-probe-failed").unwrap().expect("the probe's failure is shown");
