@@ -11,8 +11,7 @@ use crate::domain::fleet::make_room::{make_room, Keep, Offer, Plan, Stopped, BES
 use crate::domain::nodes::capacity::gpus_text;
 use crate::domain::nodes::grid::kind_label;
 use crate::domain::nodes::workload::workload_page_path;
-use crate::domain::words::address::query_replacing;
-use crate::domain::words::address::reservation_address;
+use crate::domain::words::address::{query_replacing, reservation_address};
 use crate::domain::words::count;
 use crate::domain::words::shown::account_name;
 use crate::reads::fleet::FleetStore;
@@ -31,6 +30,7 @@ pub fn MakeRoom(
     #[prop(optional)]
     account: String,
 ) -> impl IntoView {
+    let title = StoredValue::new(make_room_title(&account));
     let account = StoredValue::new(account);
     let location = use_location();
     let query = location.query();
@@ -78,8 +78,8 @@ pub fn MakeRoom(
     };
     view! {
         <Show when=move || plans.with(|p| !p.is_empty())>
-            <section class="panel make-room" aria-label=move || account.with_value(|a| make_room_title(a))>
-                <h2>{move || account.with_value(|a| make_room_title(a))}</h2>
+            <section class="panel make-room" aria-label=title.get_value()>
+                <h2>{title.get_value()}</h2>
                 <p>
                     {format!("What to stop so that {} are free together on one ready node, and where the stopped workloads fit again. ", gpus_text(i64::from(gpus.get())))}
                     {BEST_ORDER}
